@@ -1,0 +1,34 @@
+# Two commands for a fresh clone: `make demo` and `make test`. Both create .venv and install the
+# project with its dependencies first (again only when pyproject.toml changes).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint catalog bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/gpufleet plan examples/workloads.yaml
+
+test: lint
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+# Rebuild the shipped catalog from catalog-snapshot/ (after a new snapshot arrives).
+catalog: $(STAMP)
+	$(BIN)/python scripts/build_catalog.py
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/plan_bench.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis *.egg-info

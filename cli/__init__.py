@@ -1,0 +1,1 @@
+"""The ``gpufleet`` command line: click commands that parse, call the planner, and render."""

@@ -1,0 +1,271 @@
+"""Render plans, explanations and catalog offers as tables (rich), JSON or CSV on stdout.
+
+Problems that make the exit status non-zero (unplaced workloads, budgets) go to stderr, so
+``--format json`` output stays parseable when piped.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from collections.abc import Iterable
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from gpufleet.planner.catalog import COLUMNS, Offer, offer_to_row
+from gpufleet.planner.optimizer import EnvironmentPlan, Evaluation, Placement, Plan, Planner
+
+
+def _console(stderr: bool = False) -> Console:
+    stream = sys.stderr if stderr else sys.stdout
+    # Piped output must not wrap or truncate: rich sizes a table to its content, so an unbounded
+    # width yields exactly the table's natural width.
+    return Console(file=stream, width=None if stream.isatty() else 10_000, highlight=False)
+
+
+def _money(value: float) -> str:
+    return f"{value:,.2f}"
+
+
+def _where(p: Placement) -> str:
+    o = p.offer
+    return " ".join(part for part in (o.cloud, o.region, o.zone) if part)
+
+
+def _gpus(p: Placement) -> str:
+    """``2x8 H100``: instances x GPUs per instance; burst instances after a plus."""
+    text = f"{p.instances}x{p.offer.gpu_count} {p.offer.gpu_name}"
+    if p.burst:
+        text += f" +{p.burst.instances} burst"
+    return text
+
+
+def _pricing(p: Placement) -> str:
+    text = p.pricing
+    if p.managed == "azureml" and p.pricing == "spot":
+        text = "low-priority"
+    if p.burst:
+        text += f" + {p.burst.pricing} burst"
+    return text
+
+
+def plan(result: Plan, fmt: str) -> None:
+    if fmt == "json":
+        click.echo(json.dumps(result.as_dict(), indent=2))
+    else:
+        console = _console()
+        for env in result.environments:
+            _environment_table(console, env, result.catalog_as_of)
+    _report_problems(result)
+
+
+def _environment_table(console: Console, env: EnvironmentPlan, as_of: str) -> None:
+    budget = env.limits.monthly_budget_usd
+    title = f"[bold]{env.environment}[/bold]: prices as of {as_of}"
+    if budget is not None:
+        title += f", budget {_money(budget)} $/month"
+    console.print(title)
+    table = Table()
+    for header, justify in (
+        ("workload", "left"),
+        ("kind", "left"),
+        ("where", "left"),
+        ("instance type", "left"),
+        ("GPUs", "left"),
+        ("pricing", "left"),
+        ("$/hour", "right"),
+        ("$/month", "right"),
+        ("on-demand $/month", "right"),
+        ("saving", "right"),
+    ):
+        table.add_column(header, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    for p in env.placements:
+        table.add_row(
+            p.name,
+            p.kind,
+            _where(p),
+            p.instance_type,
+            _gpus(p),
+            _pricing(p),
+            _money(p.hourly_usd),
+            _money(p.monthly_usd),
+            _money(p.baseline_monthly_usd),
+            _saving(p.savings_usd, p.baseline_monthly_usd),
+        )
+    for u in env.unplaced:
+        table.add_row(u.name, u.kind, "-", "-", "-", "not placed", "", "", "", "")
+    table.add_section()
+    table.add_row(
+        "total",
+        "",
+        "",
+        "",
+        f"{sum(p.total_gpus for p in env.placements)} GPUs",
+        "",
+        _money(env.hourly_usd),
+        _money(env.monthly_usd),
+        _money(env.baseline_monthly_usd),
+        _saving(env.baseline_monthly_usd - env.monthly_usd, env.baseline_monthly_usd),
+    )
+    console.print(table)
+    console.print()
+
+
+def _saving(saving: float, baseline: float) -> str:
+    if baseline <= 0:
+        return "-"
+    return f"{_money(saving)} ({100 * saving / baseline:.0f}%)"
+
+
+def _report_problems(result: Plan) -> None:
+    for env in result.environments:
+        for u in env.unplaced:
+            click.echo(f"{env.environment}: {u.name}: not placed: {u.reason}", err=True)
+        if env.over_budget_usd is not None:
+            click.echo(
+                f"{env.environment}: {_money(env.monthly_usd)} $/month is over the budget of "
+                f"{_money(env.limits.monthly_budget_usd or 0)} by {_money(env.over_budget_usd)}",
+                err=True,
+            )
+
+
+def explanations(planner: Planner, name: str, environments: list[str], top: int, fmt: str) -> None:
+    workload = next(w for w in planner.spec.workloads if w.name == name)
+    evaluations = []
+    for env in environments:
+        if workload.environments is not None and env not in workload.environments:
+            continue
+        evaluations.append((env, planner.evaluate(workload, env)))
+    if not evaluations:
+        click.echo(f"{name} runs in none of: {', '.join(environments)}", err=True)
+        sys.exit(1)
+    if fmt == "json":
+        click.echo(
+            json.dumps([_explanation_dict(env, ev, top) for env, ev in evaluations], indent=2)
+        )
+    else:
+        console = _console()
+        for env, ev in evaluations:
+            _explanation_table(console, env, ev, top)
+    if any(ev.best is None for _, ev in evaluations):
+        sys.exit(1)
+
+
+def _explanation_dict(env: str, ev: Evaluation, top: int) -> dict[str, object]:
+    ranked = ev.ranked(top)
+    best = ranked[0].monthly_usd if ranked else 0.0
+    return {
+        "environment": env,
+        "workload": ev.workload.name,
+        "need": ev.need.description,
+        "gpu_options": [
+            {"gpu_name": o.gpu_name, "min_gpus_per_instance": o.min_per_node}
+            for o in ev.need.options
+        ],
+        "excluded": [
+            {"stage": s.label, "offers": s.excluded, "excluded_because": s.what}
+            for s in ev.stages
+            if s.excluded
+        ],
+        "candidates": [
+            p.as_dict() | {"extra_monthly_usd": round(p.monthly_usd - best, 2)} for p in ranked
+        ],
+        "best_per_pricing": [
+            p.as_dict() | {"extra_monthly_usd": round(p.monthly_usd - best, 2)}
+            for p in ev.best_by_pricing()
+        ],
+        "placed": bool(ranked),
+        "reason": ev.reason,
+    }
+
+
+def _explanation_table(console: Console, env: str, ev: Evaluation, top: int) -> None:
+    console.print(f"[bold]{ev.workload.name}[/bold] in {env}: needs {ev.need.description}")
+    options = ", ".join(f"{o.min_per_node}x {o.gpu_name}" for o in ev.need.options)
+    if options:
+        console.print(f"  GPU options per instance: {options}")
+    for stage in ev.stages:
+        if stage.excluded:
+            console.print(f"  excluded {stage.excluded} offers at {stage.label}: {stage.what}")
+    ranked = ev.ranked(top)
+    if not ranked:
+        console.print(f"  [red]not placed[/red]: {ev.reason}")
+        console.print()
+        return
+    table = Table()
+    for header in ("#", "where", "instance type", "GPUs", "pricing", "$/month", "why not"):
+        table.add_column(header, no_wrap=True, justify="right" if header == "$/month" else "left")
+    best = ranked[0].monthly_usd
+    for i, p in enumerate(ranked, start=1):
+        extra = p.monthly_usd - best
+        why = (
+            "cheapest: chosen"
+            if i == 1
+            else f"+{_money(extra)} $/month (+{100 * extra / best:.1f}%)"
+        )
+        table.add_row(
+            str(i), _where(p), p.instance_type, _gpus(p), _pricing(p),
+            _money(p.monthly_usd), why,
+        )  # fmt: skip
+    console.print(table)
+    by_pricing = ev.best_by_pricing()
+    if len(by_pricing) > 1:
+        console.print("  best per pricing model:")
+        for p in by_pricing:
+            extra = p.monthly_usd - best
+            delta = "chosen" if extra == 0 else f"+{_money(extra)} $/month"
+            console.print(
+                f"    {_pricing(p):<28} {_money(p.monthly_usd):>12} $/month  {_where(p)} "
+                f"{p.instance_type}  ({delta})"
+            )
+    console.print()
+
+
+def offers(rows: Iterable[Offer], fmt: str) -> None:
+    rows = list(rows)
+    if fmt == "json":
+        click.echo(json.dumps([o.as_dict() for o in rows], indent=2))
+        return
+    if fmt == "csv":
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(COLUMNS)
+        writer.writerows(offer_to_row(o) for o in rows)
+        return
+    if not rows:
+        click.echo("no offers match", err=True)
+        return
+    console = _console()
+    console.print(f"{len(rows)} offers, prices as of {rows[0].as_of}")
+    table = Table()
+    for header, justify in (
+        ("cloud", "left"),
+        ("region", "left"),
+        ("zone", "left"),
+        ("instance type", "left"),
+        ("GPU", "left"),
+        ("count", "right"),
+        ("GiB/GPU", "right"),
+        ("vCPUs", "right"),
+        ("RAM GiB", "right"),
+        ("on-demand $/h", "right"),
+        ("spot $/h", "right"),
+    ):
+        table.add_column(header, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    for o in rows:
+        table.add_row(
+            o.cloud,
+            o.region,
+            o.zone,
+            o.instance_type,
+            o.gpu_name,
+            str(o.gpu_count),
+            f"{o.gpu_memory_gib:g}",
+            f"{o.vcpus:g}",
+            f"{o.memory_gib:g}",
+            f"{o.on_demand_hourly:.4f}",
+            "-" if o.spot_hourly is None else f"{o.spot_hourly:.4f}",
+        )
+    console.print(table)

@@ -1,0 +1,1 @@
+"""Pulumi ComponentResources, one module per component, grouped by cloud (aws, gcp, azure)."""

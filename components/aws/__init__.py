@@ -1,0 +1,1 @@
+"""AWS components: SpotFleet, PlacementCluster, CapacityPool, SageMakerSpotTraining (issue 3)."""

@@ -1,0 +1,1 @@
+"""Azure components: LowPriorityCluster, SpotScaleSet, CapacityReservationGroup (issue 4)."""

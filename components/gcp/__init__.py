@@ -1,0 +1,1 @@
+"""GCP components: SpotGroup, CompactCluster, ReservationPool (issue 4)."""

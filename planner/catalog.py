@@ -1,0 +1,147 @@
+"""The shipped GPU offer catalog: one row per purchasable GPU machine in a region (and zone).
+
+The catalog is built offline by ``planner.catalog_build`` from a price snapshot and shipped as
+``planner/data/catalog.csv``; loading it is a plain CSV read (a few milliseconds), so
+``gpufleet plan`` stays fast. Zone is empty where a cloud prices per region (Azure); AWS zones are
+AZ ids (``use1-az4``), which name the same physical zone in every account, unlike AZ names.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Iterator
+from dataclasses import astuple, dataclass
+from functools import cache
+from pathlib import Path
+
+CLOUDS = ("aws", "gcp", "azure")
+
+COLUMNS = (
+    "cloud",
+    "region",
+    "zone",
+    "instance_type",
+    "gpu_name",
+    "gpu_count",
+    "gpu_memory_gib",
+    "vcpus",
+    "memory_gib",
+    "on_demand_hourly",
+    "spot_hourly",
+    "source",
+    "as_of",
+)
+
+DEFAULT_CATALOG_PATH = Path(__file__).parent / "data" / "catalog.csv"
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    cloud: str
+    region: str
+    zone: str
+    instance_type: str
+    gpu_name: str
+    gpu_count: int
+    gpu_memory_gib: float
+    vcpus: float
+    memory_gib: float
+    on_demand_hourly: float
+    spot_hourly: float | None
+    source: str
+    as_of: str
+
+    @property
+    def location(self) -> str:
+        return f"{self.region}/{self.zone}" if self.zone else self.region
+
+    def as_dict(self) -> dict[str, object]:
+        return dict(zip(COLUMNS, astuple(self), strict=True))
+
+
+def format_number(value: float | int | None) -> str:
+    """Stable text for a number: no float noise, no trailing zeros, empty for None."""
+    if value is None:
+        return ""
+    if isinstance(value, int):
+        return str(value)
+    text = f"{value:.6f}".rstrip("0").rstrip(".")
+    return text or "0"
+
+
+def offer_to_row(offer: Offer) -> list[str]:
+    return [value if isinstance(value, str) else format_number(value) for value in astuple(offer)]
+
+
+def write_catalog_csv(offers: Iterable[Offer]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for offer in offers:
+        writer.writerow(offer_to_row(offer))
+    return buffer.getvalue()
+
+
+def _parse_rows(lines: Iterable[str]) -> Iterator[Offer]:
+    reader = csv.reader(lines)
+    header = next(reader)
+    if tuple(header) != COLUMNS:
+        raise ValueError(f"catalog header is {header}, expected {list(COLUMNS)}")
+    for row in reader:
+        (cloud, region, zone, itype, gpu, count, mem, vcpus, ram, od, spot, source, as_of) = row
+        yield Offer(
+            cloud,
+            region,
+            zone,
+            itype,
+            gpu,
+            int(count),
+            float(mem),
+            float(vcpus),
+            float(ram),
+            float(od),
+            float(spot) if spot else None,
+            source,
+            as_of,
+        )
+
+
+@dataclass(frozen=True)
+class Catalog:
+    offers: tuple[Offer, ...]
+
+    def regions(self, cloud: str) -> set[str]:
+        return {o.region for o in self.offers if o.cloud == cloud}
+
+    def gpu_names(self) -> set[str]:
+        return {o.gpu_name for o in self.offers}
+
+    def filter(
+        self,
+        *,
+        cloud: str | None = None,
+        gpu: str | None = None,
+        region: str | None = None,
+    ) -> list[Offer]:
+        return [
+            o
+            for o in self.offers
+            if (cloud is None or o.cloud == cloud)
+            and (gpu is None or o.gpu_name == gpu)
+            and (region is None or o.region == region)
+        ]
+
+
+def load_catalog(path: Path | None = None) -> Catalog:
+    """Load a catalog CSV (the shipped one by default); OSError / ValueError for a bad file."""
+    if path is None:
+        return _load_default()
+    with path.open(newline="", encoding="utf-8") as handle:
+        return Catalog(tuple(_parse_rows(handle)))
+
+
+@cache
+def _load_default() -> Catalog:
+    with DEFAULT_CATALOG_PATH.open(newline="", encoding="utf-8") as handle:
+        return Catalog(tuple(_parse_rows(handle)))

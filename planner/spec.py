@@ -1,0 +1,236 @@
+"""The workload spec (``workloads.yaml``) as pydantic v2 models.
+
+Every model forbids unknown keys, so a typo fails loudly instead of silently meaning "default".
+Field descriptions feed ``gpufleet schema`` (JSON Schema for editors). Checks that need more than
+one field, or the catalog, live in ``planner.spec_loader`` so they can report source lines too.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    model_validator,
+)
+
+from gpufleet.planner.gpus import known_gpu_names, normalize_gpu_name
+
+Cloud = Literal["aws", "gcp", "azure"]
+Kind = Literal["training", "inference", "batch"]
+Method = Literal["full", "lora", "qlora"]
+Precision = Literal["bf16", "fp16", "fp32"]
+Managed = Literal["sagemaker", "azureml"]
+Commitment = Literal["none", "1y", "3y"]
+
+ALL_CLOUDS: tuple[Cloud, ...] = ("aws", "gcp", "azure")
+HOURS_PER_MONTH = 730  # 8,760 hours a year / 12: the convention every cloud's calculator uses
+
+_DNS_LABEL = re.compile(r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?")
+
+
+def _dns_label(value: str) -> str:
+    if not _DNS_LABEL.fullmatch(value):
+        raise ValueError(
+            f"{value!r} is not a DNS label: lowercase letters, digits and '-', "
+            "starting with a letter, not ending with '-', at most 63 characters"
+        )
+    return value
+
+
+def _gpu_name(value: str) -> str:
+    canonical = normalize_gpu_name(value)
+    if canonical is None:
+        raise ValueError(f"unknown GPU {value!r}; known: {', '.join(known_gpu_names())}")
+    return canonical
+
+
+def _unique(values: list[Any]) -> list[Any]:
+    seen: set[Any] = set()
+    for value in values:
+        if value in seen:
+            raise ValueError(f"{value!r} is listed twice")
+        seen.add(value)
+    return values
+
+
+def _none_as_empty(value: Any) -> Any:
+    return {} if value is None else value
+
+
+DnsLabel = Annotated[str, AfterValidator(_dns_label)]
+GpuName = Annotated[str, AfterValidator(_gpu_name)]
+CloudList = Annotated[list[Cloud], Field(min_length=1), AfterValidator(_unique)]
+
+
+class SpecModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class GpuByName(SpecModel):
+    """A named GPU type, ``count`` of them per node."""
+
+    name: GpuName = Field(description="GPU type, e.g. H100, A100-80GB, L4 (any case).")
+    count: int = Field(1, ge=1, le=16, description="GPUs per node.")
+
+
+class GpuByMemory(SpecModel):
+    """Any general-purpose GPU with at least this much memory, ``count`` per node."""
+
+    min_memory_gib: float = Field(gt=0, le=1024, description="Minimum memory per GPU, GiB.")
+    count: int = Field(1, ge=1, le=16, description="GPUs per node.")
+
+
+class GpuByModel(SpecModel):
+    """Size the GPUs from the model: the planner estimates VRAM and picks type and count."""
+
+    params_billions: float = Field(gt=0, le=10_000, description="Model parameters, billions.")
+    method: Method | None = Field(
+        None,
+        description="Fine-tuning method (training and batch). Omit for serving (inference).",
+    )
+    precision: Precision = Field("bf16", description="Weight and activation precision.")
+    batch_tokens: int = Field(
+        4096, ge=1, le=10_000_000, description="Tokens per GPU per micro-batch (batch x sequence)."
+    )
+    count: int | None = Field(
+        None, ge=1, le=16, description="Fix GPUs per node instead of letting the planner choose."
+    )
+
+
+_GPU_FORM_KEYS = {"name": "by_name", "min_memory_gib": "by_memory", "params_billions": "by_model"}
+
+
+def _gpu_form(value: Any) -> str | None:
+    if isinstance(value, BaseModel):
+        return {GpuByName: "by_name", GpuByMemory: "by_memory", GpuByModel: "by_model"}.get(
+            type(value)
+        )
+    if not isinstance(value, dict):
+        return None
+    forms = [form for key, form in _GPU_FORM_KEYS.items() if key in value]
+    return forms[0] if len(forms) == 1 else None
+
+
+GpuRequest = Annotated[
+    Annotated[GpuByName, Tag("by_name")]
+    | Annotated[GpuByMemory, Tag("by_memory")]
+    | Annotated[GpuByModel, Tag("by_model")],
+    Discriminator(
+        _gpu_form,
+        custom_error_type="gpu_form",
+        custom_error_message="give exactly one of name, min_memory_gib or params_billions",
+    ),
+]
+GPU_FORM_TAGS = frozenset(_GPU_FORM_KEYS.values())
+
+
+class Replicas(SpecModel):
+    min: int = Field(1, ge=0, le=10_000, description="Replicas that always run.")
+    max: int = Field(1, ge=1, le=10_000, description="Replicas at peak.")
+
+    @model_validator(mode="after")
+    def _min_not_above_max(self) -> Replicas:
+        if self.min > self.max:
+            raise ValueError(f"min ({self.min}) is greater than max ({self.max})")
+        return self
+
+
+class Workload(SpecModel):
+    name: DnsLabel = Field(description="Unique DNS-label name; becomes the resource name prefix.")
+    kind: Kind
+    gpu: GpuRequest
+    nodes: int = Field(
+        1, ge=1, le=512, description="Nodes of one tightly coupled job (training / batch)."
+    )
+    interruptible: bool = Field(False, description="The job checkpoints: spot capacity allowed.")
+    always_on: bool = Field(False, description="Serving that never scales to zero (inference).")
+    replicas: Replicas | None = Field(None, description="Inference replicas (default 1..1).")
+    hours_per_month: float = Field(
+        HOURS_PER_MONTH,
+        gt=0,
+        le=744,
+        description="Hours the capacity runs a month; for always_on, the burst above replicas.min.",
+    )
+    max_price_per_hour: float | None = Field(
+        None, gt=0, description="Cap on one instance's hourly price under the chosen pricing."
+    )
+    clouds: CloudList | None = Field(None, description="Override defaults.clouds.")
+    regions: dict[Cloud, Annotated[list[str], Field(min_length=1)]] | None = Field(
+        None, description="Override defaults.regions, per cloud."
+    )
+    managed: Managed | None = Field(
+        None, description="Run as a SageMaker training job or an Azure ML compute cluster."
+    )
+    environments: Annotated[list[DnsLabel], Field(min_length=1), AfterValidator(_unique)] | None = (
+        Field(None, description="Environments this workload runs in (default: all).")
+    )
+    tags: dict[str, str] = Field(default_factory=dict, description="Extra tags / labels.")
+
+
+class EnvironmentLimits(SpecModel):
+    max_gpus_per_workload: int | None = Field(None, ge=1, description="Cap on GPUs per workload.")
+    allowed_gpus: Annotated[list[GpuName], Field(min_length=1)] | None = Field(
+        None, description="GPU types allowed here (default: any)."
+    )
+    monthly_budget_usd: float | None = Field(None, gt=0, description="Monthly GPU budget.")
+    allow_on_demand: bool = Field(True, description="Allow on-demand capacity.")
+    max_commitment: Commitment = Field(
+        "3y", description="Longest reserved / committed-use term the planner may choose."
+    )
+
+
+class CommitmentDiscounts(SpecModel):
+    reserved_1y: float | None = Field(None, ge=0, lt=1, description="1-year discount, 0..1.")
+    reserved_3y: float | None = Field(None, ge=0, lt=1, description="3-year discount, 0..1.")
+
+
+class Defaults(SpecModel):
+    clouds: CloudList = Field(default_factory=lambda: list(ALL_CLOUDS))
+    regions: dict[Cloud, Annotated[list[str], Field(min_length=1)]] = Field(
+        default_factory=dict, description="Allowed regions per cloud (default: every region)."
+    )
+    interruption_overhead: (
+        Annotated[float, Field(ge=0, le=5)]
+        | dict[Cloud, Annotated[float, Field(ge=0, le=5)]]
+        | None
+    ) = Field(
+        None,
+        description=(
+            "Extra compute spot interruptions cost, as a fraction (0.1 = 10%), one number or per "
+            "cloud; defaults per cloud in planner/pricing.py."
+        ),
+    )
+    commitment_discounts: dict[Cloud, CommitmentDiscounts] = Field(
+        default_factory=dict, description="Override the reserved / committed-use discounts."
+    )
+
+
+class WorkloadSpec(SpecModel):
+    """gpufleet workload spec, version 1."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="gpufleet workload spec")
+
+    version: Literal[1]
+    project: DnsLabel
+    owner: Annotated[str, Field(min_length=1, max_length=256)]
+    cost_center: Annotated[str, Field(min_length=1, max_length=256)]
+    environments: Annotated[
+        dict[DnsLabel, Annotated[EnvironmentLimits, BeforeValidator(_none_as_empty)]],
+        Field(min_length=1),
+    ]
+    defaults: Defaults = Field(default_factory=Defaults)
+    workloads: Annotated[list[Workload], Field(min_length=1)]
+
+
+def spec_json_schema() -> dict[str, Any]:
+    schema = WorkloadSpec.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return schema

@@ -1,0 +1,244 @@
+"""Load a workload spec file and report every problem as ``file:line: field: message``.
+
+Three passes, all reporting with YAML line numbers: YAML syntax (and duplicate keys), the pydantic
+models (types, ranges, unknown keys), then checks across fields and against the catalog (unique
+names, known regions, environment references, combinations that make no sense). All problems of
+a pass are reported together, so a user fixes a file in one round, not one error at a time.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from gpufleet.planner.catalog import Catalog, load_catalog
+from gpufleet.planner.spec import (
+    ALL_CLOUDS,
+    GPU_FORM_TAGS,
+    CommitmentDiscounts,
+    Defaults,
+    EnvironmentLimits,
+    GpuByMemory,
+    GpuByModel,
+    GpuByName,
+    Replicas,
+    Workload,
+    WorkloadSpec,
+)
+from gpufleet.planner.yaml_lines import LocatedDocument, YamlSyntaxError, load_yaml_with_lines
+
+# Tags gpufleet sets itself from the spec; a workload may not override them.
+REQUIRED_TAG_KEYS = ("project", "owner", "cost-center", "environment", "workload", "managed-by")
+_FORBIDDEN_TAG_CHARS = set("<>%&\\?")
+
+Loc = tuple[str | int, ...]
+_MODELS: tuple[type[BaseModel], ...] = (
+    WorkloadSpec,
+    Workload,
+    GpuByName,
+    GpuByMemory,
+    GpuByModel,
+    Replicas,
+    EnvironmentLimits,
+    Defaults,
+    CommitmentDiscounts,
+)
+_FIELD_NAMES = sorted({name for model in _MODELS for name in model.model_fields})
+
+
+@dataclass(frozen=True, order=True)
+class SpecProblem:
+    file: str
+    line: int
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.field}: {self.message}"
+
+
+class SpecError(Exception):
+    """A spec that cannot be used; ``problems`` lists every reason, in file order."""
+
+    def __init__(self, problems: Iterable[SpecProblem]) -> None:
+        self.problems = sorted(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+def field_path(loc: Loc) -> str:
+    """``workloads[2].gpu.count`` from a pydantic location, without union tags or key markers."""
+    text = ""
+    for part in loc:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif part in GPU_FORM_TAGS or part == "[key]":
+            continue
+        else:
+            text += f".{part}" if text else str(part)
+    return text or "spec"
+
+
+def _yaml_path(loc: Loc) -> Loc:
+    return tuple(
+        p for p in loc if not (isinstance(p, str) and (p in GPU_FORM_TAGS or p == "[key]"))
+    )
+
+
+def _suggestion(word: str, candidates: Iterable[str]) -> str:
+    match = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
+    return f" (did you mean {match[0]!r}?)" if match else ""
+
+
+def _message(error: dict[str, Any]) -> str:
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        return "unknown field" + _suggestion(str(error["loc"][-1]), _FIELD_NAMES)
+    if kind == "missing":
+        return "required field is missing"
+    message = str(error["msg"])
+    for prefix in ("Value error, ", "Assertion failed, "):
+        message = message.removeprefix(prefix)
+    if kind in {"value_error", "gpu_form", "assertion_error"}:
+        return message
+    value = error.get("input")
+    if isinstance(value, str | int | float | bool) or value is None:
+        message += f" (got {value!r})"
+    return message
+
+
+def _problem(file: str, doc: LocatedDocument, loc: Loc, message: str) -> SpecProblem:
+    return SpecProblem(file, doc.line_of(_yaml_path(loc)) or 1, field_path(loc), message)
+
+
+def parse_spec(text: str, file: str, catalog: Catalog | None = None) -> WorkloadSpec:
+    """Validate spec text; raise SpecError with every problem found."""
+    try:
+        doc = load_yaml_with_lines(text)
+    except YamlSyntaxError as exc:
+        raise SpecError([SpecProblem(file, exc.line or 1, "yaml", exc.message)]) from None
+    if not isinstance(doc.data, dict):
+        raise SpecError([SpecProblem(file, 1, "spec", "expected a mapping of spec fields")])
+    try:
+        spec = WorkloadSpec.model_validate(doc.data)
+    except ValidationError as exc:
+        problems = [
+            _problem(file, doc, tuple(err["loc"]), _message(dict(err))) for err in exc.errors()
+        ]
+        raise SpecError(problems) from None
+    cross = list(cross_field_problems(spec, catalog or load_catalog()))
+    if cross:
+        raise SpecError(_problem(file, doc, loc, message) for loc, message in cross)
+    return spec
+
+
+def load_spec(path: Path, catalog: Catalog | None = None) -> WorkloadSpec:
+    """Read and validate a spec file. Unreadable files raise SpecError too (line 1)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise SpecError([SpecProblem(str(path), 1, "file", f"cannot read: {reason}")]) from None
+    return parse_spec(text, str(path), catalog)
+
+
+def cross_field_problems(spec: WorkloadSpec, catalog: Catalog) -> Iterable[tuple[Loc, str]]:
+    known_regions = {cloud: catalog.regions(cloud) for cloud in ALL_CLOUDS}
+    yield from _region_problems(
+        spec.defaults.regions, spec.defaults.clouds, ("defaults", "regions"), known_regions
+    )
+    first_index: dict[str, int] = {}
+    for i, workload in enumerate(spec.workloads):
+        loc: Loc = ("workloads", i)
+        if workload.name in first_index:
+            yield (
+                (*loc, "name"),
+                f"duplicate workload name {workload.name!r} "
+                f"(first used by workloads[{first_index[workload.name]}])",
+            )
+        else:
+            first_index[workload.name] = i
+        for j, env in enumerate(workload.environments or ()):
+            if env not in spec.environments:
+                yield (
+                    (*loc, "environments", j),
+                    f"no environment {env!r}; defined: {', '.join(spec.environments)}",
+                )
+        clouds = workload.clouds or spec.defaults.clouds
+        if workload.regions is not None:
+            yield from _region_problems(workload.regions, clouds, (*loc, "regions"), known_regions)
+        yield from _shape_problems(workload, clouds, loc)
+        yield from _tag_problems(workload.tags, (*loc, "tags"))
+
+
+def _region_problems(
+    regions: dict[str, list[str]],
+    clouds: list[str],
+    loc: Loc,
+    known: dict[str, set[str]],
+) -> Iterable[tuple[Loc, str]]:
+    for cloud, names in regions.items():
+        if cloud not in clouds:
+            yield (*loc, cloud), f"regions given for {cloud}, which is not in clouds {clouds}"
+        for j, region in enumerate(names):
+            if region not in known[cloud]:
+                yield (
+                    (*loc, cloud, j),
+                    f"unknown {cloud} region {region!r}{_suggestion(region, known[cloud])}",
+                )
+
+
+_MANAGED = {"sagemaker": ("aws", {"training"}), "azureml": ("azure", {"training", "batch"})}
+
+
+def _shape_problems(workload: Workload, clouds: list[str], loc: Loc) -> Iterable[tuple[Loc, str]]:
+    serving = workload.kind == "inference"
+    if workload.always_on and not serving:
+        yield (*loc, "always_on"), "always_on applies to inference (serving) workloads"
+    if workload.replicas is not None and not serving:
+        yield (*loc, "replicas"), "replicas apply to inference workloads; use nodes for jobs"
+    if serving and workload.nodes > 1:
+        yield (*loc, "nodes"), "inference scales with replicas, not nodes"
+    if workload.always_on and workload.replicas is not None and workload.replicas.min == 0:
+        yield (*loc, "replicas", "min"), "always_on needs at least one replica"
+    if workload.managed is not None:
+        cloud, kinds = _MANAGED[workload.managed]
+        if workload.kind not in kinds:
+            yield (
+                (*loc, "managed"),
+                f"{workload.managed} runs {' or '.join(sorted(kinds))} workloads, "
+                f"not {workload.kind}",
+            )
+        if cloud not in clouds:
+            yield (
+                (*loc, "managed"),
+                f"{workload.managed} runs on {cloud}, which is not in clouds {clouds}",
+            )
+    gpu = workload.gpu
+    if isinstance(gpu, GpuByModel):
+        if gpu.method is not None and serving:
+            yield (
+                (*loc, "gpu", "method"),
+                "inference is sized for serving; method applies to training and batch",
+            )
+        if gpu.method is None and workload.kind == "training":
+            yield (
+                (*loc, "gpu", "method"),
+                "training sized by model needs method: full, lora or qlora",
+            )
+
+
+def _tag_problems(tags: dict[str, str], loc: Loc) -> Iterable[tuple[Loc, str]]:
+    for key, value in tags.items():
+        if key in REQUIRED_TAG_KEYS:
+            yield (*loc, key), f"{key!r} is set by gpufleet from the spec; remove it here"
+        elif not 1 <= len(key) <= 128:
+            yield (*loc, key), "tag keys are 1 to 128 characters"
+        elif _FORBIDDEN_TAG_CHARS & set(key):
+            yield (*loc, key), "tag keys may not contain < > % & \\ ? (Azure rejects them)"
+        if len(value) > 256:
+            yield (*loc, key), "tag values are at most 256 characters"
