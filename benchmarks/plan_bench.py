@@ -22,8 +22,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 GPUFLEET = Path(sys.executable).parent / "gpufleet"
 
-_NAMED = [("H100", 8), ("A100", 8), ("A100-80GB", 8), ("L4", 1), ("L4", 4), ("A10G", 1),
-          ("A10G", 4), ("T4", 1), ("L40S", 1), ("L40S", 4), ("V100", 1), ("H200", 8)]  # fmt: skip
+_NAMED = [
+    ("H100", 8),
+    ("A100", 8),
+    ("A100-80GB", 8),
+    ("L4", 1),
+    ("L4", 4),
+    ("A10G", 1),
+    ("A10G", 4),
+    ("T4", 1),
+    ("L40S", 1),
+    ("L40S", 4),
+    ("V100", 1),
+    ("H200", 8),
+]
 _REGIONS = {
     "aws": ["us-east-1", "us-west-2", "eu-west-1", "ap-northeast-1"],
     "gcp": ["us-central1", "us-east4", "europe-west4", "asia-east1"],

@@ -207,9 +207,14 @@ def _explanation_table(console: Console, env: str, ev: Evaluation, top: int) -> 
             else f"+{_money(extra)} $/month (+{100 * extra / best:.1f}%)"
         )
         table.add_row(
-            str(i), _where(p), p.instance_type, _gpus(p), _pricing(p),
-            _money(p.monthly_usd), why,
-        )  # fmt: skip
+            str(i),
+            _where(p),
+            p.instance_type,
+            _gpus(p),
+            _pricing(p),
+            _money(p.monthly_usd),
+            why,
+        )
     console.print(table)
     by_pricing = ev.best_by_pricing()
     if len(by_pricing) > 1:

@@ -434,13 +434,15 @@ def _regional_outliers(
     """Apply ``on_outlier`` to rows whose per-unit price is outside [median/low, median*high].
 
     The median is over regions (one value per region, the median of its zones) so that a region
-    with many zones or many listed counts does not outvote the others; and over the rows whose
-    prices are consistent (see ``_consistent``) when ``MIN_CONSISTENT_REGIONS`` regions have them,
-    else over all rows when there are ``MIN_REGIONS_FOR_OUTLIERS`` regions, else not at all.
-    ``low_factor=None`` flags only prices above the band. ``on_outlier`` says whether the row stays.
+    with many zones or many listed counts does not outvote the others. It is taken over the rows
+    whose prices are consistent (``_consistent``) when ``MIN_CONSISTENT_REGIONS`` regions have
+    them, else over all rows when ``MIN_REGIONS_FOR_OUTLIERS`` regions do, else nothing is judged.
+    A consistent row is never dropped on the word of fewer than ``MIN_REGIONS_FOR_OUTLIERS``
+    regions. ``low_factor=None`` flags only prices above the band; ``on_outlier`` says whether
+    the row stays.
     """
 
-    def centres(rows_for_centre: Iterable[_Row], min_regions: int) -> dict[tuple[str, ...], float]:
+    def centres(rows_for_centre: Iterable[_Row]) -> dict[tuple[str, ...], tuple[float, int]]:
         per_region: dict[tuple[str, ...], dict[str, list[float]]] = defaultdict(
             lambda: defaultdict(list)
         )
@@ -450,20 +452,26 @@ def _regional_outliers(
                 item, units = _price_item(row)
                 per_region[item][row.region].append(value / units)
         return {
-            item: statistics.median(statistics.median(v) for v in regions.values())
+            item: (statistics.median(statistics.median(v) for v in regions.values()), len(regions))
             for item, regions in per_region.items()
-            if len(regions) >= min_regions
         }
 
-    centre_of = centres(rows, MIN_REGIONS_FOR_OUTLIERS) | centres(
-        (r for r in rows if _consistent(r)), MIN_CONSISTENT_REGIONS
-    )
+    every = {k: v for k, v in centres(rows).items() if v[1] >= MIN_REGIONS_FOR_OUTLIERS}
+    consistent = {
+        k: v
+        for k, v in centres(r for r in rows if _consistent(r)).items()
+        if v[1] >= MIN_CONSISTENT_REGIONS
+    }
+    centre_of = every | consistent
     kept: list[_Row] = []
     for row in rows:
         value = price(row)
         item, units = _price_item(row)
-        centre = centre_of.get(item)
-        if value is not None and centre is not None:
+        centre, regions = centre_of.get(item, (None, 0))
+        judged = centre is not None and (
+            regions >= MIN_REGIONS_FOR_OUTLIERS or not _consistent(row)
+        )
+        if value is not None and judged:
             unit_price = value / units
             too_low = low_factor is not None and unit_price < centre / low_factor
             if (too_low or unit_price > centre * high_factor) and not on_outlier(

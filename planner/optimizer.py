@@ -123,6 +123,7 @@ class Placement:
             o.zone,
             self.instance_type,
             PRICING_ORDER.index(self.pricing),
+            o.gpu_name,
         )
 
     def as_dict(self) -> dict[str, object]:
@@ -176,9 +177,10 @@ class Stage:
 
 
 # A priced candidate, ordered exactly like the tie-break rule: monthly cost, cloud, region, zone,
-# instance type, pricing model. Plain tuples keep evaluating thousands of offers cheap; the winner
-# becomes a Placement.
-_Candidate = tuple[float, str, str, str, str, int, Offer, float, "Burst | None"]
+# instance type, pricing model, then GPU name and catalog position (GCP N1 hosts share an
+# instance type across GPUs), so two candidates never compare their Offer objects. Plain tuples
+# keep evaluating thousands of offers cheap; the winner becomes a Placement.
+_Candidate = tuple[float, str, str, str, str, int, str, int, Offer, float, "Burst | None"]
 
 
 @dataclass(frozen=True)
@@ -197,11 +199,12 @@ class Evaluation:
         return self._placement(min(self.candidates)) if self.candidates else None
 
     def ranked(self, limit: int) -> list[Placement]:
-        """The cheapest candidates, one per cloud/region/instance type/pricing (cheapest zone)."""
-        seen: set[tuple[str, str, str, int]] = set()
+        """The cheapest candidates, one per cloud/region/instance type/GPU/pricing (cheapest
+        zone)."""
+        seen: set[tuple[str, str, str, int, str]] = set()
         out: list[Placement] = []
         for candidate in sorted(self.candidates):
-            key = (candidate[1], candidate[2], candidate[4], candidate[5])
+            key = (candidate[1], candidate[2], candidate[4], candidate[5], candidate[6])
             if key not in seen:
                 seen.add(key)
                 out.append(self._placement(candidate))
@@ -219,7 +222,7 @@ class Evaluation:
         return [self._placement(c) for c in sorted(best.values())]
 
     def _placement(self, candidate: _Candidate) -> Placement:
-        monthly, _, _, _, instance_type, pricing_index, offer, hourly, burst = candidate
+        monthly, _, _, _, instance_type, pricing_index, _, _, offer, hourly, burst = candidate
         w = self.workload
         markup = _markup(w, offer)
         return Placement(
@@ -462,6 +465,7 @@ class Planner:
             self._by_gpu[offer.gpu_name].append(offer)
             by_count = self._buckets[(offer.gpu_name, offer.cloud, offer.region)]
             by_count.setdefault(offer.gpu_count, _Bucket([])).add(offer)
+        self._position = {id(offer): i for i, offer in enumerate(catalog.offers)}
         self._all_regions = {
             cloud: frozenset(catalog.regions(cloud)) for cloud in ("aws", "gcp", "azure")
         }
@@ -541,8 +545,9 @@ class Planner:
         stages: list[Stage] = []
         desc = need.description
 
-        def narrow(offers: list[Offer], label: str, keep: Callable[[Offer], bool], what: str,
-                   why: str) -> list[Offer]:  # fmt: skip
+        def narrow(
+            offers: list[Offer], label: str, keep: Callable[[Offer], bool], what: str, why: str
+        ) -> list[Offer]:
             kept = [o for o in offers if keep(o)]
             stages.append(Stage(label, len(offers) - len(kept), what, why))
             return kept
@@ -700,7 +705,6 @@ class Planner:
             else dict.fromkeys(_CLOUDS, math.inf)
         )
         spot_factor = {cloud: a.spot_multiplier(cloud, nodes) for cloud in _CLOUDS}
-        burst_spot_factor = {cloud: a.spot_multiplier(cloud, 1) for cloud in _CLOUDS}
         base_weight = instances * base_hours
         burst_weight = burst_instances * workload.hours_per_month
 
@@ -717,7 +721,7 @@ class Planner:
             cost = base * base_weight
             if burst_instances:
                 burst = min(
-                    bucket.min_spot * burst_spot_factor[cloud] if spot_burst else math.inf,
+                    bucket.min_spot * spot_factor[cloud] if spot_burst else math.inf,
                     od if allow_on_demand else math.inf,
                 )
                 if burst == math.inf:
@@ -754,9 +758,10 @@ class Planner:
         spot_base = workload.interruptible and not workload.always_on
         spot_burst = workload.interruptible and burst_instances > 0
         allow_on_demand = limits.allow_on_demand
+        # Inference replicas fail independently (and only inference has a burst): one node each.
         nodes = workload.nodes if workload.kind != "inference" else 1
         spot_factor = {cloud: a.spot_multiplier(cloud, nodes) for cloud in _CLOUDS}
-        burst_spot_factor = {cloud: a.spot_multiplier(cloud, 1) for cloud in _CLOUDS}
+        position = self._position
         terms = (
             [
                 (PRICING_ORDER.index(term), {c: a.commitment_multiplier(c, term) for c in _CLOUDS})
@@ -785,7 +790,7 @@ class Planner:
             burst: list[tuple[int, float, float]] = []
             if burst_instances:
                 if spot_burst and spot is not None:
-                    burst.append((_SPOT, spot * burst_spot_factor[cloud], spot))
+                    burst.append((_SPOT, spot * spot_factor[cloud], spot))
                 if allow_on_demand:
                     burst.append((_ON_DEMAND, on_demand, on_demand))
             if not base or (burst_instances and not burst):
@@ -813,6 +818,8 @@ class Planner:
                     offer.zone,
                     instance_type,
                     index,
+                    offer.gpu_name,
+                    position[id(offer)],
                     offer,
                     per_instance * instances,
                     best_burst,

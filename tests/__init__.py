@@ -1,0 +1,1 @@
+"""gpufleet test suite (a package so tests can share helpers from conftest)."""
