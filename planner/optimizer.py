@@ -142,7 +142,7 @@ class Placement:
             "instances": self.instances,
             "pricing": self.pricing,
             "hourly_usd": round(self.hourly_usd, 4),
-            "hours_per_month": self.hours_per_month,
+            "hours_per_month": float(self.hours_per_month),
             "monthly_usd": round(self.monthly_usd, 2),
             "baseline_monthly_usd": round(self.baseline_monthly_usd, 2),
             "savings_usd": round(self.savings_usd, 2),
@@ -152,7 +152,7 @@ class Placement:
                 "instances": self.burst.instances,
                 "pricing": self.burst.pricing,
                 "hourly_usd": round(self.burst.hourly_usd, 4),
-                "hours_per_month": self.burst.hours_per_month,
+                "hours_per_month": float(self.burst.hours_per_month),
                 "monthly_usd": round(self.burst.monthly_usd, 2),
             },
         }
