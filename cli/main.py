@@ -195,5 +195,11 @@ def catalog_list(
         gpu_name = normalize_gpu_name(gpu)
         if gpu_name is None:
             _fail_input([f"unknown GPU {gpu!r}; known: {', '.join(known_gpu_names())}"])
-    offers = _load_catalog(catalog_path).filter(cloud=cloud, gpu=gpu_name, region=region)
-    render.offers(offers, fmt)
+    offer_catalog = _load_catalog(catalog_path)
+    if region is not None:
+        known = set().union(*(offer_catalog.regions(c) for c in ("aws", "gcp", "azure")))
+        if region not in known:
+            from gpufleet.planner.spec_loader import did_you_mean
+
+            _fail_input([f"unknown region {region!r}{did_you_mean(region, sorted(known))}"])
+    render.offers(offer_catalog.filter(cloud=cloud, gpu=gpu_name, region=region), fmt)

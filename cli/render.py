@@ -16,7 +16,8 @@ from rich.console import Console
 from rich.table import Table
 
 from gpufleet.planner.catalog import COLUMNS, Offer, offer_to_row
-from gpufleet.planner.optimizer import EnvironmentPlan, Evaluation, Placement, Plan, Planner
+from gpufleet.planner.optimizer import Evaluation, Planner
+from gpufleet.planner.plan import EnvironmentPlan, Placement, Plan
 
 
 def _console(stderr: bool = False) -> Console:

@@ -15,8 +15,6 @@ from dataclasses import astuple, dataclass
 from functools import cache
 from pathlib import Path
 
-CLOUDS = ("aws", "gcp", "azure")
-
 COLUMNS = (
     "cloud",
     "region",

@@ -16,10 +16,11 @@ An ``always_on`` workload runs ``replicas.min`` instances all month (730 h) and 
 interruptible else on-demand, because commitments only pay off for capacity that never stops.
 Other inference runs ``replicas.max`` instances; training and batch run ``nodes`` instances, all
 in one zone (each offer is one zone). The cheapest total monthly cost wins; ties are broken by
-cloud, region, zone, instance type and pricing model, so a plan is a function of spec + catalog.
+cloud, region, zone, instance type, pricing model and GPU name, so a plan is a function of spec
+and catalog. Result types live in ``planner.plan``; which GPUs qualify, in ``planner.gpu_need``.
 
 When the last candidates fall at some stage, that stage's message becomes the reason the workload
-could not be placed (``Unplaced.reason``), e.g. "no 8x H100 offer under max_price_per_hour 20.0
+could not be placed (``Unplaced.reason``), e.g. "no 8x H100 offer under max_price_per_hour 20
 in allowed regions".
 """
 
@@ -31,25 +32,18 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from gpufleet.planner.catalog import Catalog, Offer
-from gpufleet.planner.gpus import GPUS
+from gpufleet.planner.gpu_need import GpuNeed, resolve_gpu_need
 from gpufleet.planner.interconnect import supports_multi_node
-from gpufleet.planner.pricing import (
-    PRICING_ORDER,
-    Pricing,
-    PricingAssumptions,
-    resolve_assumptions,
-    sagemaker_markup,
-)
+from gpufleet.planner.plan import Burst, EnvironmentPlan, Placement, Plan, Unplaced
+from gpufleet.planner.pricing import PRICING_ORDER, Pricing, resolve_assumptions, sagemaker_markup
 from gpufleet.planner.spec import (
+    ALL_CLOUDS,
     HOURS_PER_MONTH,
     EnvironmentLimits,
-    GpuByMemory,
     GpuByModel,
-    GpuByName,
     Workload,
     WorkloadSpec,
 )
-from gpufleet.planner.vram import estimate_vram
 
 _COMMITMENT_TERMS: dict[str, tuple[Pricing, ...]] = {
     "none": (),
@@ -59,110 +53,6 @@ _COMMITMENT_TERMS: dict[str, tuple[Pricing, ...]] = {
 _MANAGED_CLOUD = {"sagemaker": "aws", "azureml": "azure"}
 _SPOT = PRICING_ORDER.index("spot")
 _ON_DEMAND = PRICING_ORDER.index("on_demand")
-
-
-@dataclass(frozen=True)
-class GpuOption:
-    """A GPU type a workload can use, and the fewest of it each node needs."""
-
-    gpu_name: str
-    min_per_node: int
-
-
-@dataclass(frozen=True)
-class GpuNeed:
-    options: tuple[GpuOption, ...]
-    description: str
-    # Why ``options`` is empty, when it is.
-    reason: str | None = None
-
-
-@dataclass(frozen=True)
-class Burst:
-    instances: int
-    pricing: Pricing
-    hourly_usd: float
-    hours_per_month: float
-    monthly_usd: float
-
-
-@dataclass(frozen=True)
-class Placement:
-    name: str
-    kind: str
-    managed: str | None
-    offer: Offer
-    instance_type: str
-    instances: int
-    pricing: Pricing
-    hourly_usd: float
-    hours_per_month: float
-    monthly_usd: float
-    baseline_monthly_usd: float
-    burst: Burst | None
-
-    @property
-    def cloud(self) -> str:
-        return self.offer.cloud
-
-    @property
-    def savings_usd(self) -> float:
-        return self.baseline_monthly_usd - self.monthly_usd
-
-    @property
-    def total_gpus(self) -> int:
-        burst = self.burst.instances if self.burst else 0
-        return self.offer.gpu_count * (self.instances + burst)
-
-    def sort_key(self) -> tuple[object, ...]:
-        o = self.offer
-        return (
-            self.monthly_usd,
-            o.cloud,
-            o.region,
-            o.zone,
-            self.instance_type,
-            PRICING_ORDER.index(self.pricing),
-            o.gpu_name,
-        )
-
-    def as_dict(self) -> dict[str, object]:
-        """The documented, stable JSON shape of one placement (see README, "Plan JSON")."""
-        o = self.offer
-        return {
-            "name": self.name,
-            "kind": self.kind,
-            "managed": self.managed,
-            "cloud": o.cloud,
-            "region": o.region,
-            "zone": o.zone,
-            "instance_type": self.instance_type,
-            "gpu_name": o.gpu_name,
-            "gpus_per_instance": o.gpu_count,
-            "instances": self.instances,
-            "pricing": self.pricing,
-            "hourly_usd": round(self.hourly_usd, 4),
-            "hours_per_month": float(self.hours_per_month),
-            "monthly_usd": round(self.monthly_usd, 2),
-            "baseline_monthly_usd": round(self.baseline_monthly_usd, 2),
-            "savings_usd": round(self.savings_usd, 2),
-            "burst": None
-            if self.burst is None
-            else {
-                "instances": self.burst.instances,
-                "pricing": self.burst.pricing,
-                "hourly_usd": round(self.burst.hourly_usd, 4),
-                "hours_per_month": float(self.burst.hours_per_month),
-                "monthly_usd": round(self.burst.monthly_usd, 2),
-            },
-        }
-
-
-@dataclass(frozen=True)
-class Unplaced:
-    name: str
-    kind: str
-    reason: str
 
 
 @dataclass(frozen=True)
@@ -241,142 +131,8 @@ class Evaluation:
         )
 
 
-@dataclass(frozen=True)
-class EnvironmentPlan:
-    environment: str
-    limits: EnvironmentLimits
-    placements: tuple[Placement, ...]
-    unplaced: tuple[Unplaced, ...]
-
-    @property
-    def monthly_usd(self) -> float:
-        return sum(p.monthly_usd for p in self.placements)
-
-    @property
-    def baseline_monthly_usd(self) -> float:
-        return sum(p.baseline_monthly_usd for p in self.placements)
-
-    @property
-    def hourly_usd(self) -> float:
-        return sum(p.hourly_usd for p in self.placements)
-
-    @property
-    def over_budget_usd(self) -> float | None:
-        budget = self.limits.monthly_budget_usd
-        if budget is None or self.monthly_usd <= budget:
-            return None
-        return self.monthly_usd - budget
-
-    def as_dict(self) -> dict[str, object]:
-        baseline = self.baseline_monthly_usd
-        savings = baseline - self.monthly_usd
-        return {
-            "environment": self.environment,
-            "monthly_budget_usd": self.limits.monthly_budget_usd,
-            "workloads": [p.as_dict() for p in self.placements],
-            "unplaced": [
-                {"name": u.name, "kind": u.kind, "reason": u.reason} for u in self.unplaced
-            ],
-            "totals": {
-                "workloads": len(self.placements),
-                "gpus": sum(p.total_gpus for p in self.placements),
-                "hourly_usd": round(self.hourly_usd, 4),
-                "monthly_usd": round(self.monthly_usd, 2),
-                "baseline_monthly_usd": round(baseline, 2),
-                "savings_usd": round(savings, 2),
-                "savings_pct": round(100 * savings / baseline, 1) if baseline else 0.0,
-                "over_budget_usd": None
-                if self.over_budget_usd is None
-                else round(self.over_budget_usd, 2),
-            },
-        }
-
-
-@dataclass(frozen=True)
-class Plan:
-    project: str
-    catalog_as_of: str
-    assumptions: PricingAssumptions
-    environments: tuple[EnvironmentPlan, ...]
-
-    @property
-    def ok(self) -> bool:
-        return all(not e.unplaced and e.over_budget_usd is None for e in self.environments)
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "project": self.project,
-            "catalog_as_of": self.catalog_as_of,
-            "assumptions": self.assumptions.as_dict(),
-            "environments": [e.as_dict() for e in self.environments],
-        }
-
-
 def workloads_in(spec: WorkloadSpec, environment: str) -> list[Workload]:
     return [w for w in spec.workloads if w.environments is None or environment in w.environments]
-
-
-def resolve_gpu_need(workload: Workload, limits: EnvironmentLimits) -> GpuNeed:
-    """Which GPU types (and how many per node) can run ``workload`` in an environment."""
-    gpu = workload.gpu
-    nodes = workload.nodes
-    if isinstance(gpu, GpuByName):
-        options = [GpuOption(gpu.name, gpu.count)]
-        description = f"{gpu.count}x {gpu.name}"
-        empty = f"no GPU named {gpu.name}"
-    elif isinstance(gpu, GpuByMemory):
-        options = [
-            GpuOption(spec.name, gpu.count)
-            for spec in GPUS.values()
-            if spec.auto and spec.memory_gib >= gpu.min_memory_gib
-        ]
-        description = f"{gpu.count}x GPU with >= {gpu.min_memory_gib:g} GiB"
-        largest = max((s for s in GPUS.values() if s.auto), key=lambda s: s.memory_gib)
-        empty = (
-            f"no GPU has {gpu.min_memory_gib:g} GiB; the largest is "
-            f"{largest.name} with {largest.memory_gib:g} GiB"
-        )
-    else:
-        options, description, empty = _options_for_model(gpu, nodes)
-    if limits.allowed_gpus is not None:
-        allowed = set(limits.allowed_gpus)
-        kept = [o for o in options if o.gpu_name in allowed]
-        if options and not kept:
-            return GpuNeed(
-                (),
-                description,
-                f"the environment allows only {', '.join(limits.allowed_gpus)}",
-            )
-        options = kept
-    return GpuNeed(tuple(options), description, None if options else empty)
-
-
-def _options_for_model(gpu: GpuByModel, nodes: int) -> tuple[list[GpuOption], str, str]:
-    estimate = estimate_vram(gpu.params_billions, gpu.method, gpu.precision, gpu.batch_tokens)
-    job = f"{gpu.method} fine-tune" if gpu.method else "serving"
-    description = (
-        f"{gpu.params_billions:g}B {job} in {gpu.precision} (~{estimate.total_gib():.0f} GiB)"
-    )
-    options: list[GpuOption] = []
-    for spec in GPUS.values():
-        if not spec.auto or (gpu.precision == "bf16" and not spec.supports_bf16):
-            continue
-        total = estimate.min_gpus(spec.usable_memory_gib)
-        if total is None:
-            continue
-        if gpu.count is not None:
-            if gpu.count * nodes >= total:
-                options.append(GpuOption(spec.name, gpu.count))
-        else:
-            options.append(GpuOption(spec.name, math.ceil(total / nodes)))
-    if gpu.count is not None:
-        empty = (
-            f"{description} does not fit on {gpu.count * nodes} GPUs of any type "
-            f"({gpu.count} per node x {nodes} node(s)); raise gpu.count or nodes"
-        )
-    else:
-        empty = f"{description}: no GPU type can hold its per-GPU memory"
-    return options, description, empty
 
 
 @dataclass(frozen=True)
@@ -466,9 +222,7 @@ class Planner:
             by_count = self._buckets[(offer.gpu_name, offer.cloud, offer.region)]
             by_count.setdefault(offer.gpu_count, _Bucket([])).add(offer)
         self._position = {id(offer): i for i, offer in enumerate(catalog.offers)}
-        self._all_regions = {
-            cloud: frozenset(catalog.regions(cloud)) for cloud in ("aws", "gcp", "azure")
-        }
+        self._all_regions = {cloud: frozenset(catalog.regions(cloud)) for cloud in ALL_CLOUDS}
 
     def plan(self, environments: Iterable[str] | None = None) -> Plan:
         names = list(environments) if environments is not None else list(self.spec.environments)
@@ -617,11 +371,7 @@ class Planner:
         limits = self.spec.environments[environment]
         need = resolve_gpu_need(workload, limits)
         instances, burst_instances = _instance_counts(workload)
-        clouds = [
-            c
-            for c in ("aws", "gcp", "azure")
-            if c in (workload.clouds or self.spec.defaults.clouds)
-        ]
+        clouds = [c for c in ALL_CLOUDS if c in (workload.clouds or self.spec.defaults.clouds)]
         if workload.managed is not None:
             clouds = [c for c in clouds if c == _MANAGED_CLOUD[workload.managed]]
         filters: list[_Filter] = []
@@ -699,12 +449,12 @@ class Planner:
                     ),
                     default=math.inf,
                 )
-                for cloud in _CLOUDS
+                for cloud in ALL_CLOUDS
             }
             if workload.always_on
-            else dict.fromkeys(_CLOUDS, math.inf)
+            else dict.fromkeys(ALL_CLOUDS, math.inf)
         )
-        spot_factor = {cloud: a.spot_multiplier(cloud, nodes) for cloud in _CLOUDS}
+        spot_factor = {cloud: a.spot_multiplier(cloud, nodes) for cloud in ALL_CLOUDS}
         base_weight = instances * base_hours
         burst_weight = burst_instances * workload.hours_per_month
 
@@ -760,11 +510,14 @@ class Planner:
         allow_on_demand = limits.allow_on_demand
         # Inference replicas fail independently (and only inference has a burst): one node each.
         nodes = workload.nodes if workload.kind != "inference" else 1
-        spot_factor = {cloud: a.spot_multiplier(cloud, nodes) for cloud in _CLOUDS}
+        spot_factor = {cloud: a.spot_multiplier(cloud, nodes) for cloud in ALL_CLOUDS}
         position = self._position
         terms = (
             [
-                (PRICING_ORDER.index(term), {c: a.commitment_multiplier(c, term) for c in _CLOUDS})
+                (
+                    PRICING_ORDER.index(term),
+                    {cloud: a.commitment_multiplier(cloud, term) for cloud in ALL_CLOUDS},
+                )
                 for term in _COMMITMENT_TERMS[limits.max_commitment]
             ]
             if workload.always_on
@@ -857,9 +610,6 @@ def _no_pricing_reason(workload: Workload, limits: EnvironmentLimits, env: str) 
             "(spot needs interruptible: true)"
         )
     return f"no offer with a spot price in allowed regions, and {env} does not allow on-demand"
-
-
-_CLOUDS = ("aws", "gcp", "azure")
 
 
 def _markup(workload: Workload, offer: Offer) -> float:

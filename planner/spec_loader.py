@@ -89,7 +89,8 @@ def _yaml_path(loc: Loc) -> Loc:
     )
 
 
-def _suggestion(word: str, candidates: Iterable[str]) -> str:
+def did_you_mean(word: str, candidates: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest candidate, or an empty string."""
     match = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
     return f" (did you mean {match[0]!r}?)" if match else ""
 
@@ -97,7 +98,7 @@ def _suggestion(word: str, candidates: Iterable[str]) -> str:
 def _message(error: dict[str, Any]) -> str:
     kind = error["type"]
     if kind == "extra_forbidden":
-        return "unknown field" + _suggestion(str(error["loc"][-1]), _FIELD_NAMES)
+        return "unknown field" + did_you_mean(str(error["loc"][-1]), _FIELD_NAMES)
     if kind == "missing":
         return "required field is missing"
     message = str(error["msg"])
@@ -188,7 +189,7 @@ def _region_problems(
             if region not in known[cloud]:
                 yield (
                     (*loc, cloud, j),
-                    f"unknown {cloud} region {region!r}{_suggestion(region, known[cloud])}",
+                    f"unknown {cloud} region {region!r}{did_you_mean(region, known[cloud])}",
                 )
 
 

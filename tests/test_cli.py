@@ -221,11 +221,14 @@ def test_catalog_list_errors_and_empty_results() -> None:
     assert unknown.exit_code == 2 and unknown.stderr.startswith("unknown GPU 'H1000'; known: ")
     bad_cloud = run("catalog", "list", "--cloud", "oracle")
     assert bad_cloud.exit_code == 2 and "'oracle' is not one of" in bad_cloud.stderr
-    empty = run("catalog", "list", "--gpu", "H100", "--region", "nowhere-1")
+    typo = run("catalog", "list", "--region", "us-eats-1")
+    assert typo.exit_code == 2
+    assert typo.stderr == "unknown region 'us-eats-1' (did you mean 'us-east-1'?)\n"
+    # A real region with nothing matching is not an error.
+    empty = run("catalog", "list", "--gpu", "H200", "--region", "eastus")
     assert empty.exit_code == 0 and empty.stderr == "no offers match\n"
-    assert (
-        json.loads(run("catalog", "list", "--region", "nowhere-1", "--format", "json").stdout) == []
-    )
+    as_json = run("catalog", "list", "--gpu", "H200", "--region", "eastus", "--format", "json")
+    assert json.loads(as_json.stdout) == []
 
 
 def test_custom_catalog_file(tmp_path: Path) -> None:

@@ -1,0 +1,101 @@
+"""Which GPU types can run a workload, and how many of each per node.
+
+By name: that GPU. By memory: every general-purpose GPU (``gpus.GpuSpec.auto``) with enough
+memory. By model: every general-purpose GPU (Ampere or newer for bf16) with the fewest GPUs per
+node that hold the VRAM estimate, the job's model states spread over ``count x nodes`` GPUs.
+The environment's ``allowed_gpus`` then narrows the list.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from gpufleet.planner.gpus import GPUS
+from gpufleet.planner.spec import (
+    EnvironmentLimits,
+    GpuByMemory,
+    GpuByModel,
+    GpuByName,
+    Workload,
+)
+from gpufleet.planner.vram import estimate_vram
+
+
+@dataclass(frozen=True)
+class GpuOption:
+    """A GPU type a workload can use, and the fewest of it each node needs."""
+
+    gpu_name: str
+    min_per_node: int
+
+
+@dataclass(frozen=True)
+class GpuNeed:
+    options: tuple[GpuOption, ...]
+    description: str
+    # Why ``options`` is empty, when it is.
+    reason: str | None = None
+
+
+def resolve_gpu_need(workload: Workload, limits: EnvironmentLimits) -> GpuNeed:
+    """Which GPU types (and how many per node) can run ``workload`` in an environment."""
+    gpu = workload.gpu
+    nodes = workload.nodes
+    if isinstance(gpu, GpuByName):
+        options = [GpuOption(gpu.name, gpu.count)]
+        description = f"{gpu.count}x {gpu.name}"
+        empty = f"no GPU named {gpu.name}"
+    elif isinstance(gpu, GpuByMemory):
+        options = [
+            GpuOption(spec.name, gpu.count)
+            for spec in GPUS.values()
+            if spec.auto and spec.memory_gib >= gpu.min_memory_gib
+        ]
+        description = f"{gpu.count}x GPU with >= {gpu.min_memory_gib:g} GiB"
+        largest = max((s for s in GPUS.values() if s.auto), key=lambda s: s.memory_gib)
+        empty = (
+            f"no GPU has {gpu.min_memory_gib:g} GiB; the largest is "
+            f"{largest.name} with {largest.memory_gib:g} GiB"
+        )
+    else:
+        options, description, empty = _options_for_model(gpu, nodes)
+    if limits.allowed_gpus is not None:
+        allowed = set(limits.allowed_gpus)
+        kept = [o for o in options if o.gpu_name in allowed]
+        if options and not kept:
+            return GpuNeed(
+                (),
+                description,
+                f"the environment allows only {', '.join(limits.allowed_gpus)}",
+            )
+        options = kept
+    return GpuNeed(tuple(options), description, None if options else empty)
+
+
+def _options_for_model(gpu: GpuByModel, nodes: int) -> tuple[list[GpuOption], str, str]:
+    estimate = estimate_vram(gpu.params_billions, gpu.method, gpu.precision, gpu.batch_tokens)
+    job = f"{gpu.method} fine-tune" if gpu.method else "serving"
+    description = (
+        f"{gpu.params_billions:g}B {job} in {gpu.precision} (~{estimate.total_gib():.0f} GiB)"
+    )
+    options: list[GpuOption] = []
+    for spec in GPUS.values():
+        if not spec.auto or (gpu.precision == "bf16" and not spec.supports_bf16):
+            continue
+        total = estimate.min_gpus(spec.usable_memory_gib)
+        if total is None:
+            continue
+        if gpu.count is not None:
+            if gpu.count * nodes >= total:
+                options.append(GpuOption(spec.name, gpu.count))
+        else:
+            options.append(GpuOption(spec.name, math.ceil(total / nodes)))
+    if gpu.count is not None:
+        empty = (
+            f"{description} does not fit on {gpu.count * nodes} GPUs of any type "
+            f"({gpu.count} per node x {nodes} node(s)); raise gpu.count or nodes"
+        )
+    else:
+        empty = f"{description}: no GPU type can hold its per-GPU memory"
+    return options, description, empty

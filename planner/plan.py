@@ -1,0 +1,168 @@
+"""What a plan is: placements per workload and environment, and their documented JSON shape."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpufleet.planner.catalog import Offer
+from gpufleet.planner.pricing import PRICING_ORDER, Pricing, PricingAssumptions
+from gpufleet.planner.spec import EnvironmentLimits
+
+
+@dataclass(frozen=True)
+class Burst:
+    instances: int
+    pricing: Pricing
+    hourly_usd: float
+    hours_per_month: float
+    monthly_usd: float
+
+
+@dataclass(frozen=True)
+class Placement:
+    name: str
+    kind: str
+    managed: str | None
+    offer: Offer
+    instance_type: str
+    instances: int
+    pricing: Pricing
+    hourly_usd: float
+    hours_per_month: float
+    monthly_usd: float
+    baseline_monthly_usd: float
+    burst: Burst | None
+
+    @property
+    def cloud(self) -> str:
+        return self.offer.cloud
+
+    @property
+    def savings_usd(self) -> float:
+        return self.baseline_monthly_usd - self.monthly_usd
+
+    @property
+    def total_gpus(self) -> int:
+        burst = self.burst.instances if self.burst else 0
+        return self.offer.gpu_count * (self.instances + burst)
+
+    def sort_key(self) -> tuple[object, ...]:
+        o = self.offer
+        return (
+            self.monthly_usd,
+            o.cloud,
+            o.region,
+            o.zone,
+            self.instance_type,
+            PRICING_ORDER.index(self.pricing),
+            o.gpu_name,
+        )
+
+    def as_dict(self) -> dict[str, object]:
+        """The documented, stable JSON shape of one placement (see README, "Plan JSON")."""
+        o = self.offer
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "managed": self.managed,
+            "cloud": o.cloud,
+            "region": o.region,
+            "zone": o.zone,
+            "instance_type": self.instance_type,
+            "gpu_name": o.gpu_name,
+            "gpus_per_instance": o.gpu_count,
+            "instances": self.instances,
+            "pricing": self.pricing,
+            "hourly_usd": round(self.hourly_usd, 4),
+            "hours_per_month": float(self.hours_per_month),
+            "monthly_usd": round(self.monthly_usd, 2),
+            "baseline_monthly_usd": round(self.baseline_monthly_usd, 2),
+            "savings_usd": round(self.savings_usd, 2),
+            "burst": None
+            if self.burst is None
+            else {
+                "instances": self.burst.instances,
+                "pricing": self.burst.pricing,
+                "hourly_usd": round(self.burst.hourly_usd, 4),
+                "hours_per_month": float(self.burst.hours_per_month),
+                "monthly_usd": round(self.burst.monthly_usd, 2),
+            },
+        }
+
+
+@dataclass(frozen=True)
+class Unplaced:
+    name: str
+    kind: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class EnvironmentPlan:
+    environment: str
+    limits: EnvironmentLimits
+    placements: tuple[Placement, ...]
+    unplaced: tuple[Unplaced, ...]
+
+    @property
+    def monthly_usd(self) -> float:
+        return sum(p.monthly_usd for p in self.placements)
+
+    @property
+    def baseline_monthly_usd(self) -> float:
+        return sum(p.baseline_monthly_usd for p in self.placements)
+
+    @property
+    def hourly_usd(self) -> float:
+        return sum(p.hourly_usd for p in self.placements)
+
+    @property
+    def over_budget_usd(self) -> float | None:
+        budget = self.limits.monthly_budget_usd
+        if budget is None or self.monthly_usd <= budget:
+            return None
+        return self.monthly_usd - budget
+
+    def as_dict(self) -> dict[str, object]:
+        baseline = self.baseline_monthly_usd
+        savings = baseline - self.monthly_usd
+        return {
+            "environment": self.environment,
+            "monthly_budget_usd": self.limits.monthly_budget_usd,
+            "workloads": [p.as_dict() for p in self.placements],
+            "unplaced": [
+                {"name": u.name, "kind": u.kind, "reason": u.reason} for u in self.unplaced
+            ],
+            "totals": {
+                "workloads": len(self.placements),
+                "gpus": sum(p.total_gpus for p in self.placements),
+                "hourly_usd": round(self.hourly_usd, 4),
+                "monthly_usd": round(self.monthly_usd, 2),
+                "baseline_monthly_usd": round(baseline, 2),
+                "savings_usd": round(savings, 2),
+                "savings_pct": round(100 * savings / baseline, 1) if baseline else 0.0,
+                "over_budget_usd": None
+                if self.over_budget_usd is None
+                else round(self.over_budget_usd, 2),
+            },
+        }
+
+
+@dataclass(frozen=True)
+class Plan:
+    project: str
+    catalog_as_of: str
+    assumptions: PricingAssumptions
+    environments: tuple[EnvironmentPlan, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(not e.unplaced and e.over_budget_usd is None for e in self.environments)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "project": self.project,
+            "catalog_as_of": self.catalog_as_of,
+            "assumptions": self.assumptions.as_dict(),
+            "environments": [e.as_dict() for e in self.environments],
+        }
