@@ -121,10 +121,21 @@ def plan(
         _fail_input([f"{spec}: no environment {e!r}; defined: {defined}" for e in unknown])
     planner = Planner(workload_spec, catalog)
     if explain is not None:
-        names = [w.name for w in workload_spec.workloads]
-        if explain not in names:
-            _fail_input([f"{spec}: no workload named {explain!r}; workloads: {', '.join(names)}"])
-        render.explanations(planner, explain, envs, top, fmt)
+        workload = next((w for w in workload_spec.workloads if w.name == explain), None)
+        if workload is None:
+            names = ", ".join(w.name for w in workload_spec.workloads)
+            _fail_input([f"{spec}: no workload named {explain!r}; workloads: {names}"])
+        evaluations = [
+            (env, planner.evaluate(workload, env))
+            for env in envs
+            if workload.environments is None or env in workload.environments
+        ]
+        if not evaluations:
+            click.echo(f"{explain} runs in none of: {', '.join(envs)}", err=True)
+            sys.exit(1)
+        render.explanations(evaluations, top, fmt)
+        if any(evaluation.best is None for _, evaluation in evaluations):
+            sys.exit(1)
         return
     result = planner.plan(envs)
     render.plan(result, fmt)

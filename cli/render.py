@@ -14,17 +14,23 @@ from collections.abc import Iterable
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from gpufleet.planner.catalog import COLUMNS, Offer, offer_to_row
-from gpufleet.planner.optimizer import Evaluation, Planner
+from gpufleet.planner.optimizer import Evaluation
 from gpufleet.planner.plan import EnvironmentPlan, Placement, Plan
 
 
-def _console(stderr: bool = False) -> Console:
-    stream = sys.stderr if stderr else sys.stdout
+def _console() -> Console:
     # Piped output must not wrap or truncate: rich sizes a table to its content, so an unbounded
-    # width yields exactly the table's natural width.
-    return Console(file=stream, width=None if stream.isatty() else 10_000, highlight=False)
+    # width yields exactly the table's natural width. Markup is off so that text from specs and
+    # catalogs prints as written; styling is explicit (Text).
+    width = None if sys.stdout.isatty() else 10_000
+    return Console(file=sys.stdout, width=width, highlight=False, markup=False)
+
+
+def _bold(text: str) -> Text:
+    return Text(text, style="bold")
 
 
 def _money(value: float) -> str:
@@ -65,7 +71,7 @@ def plan(result: Plan, fmt: str) -> None:
 
 def _environment_table(console: Console, env: EnvironmentPlan, as_of: str) -> None:
     budget = env.limits.monthly_budget_usd
-    title = f"[bold]{env.environment}[/bold]: prices as of {as_of}"
+    title = _bold(env.environment) + f": prices as of {as_of}"
     if budget is not None:
         title += f", budget {_money(budget)} $/month"
     console.print(title)
@@ -133,16 +139,8 @@ def _report_problems(result: Plan) -> None:
             )
 
 
-def explanations(planner: Planner, name: str, environments: list[str], top: int, fmt: str) -> None:
-    workload = next(w for w in planner.spec.workloads if w.name == name)
-    evaluations = []
-    for env in environments:
-        if workload.environments is not None and env not in workload.environments:
-            continue
-        evaluations.append((env, planner.evaluate(workload, env)))
-    if not evaluations:
-        click.echo(f"{name} runs in none of: {', '.join(environments)}", err=True)
-        sys.exit(1)
+def explanations(evaluations: list[tuple[str, Evaluation]], top: int, fmt: str) -> None:
+    """One explanation per (environment, evaluation) of a workload."""
     if fmt == "json":
         click.echo(
             json.dumps([_explanation_dict(env, ev, top) for env, ev in evaluations], indent=2)
@@ -151,8 +149,6 @@ def explanations(planner: Planner, name: str, environments: list[str], top: int,
         console = _console()
         for env, ev in evaluations:
             _explanation_table(console, env, ev, top)
-    if any(ev.best is None for _, ev in evaluations):
-        sys.exit(1)
 
 
 def _explanation_dict(env: str, ev: Evaluation, top: int) -> dict[str, object]:
@@ -184,7 +180,7 @@ def _explanation_dict(env: str, ev: Evaluation, top: int) -> dict[str, object]:
 
 
 def _explanation_table(console: Console, env: str, ev: Evaluation, top: int) -> None:
-    console.print(f"[bold]{ev.workload.name}[/bold] in {env}: needs {ev.need.description}")
+    console.print(_bold(ev.workload.name) + f" in {env}: needs {ev.need.description}")
     options = ", ".join(f"{o.min_per_node}x {o.gpu_name}" for o in ev.need.options)
     if options:
         console.print(f"  GPU options per instance: {options}")
@@ -193,7 +189,7 @@ def _explanation_table(console: Console, env: str, ev: Evaluation, top: int) -> 
             console.print(f"  excluded {stage.excluded} offers at {stage.label}: {stage.what}")
     ranked = ev.ranked(top)
     if not ranked:
-        console.print(f"  [red]not placed[/red]: {ev.reason}")
+        console.print(Text("  ") + Text("not placed", style="red") + f": {ev.reason}")
         console.print()
         return
     table = Table()

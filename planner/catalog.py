@@ -82,27 +82,53 @@ def write_catalog_csv(offers: Iterable[Offer]) -> str:
 
 
 def _parse_rows(lines: Iterable[str]) -> Iterator[Offer]:
+    """Offers from catalog CSV lines; ValueError naming the line and column of a bad row."""
     reader = csv.reader(lines)
-    header = next(reader)
+    header = next(reader, [])
     if tuple(header) != COLUMNS:
-        raise ValueError(f"catalog header is {header}, expected {list(COLUMNS)}")
+        raise ValueError(f"line 1: header is {header}, expected {list(COLUMNS)}")
     for row in reader:
-        (cloud, region, zone, itype, gpu, count, mem, vcpus, ram, od, spot, source, as_of) = row
-        yield Offer(
-            cloud,
-            region,
-            zone,
-            itype,
-            gpu,
-            int(count),
-            float(mem),
-            float(vcpus),
-            float(ram),
-            float(od),
-            float(spot) if spot else None,
-            source,
-            as_of,
-        )
+        try:
+            (cloud, region, zone, itype, gpu, count, mem, vcpus, ram, od, spot, source, as_of) = row
+            yield Offer(
+                cloud,
+                region,
+                zone,
+                itype,
+                gpu,
+                int(count),
+                float(mem),
+                float(vcpus),
+                float(ram),
+                float(od),
+                float(spot) if spot else None,
+                source,
+                as_of,
+            )
+        except ValueError:
+            # Rare, so the slow path names the column only when a row is bad.
+            raise ValueError(f"line {reader.line_num}: {_row_problem(row)}") from None
+
+
+def _row_problem(row: list[str]) -> str:
+    if len(row) != len(COLUMNS):
+        return f"{len(row)} columns, expected {len(COLUMNS)}"
+    field = dict(zip(COLUMNS, row, strict=True))
+    numeric = {
+        "gpu_count": int,
+        "gpu_memory_gib": float,
+        "vcpus": float,
+        "memory_gib": float,
+        "on_demand_hourly": float,
+        "spot_hourly": float,
+    }
+    for column, kind in numeric.items():
+        try:
+            if field[column] or column != "spot_hourly":
+                kind(field[column])
+        except ValueError:
+            return f"{column}: {field[column]!r} is not a number"
+    return "unreadable row"
 
 
 @dataclass(frozen=True)

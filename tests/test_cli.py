@@ -243,7 +243,20 @@ def test_custom_catalog_file(tmp_path: Path) -> None:
     broken.write_text("not,a,catalog\n")
     result = run("plan", EXAMPLE, "--catalog", str(broken))
     assert result.exit_code == 2
-    assert result.stderr.startswith(f"{broken}: cannot use as a catalog: catalog header is")
+    assert result.stderr.startswith(f"{broken}: cannot use as a catalog: line 1: header is")
+    bad_row = tmp_path / "bad_row.csv"
+    bad_row.write_text(shipped[0] + "\n" + shipped[1].replace(",8,", ",eight,", 1) + "\n")
+    result = run("catalog", "list", "--catalog", str(bad_row))
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"{bad_row}: cannot use as a catalog: line 2: gpu_count: 'eight' is not a number\n"
+    )
+    short_row = tmp_path / "short_row.csv"
+    short_row.write_text(shipped[0] + "\n" + shipped[1].rsplit(",", 1)[0] + "\n")
+    result = run("catalog", "list", "--catalog", str(short_row))
+    assert (
+        result.stderr == f"{short_row}: cannot use as a catalog: line 2: 12 columns, expected 13\n"
+    )
 
 
 def test_no_traceback_when_the_reader_closes_the_pipe() -> None:
