@@ -71,7 +71,7 @@ CloudList = Annotated[list[Cloud], Field(min_length=1), AfterValidator(_unique)]
 
 
 class SpecModel(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class GpuByName(SpecModel):
@@ -216,7 +216,9 @@ class Defaults(SpecModel):
 class WorkloadSpec(SpecModel):
     """gpufleet workload spec, version 1."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, title="gpufleet workload spec")
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, allow_inf_nan=False, title="gpufleet workload spec"
+    )
 
     version: Literal[1]
     project: DnsLabel

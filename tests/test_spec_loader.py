@@ -117,6 +117,13 @@ def test_wrong_type() -> None:
     assert "valid number" in message and "(got 'lots')" in message
 
 
+@pytest.mark.parametrize("value", [".inf", ".nan"])
+def test_numbers_must_be_finite(value: str) -> None:
+    line, field, message = one_problem(spec_text(WORKLOAD + f"    max_price_per_hour: {value}\n"))
+    assert (line, field) == (11, "workloads[0].max_price_per_hour")
+    assert message.startswith("Input should be a finite number")
+
+
 def test_out_of_range() -> None:
     text = spec_text(WORKLOAD.replace("count: 8", "count: 0"))
     line, field, message = one_problem(text)
