@@ -22,15 +22,37 @@ from gpufleet.planner.plan import EnvironmentPlan, Placement, Plan
 
 
 def _console() -> Console:
-    # Piped output must not wrap or truncate: rich sizes a table to its content, so an unbounded
-    # width yields exactly the table's natural width. Markup is off so that text from specs and
-    # catalogs prints as written; styling is explicit (Text).
-    width = None if sys.stdout.isatty() else 10_000
-    return Console(file=sys.stdout, width=width, highlight=False, markup=False)
+    # Tables print at their natural width, in a terminal too: squeezing ten columns into 80 or 110
+    # characters folds names mid-word or collapses columns to nothing, which is worse than a
+    # soft-wrapped line. Colour still follows whether stdout is a terminal. Markup is off so text
+    # from specs and catalogs prints as written; styling is explicit (Text).
+    return Console(file=sys.stdout, width=10_000, highlight=False, markup=False)
 
 
 def _bold(text: str) -> Text:
     return Text(text, style="bold")
+
+
+def _table(*columns: str) -> Table:
+    """A table with money and count columns right-aligned: headers starting with ``$`` or ``#``
+    and those in ``_NUMERIC``."""
+    table = Table()
+    for header in columns:
+        numeric = header.startswith(("$", "#")) or header in _NUMERIC
+        table.add_column(header, justify="right" if numeric else "left", no_wrap=True)
+    return table
+
+
+_NUMERIC = {
+    "on-demand $/month",
+    "saving",
+    "count",
+    "GiB/GPU",
+    "vCPUs",
+    "RAM GiB",
+    "on-demand $/h",
+    "spot $/h",
+}
 
 
 def _money(value: float) -> str:
@@ -75,20 +97,18 @@ def _environment_table(console: Console, env: EnvironmentPlan, as_of: str) -> No
     if budget is not None:
         title += f", budget {_money(budget)} $/month"
     console.print(title)
-    table = Table()
-    for header, justify in (
-        ("workload", "left"),
-        ("kind", "left"),
-        ("where", "left"),
-        ("instance type", "left"),
-        ("GPUs", "left"),
-        ("pricing", "left"),
-        ("$/hour", "right"),
-        ("$/month", "right"),
-        ("on-demand $/month", "right"),
-        ("saving", "right"),
-    ):
-        table.add_column(header, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    table = _table(
+        "workload",
+        "kind",
+        "where",
+        "instance type",
+        "GPUs",
+        "pricing",
+        "$/hour",
+        "$/month",
+        "on-demand $/month",
+        "saving",
+    )
     for p in env.placements:
         table.add_row(
             p.name,
@@ -192,9 +212,7 @@ def _explanation_table(console: Console, env: str, ev: Evaluation, top: int) -> 
         console.print(Text("  ") + Text("not placed", style="red") + f": {ev.reason}")
         console.print()
         return
-    table = Table()
-    for header in ("#", "where", "instance type", "GPUs", "pricing", "$/month", "why not"):
-        table.add_column(header, no_wrap=True, justify="right" if header == "$/month" else "left")
+    table = _table("#", "where", "instance type", "GPUs", "pricing", "$/month", "why not")
     best = ranked[0].monthly_usd
     for i, p in enumerate(ranked, start=1):
         extra = p.monthly_usd - best
@@ -241,21 +259,19 @@ def offers(rows: Iterable[Offer], fmt: str) -> None:
         return
     console = _console()
     console.print(f"{len(rows)} offers, prices as of {rows[0].as_of}")
-    table = Table()
-    for header, justify in (
-        ("cloud", "left"),
-        ("region", "left"),
-        ("zone", "left"),
-        ("instance type", "left"),
-        ("GPU", "left"),
-        ("count", "right"),
-        ("GiB/GPU", "right"),
-        ("vCPUs", "right"),
-        ("RAM GiB", "right"),
-        ("on-demand $/h", "right"),
-        ("spot $/h", "right"),
-    ):
-        table.add_column(header, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    table = _table(
+        "cloud",
+        "region",
+        "zone",
+        "instance type",
+        "GPU",
+        "count",
+        "GiB/GPU",
+        "vCPUs",
+        "RAM GiB",
+        "on-demand $/h",
+        "spot $/h",
+    )
     for o in rows:
         table.add_row(
             o.cloud,
