@@ -40,7 +40,11 @@ Cleaning rules, in the order they run (rule ids appear in the log):
     the same everywhere in one cloud: list prices differ between regions by regional multipliers
     well inside 2x. A row whose on-demand price is below half or above twice the median of that
     item's per-region prices is a data fault (the snapshot's GCP H100 at 4.20 $/h next to 9.80-12.74
-    elsewhere). Needs at least 3 regions to judge. Row dropped.
+    elsewhere). The median is taken over the rows whose two prices agree (spot at most half of
+    on-demand) when two or more regions have such rows — in the snapshot's faulty GCP tier spot
+    sits at 54-85% of the too-low "on-demand" price, and that tier holds most regions for some
+    GPUs — else over all rows when three or more regions are listed, else nothing is judged. A
+    row whose prices agree is never dropped on the word of fewer than three regions. Row dropped.
 ``spot_outlier``
     Same idea for spot: a spot price over 3x the item's median spot (spot markets vary more than
     list prices, hence the wider band). Spot price removed.
@@ -53,10 +57,10 @@ of their built-in GPUs (SKU and count from the machine type) in the same zone; a
 P100 and P4 GPUs run on an N1 host, priced from the published N1 list rates below because the
 snapshot has no N1 rows.
 
-Known limitation: the regional-outlier rule trusts the majority of regions. Where the snapshot's
-faulty price tier holds most regions of an item, the rule cannot tell which tier is right; the
-cleaning log lists every row dropped so a reviewer can check, and a live price refresh replaces the
-snapshot prices entirely.
+Known limitation: the regional-outlier rule trusts agreeing rows, then the majority of regions.
+Where a faulty tier both dominates and looks consistent, it cannot tell which tier is right; the
+cleaning log lists every row dropped so a reviewer can check, and a live price refresh replaces
+the snapshot prices entirely.
 """
 
 from __future__ import annotations
