@@ -33,26 +33,15 @@ def _bold(text: str) -> Text:
     return Text(text, style="bold")
 
 
-def _table(*columns: str) -> Table:
-    """A table with money and count columns right-aligned: headers starting with ``$`` or ``#``
-    and those in ``_NUMERIC``."""
+L, R = "left", "right"
+
+
+def _table(*columns: tuple[str, str]) -> Table:
+    """A table of (header, justify) columns; money and counts go right-aligned (``R``)."""
     table = Table()
-    for header in columns:
-        numeric = header.startswith(("$", "#")) or header in _NUMERIC
-        table.add_column(header, justify="right" if numeric else "left", no_wrap=True)
+    for header, justify in columns:
+        table.add_column(header, justify=justify, no_wrap=True)  # type: ignore[arg-type]
     return table
-
-
-_NUMERIC = {
-    "on-demand $/month",
-    "saving",
-    "count",
-    "GiB/GPU",
-    "vCPUs",
-    "RAM GiB",
-    "on-demand $/h",
-    "spot $/h",
-}
 
 
 def _money(value: float) -> str:
@@ -98,16 +87,16 @@ def _environment_table(console: Console, env: EnvironmentPlan, as_of: str) -> No
         title += f", budget {_money(budget)} $/month"
     console.print(title)
     table = _table(
-        "workload",
-        "kind",
-        "where",
-        "instance type",
-        "GPUs",
-        "pricing",
-        "$/hour",
-        "$/month",
-        "on-demand $/month",
-        "saving",
+        ("workload", L),
+        ("kind", L),
+        ("where", L),
+        ("instance type", L),
+        ("GPUs", L),
+        ("pricing", L),
+        ("$/hour", R),
+        ("$/month", R),
+        ("on-demand $/month", R),
+        ("saving", R),
     )
     for p in env.placements:
         table.add_row(
@@ -212,7 +201,15 @@ def _explanation_table(console: Console, env: str, ev: Evaluation, top: int) -> 
         console.print(Text("  ") + Text("not placed", style="red") + f": {ev.reason}")
         console.print()
         return
-    table = _table("#", "where", "instance type", "GPUs", "pricing", "$/month", "why not")
+    table = _table(
+        ("#", R),
+        ("where", L),
+        ("instance type", L),
+        ("GPUs", L),
+        ("pricing", L),
+        ("$/month", R),
+        ("why not", L),
+    )
     best = ranked[0].monthly_usd
     for i, p in enumerate(ranked, start=1):
         extra = p.monthly_usd - best
@@ -260,17 +257,17 @@ def offers(rows: Iterable[Offer], fmt: str) -> None:
     console = _console()
     console.print(f"{len(rows)} offers, prices as of {rows[0].as_of}")
     table = _table(
-        "cloud",
-        "region",
-        "zone",
-        "instance type",
-        "GPU",
-        "count",
-        "GiB/GPU",
-        "vCPUs",
-        "RAM GiB",
-        "on-demand $/h",
-        "spot $/h",
+        ("cloud", L),
+        ("region", L),
+        ("zone", L),
+        ("instance type", L),
+        ("GPU", L),
+        ("count", R),
+        ("GiB/GPU", R),
+        ("vCPUs", R),
+        ("RAM GiB", R),
+        ("on-demand $/h", R),
+        ("spot $/h", R),
     )
     for o in rows:
         table.add_row(
