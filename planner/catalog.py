@@ -12,7 +12,7 @@ import csv
 import io
 from collections.abc import Iterable, Iterator
 from dataclasses import astuple, dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 
 COLUMNS = (
@@ -132,8 +132,45 @@ def _row_problem(row: list[str]) -> str:
 
 
 @dataclass(frozen=True)
+class MachineShape:
+    """What one instance type carries, wherever it is offered."""
+
+    instance_type: str
+    gpu_name: str
+    gpu_count: int
+    gpu_memory_gib: float
+    vcpus: float
+    memory_gib: float
+
+
+@dataclass(frozen=True)
 class Catalog:
     offers: tuple[Offer, ...]
+
+    @cached_property
+    def _shapes(self) -> dict[tuple[str, str], MachineShape]:
+        shapes: dict[tuple[str, str], MachineShape] = {}
+        for o in self.offers:
+            shapes.setdefault(
+                (o.cloud, o.instance_type),
+                MachineShape(
+                    o.instance_type,
+                    o.gpu_name,
+                    o.gpu_count,
+                    o.gpu_memory_gib,
+                    o.vcpus,
+                    o.memory_gib,
+                ),
+            )
+        return shapes
+
+    def shape(self, cloud: str, instance_type: str) -> MachineShape | None:
+        """GPUs, vCPUs and memory of an AWS or Azure size (GCP N1 hosts carry several GPU types
+        under one name, so for them this is the first offer's shape)."""
+        return self._shapes.get((cloud, instance_type))
+
+    def instance_types(self, cloud: str) -> set[str]:
+        return {itype for c, itype in self._shapes if c == cloud}
 
     def regions(self, cloud: str) -> set[str]:
         return {o.region for o in self.offers if o.cloud == cloud}

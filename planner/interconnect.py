@@ -1,11 +1,16 @@
-"""Which instance types can run a tightly coupled multi-node job.
+"""Which instance types can run a tightly coupled multi-node job, and their EFA interfaces.
 
 A multi-node training job spends much of each step in all-reduce; on a plain 10-25 Gbit/s network
 it crawls. gpufleet places ``nodes > 1`` workloads only on sizes with cluster networking:
 
-- AWS: Elastic Fabric Adapter. Sizes from "Supported instance types" in the EFA user guide
-  (docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#efa-instance-types), GPU/accelerator
-  families only.
+- AWS: Elastic Fabric Adapter. ``AWS_EFA_INTERFACES`` gives, per size, how many EFA interfaces
+  it takes — one per network card that supports EFA — from the EC2 user guide: "Supported
+  instance types" (docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#efa-instance-types) and
+  "Maximize network bandwidth ... with multiple network cards"
+  (docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-types.html): p4d/p4de 4, p5/p5e/p5en
+  32, trn1 8, trn1n 16, dl1 4, and one on the large g4dn/g5/g6/g6e/gr6 and p3dn sizes.
+  ``AWS_EFA_ONLY_LAYOUT`` lists the sizes AWS configures with an ENA primary interface and
+  EFA-only interfaces (P5 family); the others use classic EFA (EFA with ENA) interfaces.
 - GCP: the A2 and A3 High/Mega/Ultra accelerator-optimized series, built for multi-host training
   (100-3,200 Gbit/s, GPUDirect-TCPX/TCPXO on A3) and placed together with compact placement
   policies (cloud.google.com/compute/docs/accelerator-optimized-machines). A3 Edge is a serving
@@ -18,39 +23,39 @@ from __future__ import annotations
 
 import re
 
-_AWS_EFA_SIZES = frozenset(
-    {
-        "p3dn.24xlarge",
-        "p4d.24xlarge",
-        "p4de.24xlarge",
-        "p5.48xlarge",
-        "p5e.48xlarge",
-        "p5en.48xlarge",
-        "g4dn.8xlarge",
-        "g4dn.12xlarge",
-        "g4dn.16xlarge",
-        "g4dn.metal",
-        "g5.8xlarge",
-        "g5.12xlarge",
-        "g5.16xlarge",
-        "g5.24xlarge",
-        "g5.48xlarge",
-        "g6.8xlarge",
-        "g6.12xlarge",
-        "g6.16xlarge",
-        "g6.24xlarge",
-        "g6.48xlarge",
-        "g6e.8xlarge",
-        "g6e.12xlarge",
-        "g6e.16xlarge",
-        "g6e.24xlarge",
-        "g6e.48xlarge",
-        "gr6.8xlarge",
-        "dl1.24xlarge",
-        "trn1.32xlarge",
-        "trn1n.32xlarge",
-    }
-)
+AWS_EFA_INTERFACES: dict[str, int] = {
+    "p3dn.24xlarge": 1,
+    "p4d.24xlarge": 4,
+    "p4de.24xlarge": 4,
+    "p5.48xlarge": 32,
+    "p5e.48xlarge": 32,
+    "p5en.48xlarge": 32,
+    "g4dn.8xlarge": 1,
+    "g4dn.12xlarge": 1,
+    "g4dn.16xlarge": 1,
+    "g4dn.metal": 1,
+    "g5.8xlarge": 1,
+    "g5.12xlarge": 1,
+    "g5.16xlarge": 1,
+    "g5.24xlarge": 1,
+    "g5.48xlarge": 1,
+    "g6.8xlarge": 1,
+    "g6.12xlarge": 1,
+    "g6.16xlarge": 1,
+    "g6.24xlarge": 1,
+    "g6.48xlarge": 1,
+    "g6e.8xlarge": 1,
+    "g6e.12xlarge": 1,
+    "g6e.16xlarge": 1,
+    "g6e.24xlarge": 1,
+    "g6e.48xlarge": 1,
+    "gr6.8xlarge": 1,
+    "dl1.24xlarge": 4,
+    "trn1.32xlarge": 8,
+    "trn1n.32xlarge": 16,
+}
+AWS_EFA_ONLY_LAYOUT = frozenset({"p5.48xlarge", "p5e.48xlarge", "p5en.48xlarge"})
+
 _GCP_CLUSTER_SERIES = re.compile(r"^(a2-(high|mega|ultra)gpu|a3-(high|mega|ultra)gpu)-")
 _AZURE_INFINIBAND_SIZES = frozenset(
     {
@@ -65,7 +70,7 @@ _AZURE_INFINIBAND_SIZES = frozenset(
 
 def supports_multi_node(cloud: str, instance_type: str) -> bool:
     if cloud == "aws":
-        return instance_type in _AWS_EFA_SIZES
+        return instance_type in AWS_EFA_INTERFACES
     if cloud == "gcp":
         return bool(_GCP_CLUSTER_SERIES.match(instance_type))
     if cloud == "azure":

@@ -1,0 +1,464 @@
+"""SageMakerSpotTraining: managed spot training with checkpoints that outlive the stack.
+
+SageMaker runs the job on spot capacity and, when an instance is reclaimed, restarts it from the
+latest checkpoint it synced from ``/opt/ml/checkpoints`` to S3. This component provides what
+that needs:
+
+- a checkpoint bucket: private (public access blocked, ACLs disabled, TLS-only policy),
+  encrypted (SSE-KMS with ``kms_key_arn``, else SSE-S3), versioned so a bad checkpoint never
+  overwrites the last good one, with old versions expiring after
+  ``noncurrent_version_expiration_days``; it is retained on ``pulumi destroy``, so checkpoints
+  survive the stack;
+- an execution role that reaches only that bucket, the given ECR image repository and the
+  SageMaker training log group (plus ``ecr:GetAuthorizationToken``, which AWS does not allow to
+  be scoped to a resource, and the VPC network-interface actions when the job runs in a VPC);
+- ``estimator_kwargs``: the keyword arguments of the SageMaker Python SDK's ``Estimator``
+  (``use_spot_instances, max_run, max_wait, checkpoint_s3_uri, checkpoint_local_path, role,
+  instance_type, instance_count``), so a notebook or pipeline starts the job with
+  ``Estimator(image_uri=..., **estimator_kwargs)``;
+- optionally (``training_job``) the ``aws.sagemaker.TrainingJob`` itself, when the job should
+  be managed by Pulumi.
+
+``max_wait_seconds`` (time to wait for spot capacity plus run time) must be at least
+``max_run_seconds``; SageMaker caps both at 28 days.
+
+Example::
+
+    from gpufleet.components.aws.sagemaker_spot_training import (
+        SageMakerSpotTraining, SageMakerSpotTrainingArgs)
+
+    ranker = SageMakerSpotTraining(
+        "ranker-train",
+        SageMakerSpotTrainingArgs(
+            tags=tags,
+            instance_type="ml.g5.12xlarge",
+            instance_count=1,
+            image_uri="123456789012.dkr.ecr.us-west-2.amazonaws.com/ranker:2026-11",
+            max_run_seconds=8 * 3600,
+            max_wait_seconds=12 * 3600,
+        ),
+    )
+    pulumi.export("estimator_kwargs", ranker.estimator_kwargs)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pulumi
+import pulumi_aws as aws
+from pydantic import Field, field_validator, model_validator
+
+from gpufleet.components.component_args import ComponentArgs, StrInput
+from gpufleet.components.tagging import RequiredTags
+from gpufleet.planner.catalog import load_catalog
+from gpufleet.planner.pricing import sagemaker_markup
+
+CHECKPOINT_LOCAL_PATH = "/opt/ml/checkpoints"
+MAX_SECONDS = 28 * 24 * 3600  # SageMaker's limit on MaxRuntime and MaxWaitTime
+ECR_IMAGE = re.compile(
+    r"(?P<account>\d{12})\.dkr\.ecr\.(?P<region>[a-z0-9-]+)\.amazonaws\.com(?P<cn>\.cn)?/"
+    r"(?P<repository>[a-z0-9](?:[a-z0-9._/-]*[a-z0-9])?)(?::[\w.-]{1,128}|@sha256:[0-9a-f]{64})?"
+)
+JOB_NAME = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}")
+_TRAINING_LOG_GROUP = "/aws/sagemaker/TrainingJobs"
+
+
+class TrainingJobSpec(ComponentArgs):
+    """The job itself, when Pulumi should create it."""
+
+    job_name: str
+    hyperparameters: dict[str, str] = Field(default_factory=dict)
+    environment: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("job_name")
+    @classmethod
+    def _job_name(cls, value: str) -> str:
+        if not JOB_NAME.fullmatch(value):
+            raise ValueError(
+                f"{value!r} is not a training job name: letters, digits and '-', 1-63 characters"
+            )
+        return value
+
+
+class SageMakerSpotTrainingArgs(ComponentArgs):
+    tags: RequiredTags
+    instance_type: str
+    instance_count: int = Field(1, ge=1, le=100)
+    image_uri: str
+    max_run_seconds: int = Field(24 * 3600, ge=60, le=MAX_SECONDS)
+    max_wait_seconds: int | None = Field(None, ge=60, le=MAX_SECONDS)
+    volume_size_gib: int = Field(100, ge=1, le=16_384)
+    noncurrent_version_expiration_days: int = Field(30, ge=1, le=3650)
+    kms_key_arn: StrInput | None = None
+    subnet_ids: list[StrInput] = Field(default_factory=list)
+    security_group_ids: list[StrInput] = Field(default_factory=list)
+    training_job: TrainingJobSpec | None = None
+
+    @field_validator("instance_type")
+    @classmethod
+    def _sagemaker_type(cls, value: str) -> str:
+        ec2_type = value.removeprefix("ml.")
+        if load_catalog().shape("aws", ec2_type) is None or sagemaker_markup(ec2_type) is None:
+            raise ValueError(f"{value!r} is not a GPU instance type SageMaker trains on")
+        return f"ml.{ec2_type}"
+
+    @field_validator("image_uri")
+    @classmethod
+    def _ecr_image(cls, value: str) -> str:
+        if not ECR_IMAGE.fullmatch(value):
+            raise ValueError(
+                f"{value!r} is not an ECR image URI "
+                "(<account>.dkr.ecr.<region>.amazonaws.com/<repository>[:tag])"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _times_and_network(self) -> SageMakerSpotTrainingArgs:
+        wait = self.effective_max_wait
+        if wait < self.max_run_seconds:
+            raise ValueError(
+                f"max_wait_seconds ({wait}) must be at least max_run_seconds "
+                f"({self.max_run_seconds}): it covers waiting for spot capacity plus the run"
+            )
+        if bool(self.subnet_ids) != bool(self.security_group_ids):
+            raise ValueError("a job in a VPC needs both subnet_ids and security_group_ids")
+        return self
+
+    @property
+    def effective_max_wait(self) -> int:
+        if self.max_wait_seconds is not None:
+            return self.max_wait_seconds
+        return min(2 * self.max_run_seconds, MAX_SECONDS)
+
+    def repository_arn(self) -> str:
+        match = ECR_IMAGE.fullmatch(self.image_uri)
+        assert match is not None
+        partition = "aws-cn" if match["cn"] else "aws"
+        return (
+            f"arn:{partition}:ecr:{match['region']}:{match['account']}:"
+            f"repository/{match['repository']}"
+        )
+
+
+def _bucket_prefix(tags: RequiredTags) -> str:
+    """S3 bucket prefixes are lowercase letters, digits and '-', at most 37 characters."""
+    raw = f"{tags.project}-{tags.workload}-ckpt".lower()
+    return re.sub(r"[^a-z0-9-]+", "-", raw)[:36].strip("-") + "-"
+
+
+class SageMakerSpotTraining(pulumi.ComponentResource):
+    checkpoint_bucket_name: pulumi.Output[str]
+    checkpoint_s3_uri: pulumi.Output[str]
+    role_arn: pulumi.Output[str]
+    estimator_kwargs: pulumi.Output[dict[str, Any]]
+    training_job_arn: pulumi.Output[str] | None
+
+    def __init__(
+        self, name: str, args: SageMakerSpotTrainingArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__("gpufleet:aws:SageMakerSpotTraining", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        tags = args.tags.as_tags()
+
+        bucket = aws.s3.Bucket(
+            f"{name}-checkpoints",
+            bucket_prefix=_bucket_prefix(args.tags),
+            force_destroy=False,
+            tags=tags,
+            opts=pulumi.ResourceOptions(parent=self, retain_on_delete=True),
+        )
+        self._secure_bucket(name, bucket, args, child)
+        checkpoint_uri = bucket.bucket.apply(lambda b: f"s3://{b}/checkpoints/")
+
+        identity = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self))
+        region = aws.get_region_output(opts=pulumi.InvokeOutputOptions(parent=self))
+        partition = aws.get_partition_output(opts=pulumi.InvokeOutputOptions(parent=self))
+        role = aws.iam.Role(
+            f"{name}-role",
+            assume_role_policy=json.dumps(
+                {
+                    "Version": "2012-10-17",
+                    "Statement": [
+                        {
+                            "Effect": "Allow",
+                            "Principal": {"Service": "sagemaker.amazonaws.com"},
+                            "Action": "sts:AssumeRole",
+                        }
+                    ],
+                }
+            ),
+            description="gpufleet SageMaker managed spot training",
+            tags=tags,
+            opts=child,
+        )
+        access = aws.iam.RolePolicy(
+            f"{name}-access",
+            role=role.id,
+            policy=pulumi.Output.all(
+                bucket.arn,
+                partition.partition,
+                region.region,
+                identity.account_id,
+                args.kms_key_arn,
+            ).apply(lambda v: _execution_policy(args, *v)),
+            opts=child,
+        )
+
+        self.checkpoint_bucket_name = bucket.bucket
+        self.checkpoint_s3_uri = checkpoint_uri
+        self.role_arn = role.arn
+        self.estimator_kwargs = pulumi.Output.all(checkpoint_uri, role.arn).apply(
+            lambda v: {
+                "use_spot_instances": True,
+                "max_run": args.max_run_seconds,
+                "max_wait": args.effective_max_wait,
+                "checkpoint_s3_uri": v[0],
+                "checkpoint_local_path": CHECKPOINT_LOCAL_PATH,
+                "role": v[1],
+                "instance_type": args.instance_type,
+                "instance_count": args.instance_count,
+            }
+        )
+        self.training_job_arn = None
+        if args.training_job is not None:
+            self.training_job_arn = self._training_job(
+                name, args, args.training_job, bucket, checkpoint_uri, role, access, tags
+            )
+        self.register_outputs(
+            {
+                "checkpoint_bucket_name": bucket.bucket,
+                "checkpoint_s3_uri": checkpoint_uri,
+                "role_arn": role.arn,
+                "estimator_kwargs": self.estimator_kwargs,
+                "training_job_arn": self.training_job_arn,
+            }
+        )
+
+    @staticmethod
+    def _secure_bucket(
+        name: str,
+        bucket: aws.s3.Bucket,
+        args: SageMakerSpotTrainingArgs,
+        child: pulumi.ResourceOptions,
+    ) -> None:
+        aws.s3.BucketPublicAccessBlock(
+            f"{name}-checkpoints-public-access",
+            bucket=bucket.id,
+            block_public_acls=True,
+            block_public_policy=True,
+            ignore_public_acls=True,
+            restrict_public_buckets=True,
+            opts=child,
+        )
+        aws.s3.BucketOwnershipControls(
+            f"{name}-checkpoints-ownership",
+            bucket=bucket.id,
+            rule=aws.s3.BucketOwnershipControlsRuleArgs(object_ownership="BucketOwnerEnforced"),
+            opts=child,
+        )
+        aws.s3.BucketServerSideEncryptionConfiguration(
+            f"{name}-checkpoints-encryption",
+            bucket=bucket.id,
+            rules=[
+                aws.s3.BucketServerSideEncryptionConfigurationRuleArgs(
+                    apply_server_side_encryption_by_default=aws.s3.BucketServerSideEncryptionConfigurationRuleApplyServerSideEncryptionByDefaultArgs(
+                        sse_algorithm="aws:kms" if args.kms_key_arn else "AES256",
+                        kms_master_key_id=args.kms_key_arn,
+                    ),
+                    bucket_key_enabled=bool(args.kms_key_arn),
+                )
+            ],
+            opts=child,
+        )
+        aws.s3.BucketVersioning(
+            f"{name}-checkpoints-versioning",
+            bucket=bucket.id,
+            versioning_configuration=aws.s3.BucketVersioningVersioningConfigurationArgs(
+                status="Enabled"
+            ),
+            opts=child,
+        )
+        aws.s3.BucketLifecycleConfiguration(
+            f"{name}-checkpoints-lifecycle",
+            bucket=bucket.id,
+            rules=[
+                aws.s3.BucketLifecycleConfigurationRuleArgs(
+                    id="expire-old-checkpoint-versions",
+                    status="Enabled",
+                    filter=aws.s3.BucketLifecycleConfigurationRuleFilterArgs(prefix=""),
+                    noncurrent_version_expiration=aws.s3.BucketLifecycleConfigurationRuleNoncurrentVersionExpirationArgs(
+                        noncurrent_days=args.noncurrent_version_expiration_days
+                    ),
+                    abort_incomplete_multipart_upload=aws.s3.BucketLifecycleConfigurationRuleAbortIncompleteMultipartUploadArgs(
+                        days_after_initiation=7
+                    ),
+                )
+            ],
+            opts=child,
+        )
+        aws.s3.BucketPolicy(
+            f"{name}-checkpoints-tls-only",
+            bucket=bucket.id,
+            policy=bucket.arn.apply(_tls_only),
+            opts=child,
+        )
+
+    def _training_job(
+        self,
+        name: str,
+        args: SageMakerSpotTrainingArgs,
+        job: TrainingJobSpec,
+        bucket: aws.s3.Bucket,
+        checkpoint_uri: pulumi.Output[str],
+        role: aws.iam.Role,
+        access: aws.iam.RolePolicy,
+        tags: dict[str, str],
+    ) -> pulumi.Output[str]:
+        training = aws.sagemaker.TrainingJob(
+            f"{name}-job",
+            training_job_name=job.job_name,
+            role_arn=role.arn,
+            enable_managed_spot_training=True,
+            enable_inter_container_traffic_encryption=args.instance_count > 1,
+            algorithm_specification=aws.sagemaker.TrainingJobAlgorithmSpecificationArgs(
+                training_image=args.image_uri, training_input_mode="File"
+            ),
+            checkpoint_config=aws.sagemaker.TrainingJobCheckpointConfigArgs(
+                s3_uri=checkpoint_uri, local_path=CHECKPOINT_LOCAL_PATH
+            ),
+            stopping_condition=aws.sagemaker.TrainingJobStoppingConditionArgs(
+                max_runtime_in_seconds=args.max_run_seconds,
+                max_wait_time_in_seconds=args.effective_max_wait,
+            ),
+            resource_config=aws.sagemaker.TrainingJobResourceConfigArgs(
+                instance_type=args.instance_type,
+                instance_count=args.instance_count,
+                volume_size_in_gb=args.volume_size_gib,
+                volume_kms_key_id=args.kms_key_arn,
+            ),
+            output_data_config=aws.sagemaker.TrainingJobOutputDataConfigArgs(
+                s3_output_path=bucket.bucket.apply(lambda b: f"s3://{b}/output/"),
+                kms_key_id=args.kms_key_arn,
+            ),
+            hyper_parameters=job.hyperparameters or None,
+            environment=job.environment or None,
+            vpc_config=None
+            if not args.subnet_ids
+            else aws.sagemaker.TrainingJobVpcConfigArgs(
+                subnets=list(args.subnet_ids), security_group_ids=list(args.security_group_ids)
+            ),
+            tags=tags,
+            # The job fails at start if its role cannot yet reach the bucket and image.
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[access]),
+        )
+        return training.arn
+
+
+def _tls_only(bucket_arn: str) -> str:
+    return json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Sid": "DenyInsecureTransport",
+                    "Effect": "Deny",
+                    "Principal": "*",
+                    "Action": "s3:*",
+                    "Resource": [bucket_arn, f"{bucket_arn}/*"],
+                    "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+                }
+            ],
+        }
+    )
+
+
+def _execution_policy(
+    args: SageMakerSpotTrainingArgs,
+    bucket_arn: str,
+    partition: str,
+    region: str,
+    account: str,
+    kms_key_arn: str | None,
+) -> str:
+    logs = f"arn:{partition}:logs:{region}:{account}:log-group:{_TRAINING_LOG_GROUP}"
+    statements: list[dict[str, Any]] = [
+        {
+            "Sid": "CheckpointBucket",
+            "Effect": "Allow",
+            "Action": ["s3:ListBucket", "s3:GetBucketLocation"],
+            "Resource": bucket_arn,
+        },
+        {
+            "Sid": "CheckpointObjects",
+            "Effect": "Allow",
+            "Action": [
+                "s3:GetObject",
+                "s3:PutObject",
+                "s3:DeleteObject",
+                "s3:AbortMultipartUpload",
+            ],
+            "Resource": f"{bucket_arn}/*",
+        },
+        {
+            "Sid": "PullTrainingImage",
+            "Effect": "Allow",
+            "Action": [
+                "ecr:BatchGetImage",
+                "ecr:GetDownloadUrlForLayer",
+                "ecr:BatchCheckLayerAvailability",
+            ],
+            "Resource": args.repository_arn(),
+        },
+        {
+            # AWS does not allow scoping GetAuthorizationToken to a resource.
+            "Sid": "EcrLogin",
+            "Effect": "Allow",
+            "Action": "ecr:GetAuthorizationToken",
+            "Resource": "*",
+        },
+        {
+            "Sid": "TrainingLogs",
+            "Effect": "Allow",
+            "Action": [
+                "logs:CreateLogGroup",
+                "logs:CreateLogStream",
+                "logs:PutLogEvents",
+                "logs:DescribeLogStreams",
+            ],
+            "Resource": [logs, f"{logs}:log-stream:*"],
+        },
+    ]
+    if kms_key_arn:
+        statements.append(
+            {
+                "Sid": "EncryptionKey",
+                "Effect": "Allow",
+                "Action": ["kms:Decrypt", "kms:GenerateDataKey"],
+                "Resource": kms_key_arn,
+            }
+        )
+    if args.subnet_ids:
+        statements.append(
+            {
+                # SageMaker creates the job's network interfaces itself; their ids do not exist
+                # yet, so these actions cannot name resources.
+                "Sid": "JobNetworkInterfaces",
+                "Effect": "Allow",
+                "Action": [
+                    "ec2:CreateNetworkInterface",
+                    "ec2:CreateNetworkInterfacePermission",
+                    "ec2:DeleteNetworkInterface",
+                    "ec2:DeleteNetworkInterfacePermission",
+                    "ec2:DescribeNetworkInterfaces",
+                    "ec2:DescribeVpcs",
+                    "ec2:DescribeDhcpOptions",
+                    "ec2:DescribeSubnets",
+                    "ec2:DescribeSecurityGroups",
+                ],
+                "Resource": "*",
+            }
+        )
+    return json.dumps({"Version": "2012-10-17", "Statement": statements})
