@@ -15,7 +15,10 @@ group's spot max price is per capacity unit).
 
 Interruptions: an EventBridge rule sends "EC2 Spot Instance Interruption Warning" and "EC2
 Instance Rebalance Recommendation" events to an encrypted SQS queue (``interruption_queue_url``);
-the instance role may read it, so a job can checkpoint inside the two-minute notice.
+the instance role may read it, so a job can checkpoint inside the two-minute notice. The queue
+uses SQS-managed encryption, or ``kms_key_id`` (which also encrypts the volumes); a
+customer-managed key's policy must let ``events.amazonaws.com`` use it
+(``kms:GenerateDataKey``, ``kms:Decrypt``), or EventBridge cannot deliver.
 
 Example::
 
