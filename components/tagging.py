@@ -4,10 +4,17 @@
 workload, managed-by=gpufleet — plus the user's own; components merge them into every taggable
 child. Keys gpufleet sets cannot be overridden by ``extra``: a clash is an error, not a silent
 winner. Limits are the strictest of the clouds' own (AWS: keys 128, values 256 characters).
+
+GCP calls them labels and allows only lowercase letters, digits, ``_`` and ``-``, at most 63
+characters, keys starting with a letter (cloud.google.com/compute/docs/labeling-resources).
+``as_labels`` maps tags onto that deterministically: lowercase, any other character becomes
+``_``, a key not starting with a letter gets a ``k`` in front, then cut to 63. Two tags that
+map to the same label key are an error — one would silently overwrite the other.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
@@ -44,6 +51,20 @@ class RequiredTags(BaseModel):
             raise ValueError(f"extra tags may not set {', '.join(clashes)}: gpufleet sets them")
         return self
 
+    def as_labels(self) -> dict[str, str]:
+        """GCP labels for the same tags; ValueError if two keys become one label key."""
+        labels: dict[str, str] = {}
+        origin: dict[str, str] = {}
+        for key, value in self.as_tags().items():
+            label = gcp_label_key(key)
+            if label in labels:
+                raise ValueError(
+                    f"tags {origin[label]!r} and {key!r} both become GCP label {label!r}"
+                )
+            labels[label] = gcp_label_value(value)
+            origin[label] = key
+        return labels
+
     def as_tags(self) -> dict[str, str]:
         """AWS / Azure tags: the user's extra tags and the required ones."""
         return {
@@ -55,3 +76,18 @@ class RequiredTags(BaseModel):
             "workload": self.workload,
             "managed-by": MANAGED_BY,
         }
+
+
+_LABEL_INVALID = re.compile(r"[^a-z0-9_-]")
+LABEL_MAX = 63
+
+
+def gcp_label_value(text: str) -> str:
+    return _LABEL_INVALID.sub("_", text.lower())[:LABEL_MAX]
+
+
+def gcp_label_key(text: str) -> str:
+    key = _LABEL_INVALID.sub("_", text.lower())
+    if not key[:1].isalpha():
+        key = f"k{key}"
+    return key[:LABEL_MAX]

@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pulumi_aws as aws
+import pulumi_azure_native as azure
 
 from gpufleet.components.tagging import RequiredTags
+from gpufleet.planner.catalog import load_catalog
 
 from .pulumi_mocks import Capture, Registration
 
@@ -34,21 +36,29 @@ def resource_class(type_token: str) -> type | None:
     """The SDK class for a type token such as ``aws:ec2/launchTemplate:LaunchTemplate``."""
     package, module_path, class_name = type_token.split(":")
     module = module_path.split("/")[0]
-    python_package = {"aws": "pulumi_aws", "gcp": "pulumi_gcp"}.get(package)
+    python_package = {
+        "aws": "pulumi_aws",
+        "gcp": "pulumi_gcp",
+        "azure-native": "pulumi_azure_native",
+    }.get(package)
     if python_package is None:
         return None
     name = python_package if module == "index" else f"{python_package}.{module}"
     return getattr(importlib.import_module(name), class_name)
 
 
+def tag_property(type_token: str) -> str:
+    """Where a resource keeps its cost tags: GCP ``labels`` (its ``tags`` are network tags)."""
+    return "labels" if type_token.startswith("gcp:") else "tags"
+
+
 @cache
 def taggable(type_token: str) -> bool:
-    """Whether the SDK's resource class for ``type_token`` takes ``tags`` (or ``labels``)."""
+    """Whether the SDK's resource class for ``type_token`` takes tags (GCP: labels)."""
     cls = resource_class(type_token)
     if cls is None:
         return False
-    parameters = inspect.signature(cls._internal_init).parameters
-    return "tags" in parameters or "labels" in parameters
+    return tag_property(type_token) in inspect.signature(cls._internal_init).parameters
 
 
 @cache
@@ -79,10 +89,10 @@ def assert_nothing_deprecated(capture: Capture) -> None:
         assert not used & deprecated, f"{r.name} sets deprecated {sorted(used & deprecated)}"
 
 
-def tags_of(inputs: dict[str, Any]) -> dict[str, str] | None:
+def tags_of(inputs: dict[str, Any], prop: str = "tags") -> dict[str, str] | None:
     """A resource's tags as a dict: most resources take a map, Auto Scaling groups a list of
     ``{key, value, propagateAtLaunch}``."""
-    tags = inputs.get("tags")
+    tags = inputs.get(prop)
     if isinstance(tags, list):
         return {t["key"]: t["value"] for t in tags}
     return tags
@@ -91,15 +101,23 @@ def tags_of(inputs: dict[str, Any]) -> dict[str, str] | None:
 def assert_tagged(capture: Capture, tags: RequiredTags = TAGS) -> int:
     """Every taggable custom resource carries the required tags and the user's; returns how many
     resources were checked (so a test can tell the check was not vacuous)."""
-    expected = tags.as_tags()
     checked = 0
     for r in capture.registrations:
         if not r.custom or not taggable(r.type):
             continue
         checked += 1
-        assert tags_of(r.inputs) == expected, f"{r.type} {r.name}: tags {r.inputs.get('tags')}"
+        prop = tag_property(r.type)
+        expected = tags.as_labels() if prop == "labels" else tags.as_tags()
+        assert tags_of(r.inputs, prop) == expected, f"{r.type} {r.name}: {r.inputs.get(prop)}"
         for spec in r.inputs.get("tagSpecifications", []):
             assert spec["tags"] == expected, f"{r.name}: {spec['resourceType']} tags"
+        # GCP disks created with a VM carry labels of their own.
+        for disk in [
+            *r.inputs.get("disks", []),
+            r.inputs.get("bootDisk", {}).get("initializeParams"),
+        ]:
+            if disk is not None:
+                assert disk.get("labels") == expected, f"{r.name}: disk labels"
     return checked
 
 
@@ -132,6 +150,22 @@ def values_at(inputs: Any, path: str) -> list[Any]:
 def _enum(values: Iterable[Any]) -> frozenset[str]:
     return frozenset(v.value for v in values)
 
+
+AZURE_GPU_SIZES = frozenset(load_catalog().instance_types("azure"))
+GCP_DISK_TYPES = frozenset(
+    {
+        "pd-standard",
+        "pd-balanced",
+        "pd-ssd",
+        "pd-extreme",
+        "hyperdisk-balanced",
+        "hyperdisk-extreme",
+        "hyperdisk-throughput",
+    }
+)
+GCP_ATTACHABLE = frozenset(
+    {"nvidia-tesla-t4", "nvidia-tesla-v100", "nvidia-tesla-p100", "nvidia-tesla-p4"}
+)
 
 # (resource type, input path) -> values the provider accepts.
 ALLOWED: dict[tuple[str, str], frozenset[str]] = {
@@ -219,6 +253,121 @@ ALLOWED: dict[tuple[str, str], frozenset[str]] = {
         "aws:sagemaker/trainingJob:TrainingJob",
         "algorithmSpecification.trainingInputMode",
     ): frozenset({"File", "Pipe", "FastFile"}),
+    # GCP (compute API v1 reference: enums of Scheduling, AttachedDisk, ResourcePolicy, ...)
+    ("gcp:compute/instanceTemplate:InstanceTemplate", "scheduling.provisioningModel"): frozenset(
+        {"STANDARD", "SPOT", "FLEX_START"}
+    ),
+    (
+        "gcp:compute/instanceTemplate:InstanceTemplate",
+        "scheduling.instanceTerminationAction",
+    ): frozenset({"STOP", "DELETE"}),
+    ("gcp:compute/instanceTemplate:InstanceTemplate", "scheduling.onHostMaintenance"): frozenset(
+        {"MIGRATE", "TERMINATE"}
+    ),
+    ("gcp:compute/instanceTemplate:InstanceTemplate", "disks[].diskType"): GCP_DISK_TYPES,
+    ("gcp:compute/instanceTemplate:InstanceTemplate", "guestAccelerators[].type"): GCP_ATTACHABLE,
+    ("gcp:compute/instance:Instance", "scheduling.provisioningModel"): frozenset(
+        {"STANDARD", "SPOT", "FLEX_START"}
+    ),
+    ("gcp:compute/instance:Instance", "scheduling.instanceTerminationAction"): frozenset(
+        {"STOP", "DELETE"}
+    ),
+    ("gcp:compute/instance:Instance", "scheduling.onHostMaintenance"): frozenset(
+        {"MIGRATE", "TERMINATE"}
+    ),
+    ("gcp:compute/instance:Instance", "bootDisk.initializeParams.type"): GCP_DISK_TYPES,
+    ("gcp:compute/instance:Instance", "reservationAffinity.type"): frozenset(
+        {"ANY_RESERVATION", "SPECIFIC_RESERVATION", "NO_RESERVATION"}
+    ),
+    (
+        "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
+        "distributionPolicyTargetShape",
+    ): frozenset({"EVEN", "BALANCED", "ANY", "ANY_SINGLE_ZONE"}),
+    (
+        "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
+        "updatePolicy.type",
+    ): frozenset({"PROACTIVE", "OPPORTUNISTIC"}),
+    (
+        "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
+        "updatePolicy.minimalAction",
+    ): frozenset({"NONE", "REFRESH", "RESTART", "REPLACE"}),
+    (
+        "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
+        "updatePolicy.instanceRedistributionType",
+    ): frozenset({"PROACTIVE", "NONE"}),
+    ("gcp:compute/resourcePolicy:ResourcePolicy", "groupPlacementPolicy.collocation"): frozenset(
+        {"COLLOCATED", "UNSPECIFIED_COLLOCATION"}
+    ),
+    ("gcp:compute/reservation:Reservation", "shareSettings.shareType"): frozenset(
+        {"LOCAL", "SPECIFIC_PROJECTS", "ORGANIZATION"}
+    ),
+    (
+        "gcp:compute/reservation:Reservation",
+        "specificReservation.instanceProperties.guestAccelerators[].acceleratorType",
+    ): GCP_ATTACHABLE,
+    # Azure (SDK enums)
+    ("azure-native:machinelearningservices:Compute", "properties.computeType"): _enum(
+        azure.machinelearningservices.ComputeType
+    ),
+    ("azure-native:machinelearningservices:Compute", "properties.properties.vmPriority"): _enum(
+        azure.machinelearningservices.VmPriority
+    ),
+    ("azure-native:machinelearningservices:Compute", "properties.properties.osType"): _enum(
+        azure.machinelearningservices.OsType
+    ),
+    (
+        "azure-native:machinelearningservices:Compute",
+        "properties.properties.remoteLoginPortPublicAccess",
+    ): _enum(azure.machinelearningservices.RemoteLoginPortPublicAccess),
+    ("azure-native:machinelearningservices:Compute", "identity.type"): _enum(
+        azure.machinelearningservices.ManagedServiceIdentityType
+    ),
+    ("azure-native:machinelearningservices:Workspace", "identity.type"): _enum(
+        azure.machinelearningservices.ManagedServiceIdentityType
+    ),
+    ("azure-native:machinelearningservices:Workspace", "managedNetwork.isolationMode"): _enum(
+        azure.machinelearningservices.IsolationMode
+    ),
+    ("azure-native:storage:StorageAccount", "kind"): _enum(azure.storage.Kind),
+    ("azure-native:storage:StorageAccount", "sku.name"): _enum(azure.storage.SkuName),
+    ("azure-native:storage:StorageAccount", "minimumTlsVersion"): _enum(
+        azure.storage.MinimumTlsVersion
+    ),
+    ("azure-native:keyvault:Vault", "properties.sku.name"): _enum(azure.keyvault.SkuName),
+    ("azure-native:keyvault:Vault", "properties.sku.family"): _enum(azure.keyvault.SkuFamily),
+    ("azure-native:compute:VirtualMachineScaleSet", "virtualMachineProfile.priority"): _enum(
+        azure.compute.VirtualMachinePriorityTypes
+    ),
+    ("azure-native:compute:VirtualMachineScaleSet", "virtualMachineProfile.evictionPolicy"): _enum(
+        azure.compute.VirtualMachineEvictionPolicyTypes
+    ),
+    ("azure-native:compute:VirtualMachineScaleSet", "orchestrationMode"): _enum(
+        azure.compute.OrchestrationMode
+    ),
+    ("azure-native:compute:VirtualMachineScaleSet", "upgradePolicy.mode"): _enum(
+        azure.compute.UpgradeMode
+    ),
+    (
+        "azure-native:compute:VirtualMachineScaleSet",
+        "virtualMachineProfile.storageProfile.osDisk.createOption",
+    ): _enum(azure.compute.DiskCreateOptionTypes),
+    (
+        "azure-native:compute:VirtualMachineScaleSet",
+        "virtualMachineProfile.storageProfile.osDisk.caching",
+    ): _enum(azure.compute.CachingTypes),
+    (
+        "azure-native:compute:VirtualMachineScaleSet",
+        "virtualMachineProfile.storageProfile.osDisk.managedDisk.storageAccountType",
+    ): _enum(azure.compute.StorageAccountTypes),
+    ("azure-native:compute:VirtualMachineScaleSet", "sku.name"): AZURE_GPU_SIZES,
+    ("azure-native:compute:CapacityReservation", "sku.name"): AZURE_GPU_SIZES,
+    (
+        "azure-native:machinelearningservices:Compute",
+        "properties.properties.vmSize",
+    ): AZURE_GPU_SIZES,
+    ("azure-native:compute:ProximityPlacementGroup", "proximityPlacementGroupType"): _enum(
+        azure.compute.ProximityPlacementGroupType
+    ),
 }
 
 

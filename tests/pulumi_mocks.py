@@ -26,6 +26,9 @@ from pulumi.runtime.sync_await import _sync_await
 
 ACCOUNT = "123456789012"
 REGION = "us-east-1"
+GCP_PROJECT = "acme-ml-prod"
+AZURE_SUBSCRIPTION = "00000000-0000-0000-0000-000000000000"
+AZURE_TENANT = "11111111-1111-1111-1111-111111111111"
 
 
 @dataclass
@@ -72,6 +75,10 @@ def _hex(name: str, length: int = 17) -> str:
 
 def realistic_outputs(type_: str, name: str, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """An id and the computed outputs the provider would return for a new resource."""
+    if type_.startswith("gcp:"):
+        return _gcp_outputs(type_, name, inputs)
+    if type_.startswith("azure-native:"):
+        return _azure_outputs(type_, name, inputs)
     service = type_.split(":")[1].split("/")[0]
     arn = f"arn:aws:{service}:{REGION}:{ACCOUNT}:{name}"
     out: dict[str, Any] = {"arn": arn}
@@ -117,6 +124,77 @@ def realistic_outputs(type_: str, name: str, inputs: dict[str, Any]) -> tuple[st
     return rid, {**inputs, **out, "id": rid}
 
 
+def _gcp_outputs(type_: str, name: str, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    kind = type_.rsplit(":", 1)[1]
+    resource_name = inputs.get("name") or f"{inputs.get('namePrefix', name + '-')}{_hex(name, 7)}"
+    scope = (
+        f"zones/{inputs['zone']}"
+        if "zone" in inputs
+        else f"regions/{inputs['region']}"
+        if "region" in inputs and kind != "InstanceTemplate"
+        else "global"
+    )
+    collection = kind[0].lower() + kind[1:] + "s"
+    self_link = (
+        f"https://www.googleapis.com/compute/v1/projects/{GCP_PROJECT}/{scope}/"
+        f"{collection}/{resource_name}"
+    )
+    out: dict[str, Any] = {"name": resource_name, "selfLink": self_link}
+    rid = f"projects/{GCP_PROJECT}/{scope}/{collection}/{resource_name}"
+    if type_ == "gcp:serviceaccount/account:Account":
+        email = f"{inputs['accountId']}@{GCP_PROJECT}.iam.gserviceaccount.com"
+        rid = f"projects/{GCP_PROJECT}/serviceAccounts/{email}"
+        out = {
+            "email": email,
+            "name": rid,
+            "member": f"serviceAccount:{email}",
+            "uniqueId": str(int(_hex(name, 12), 16)),
+        }
+    elif kind == "InstanceTemplate":
+        out["selfLinkUnique"] = f"{self_link}?uniqueId={int(_hex(name, 12), 16)}"
+    elif kind == "RegionInstanceGroupManager":
+        out["instanceGroup"] = self_link.replace(
+            "/regionInstanceGroupManagers/", "/instanceGroups/"
+        )
+    elif kind == "Instance":
+        out["instanceId"] = str(int(_hex(name, 12), 16))
+    return rid, {**inputs, **out, "id": rid}
+
+
+_AZURE_NAME_INPUTS = (
+    "accountName",
+    "vaultName",
+    "computeName",
+    "workspaceName",
+    "vmScaleSetName",
+    "capacityReservationGroupName",
+    "capacityReservationName",
+    "proximityPlacementGroupName",
+    "resourceName",
+)
+
+
+def _azure_outputs(type_: str, name: str, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    _, module, kind = type_.split(":")
+    explicit = [inputs[k] for k in _AZURE_NAME_INPUTS if k in inputs and k != "workspaceName"]
+    if kind == "Workspace" and "workspaceName" in inputs:
+        explicit = [inputs["workspaceName"]]
+    resource_name = explicit[0] if explicit else f"{name}{_hex(name, 8)}"
+    group = inputs.get("resourceGroupName", "rg")
+    rid = (
+        f"/subscriptions/{AZURE_SUBSCRIPTION}/resourceGroups/{group}/providers/"
+        f"Microsoft.{module}/{kind[0].lower() + kind[1:]}s/{resource_name}"
+    )
+    out: dict[str, Any] = {"name": resource_name, "type": f"Microsoft.{module}/{kind}"}
+    if isinstance(inputs.get("identity"), dict):
+        out["identity"] = {
+            **inputs["identity"],
+            "principalId": f"{_hex(name, 8)}-0000-0000-0000-000000000000",
+            "tenantId": AZURE_TENANT,
+        }
+    return rid, {**inputs, **out, "id": rid}
+
+
 def invoke_result(token: str, args: dict[str, Any]) -> dict[str, Any]:
     if token == "aws:ssm/getParameter:getParameter":
         return {"name": args["name"], "value": f"ami-{_hex(args['name'])}", "type": "String"}
@@ -133,6 +211,13 @@ def invoke_result(token: str, args: dict[str, Any]) -> dict[str, Any]:
         return {"accountId": ACCOUNT, "arn": f"arn:aws:iam::{ACCOUNT}:user/test", "userId": "X"}
     if token == "aws:index/getRegion:getRegion":
         return {"name": REGION, "region": REGION, "id": REGION}
+    if token == "azure-native:authorization:getClientConfig":
+        return {
+            "clientId": "22222222-2222-2222-2222-222222222222",
+            "objectId": "33333333-3333-3333-3333-333333333333",
+            "subscriptionId": AZURE_SUBSCRIPTION,
+            "tenantId": AZURE_TENANT,
+        }
     if token == "aws:index/getPartition:getPartition":
         return {"partition": "aws", "dnsSuffix": "amazonaws.com", "id": "aws"}
     raise AssertionError(f"unexpected invoke {token}")

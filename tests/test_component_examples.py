@@ -18,6 +18,12 @@ COMPONENT_MODULES = [
     "gpufleet.components.aws.placement_cluster",
     "gpufleet.components.aws.capacity_pool",
     "gpufleet.components.aws.sagemaker_spot_training",
+    "gpufleet.components.gcp.spot_group",
+    "gpufleet.components.gcp.compact_cluster",
+    "gpufleet.components.gcp.reservation_pool",
+    "gpufleet.components.azure.low_priority_cluster",
+    "gpufleet.components.azure.spot_scale_set",
+    "gpufleet.components.azure.capacity_reservation_group",
 ]
 
 
@@ -42,7 +48,17 @@ def test_docstring_example_runs(module_name: str) -> None:
         "subnet_b": resource("subnet-0bbbbbbbbbbbbbbbb"),
         "private_subnet_a": resource("subnet-0aaaaaaaaaaaaaaaa"),
         "egress_sg": resource("sg-0123456789abcdef0"),
-        "pool": SimpleNamespace(capacity_reservation_id="cr-0123456789abcdef0"),
+        "pool": SimpleNamespace(
+            capacity_reservation_id="cr-0123456789abcdef0",
+            reservation_name="chat-serving-reservation",
+        ),
+        "network": resource("projects/acme-ml/global/networks/ml"),
+        "subnetwork": resource("projects/acme-ml/regions/us-east4/subnetworks/ml-private"),
+        "resource_group": SimpleNamespace(name="rg-ml-prod"),
+        "subnet": resource(
+            "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-ml-prod"
+            "/providers/Microsoft.Network/virtualNetworks/ml/subnets/gpu"
+        ),
     }
     cap, _ = capture(lambda: exec(code, namespace))
     components = [r for r in cap.registrations if r.type.startswith("gpufleet:")]

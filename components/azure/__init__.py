@@ -1,1 +1,5 @@
-"""Azure components: LowPriorityCluster, SpotScaleSet, CapacityReservationGroup (issue 4)."""
+"""Azure components: LowPriorityCluster, SpotScaleSet, CapacityReservationGroup.
+
+One module per component; derived resource names and the Azure GPU size checks they share live
+in their own modules beside them.
+"""

@@ -1,0 +1,220 @@
+"""SpotScaleSet: Azure Spot GPU VMs in a virtual machine scale set.
+
+``azure_native.compute.VirtualMachineScaleSet`` with ``priority=Spot``, an ``eviction_policy``
+(``Delete`` by default: evicted workers free their disks and quota; ``Deallocate`` keeps them
+to restart later, and keeps paying for the disks) and ``billing_profile.max_price`` (``-1``,
+the default, means "up to the on-demand price": VMs are evicted only for capacity, never for
+price). Scheduled Events terminate notifications are on, so jobs see the eviction notice. GPU
+sizes from the catalog (NC A100 v4, NC H100 v5, ND H100 v5, NCasT4 v3, ...). An optional
+proximity placement group keeps the VMs close for multi-node jobs.
+
+Secure defaults: no public IP on any NIC, password login disabled (an SSH public key is
+required by Azure for Linux even when no port is open), accelerated networking, managed disks
+(encrypted at rest by Azure; pass ``disk_encryption_set_id`` for customer-managed keys), tags
+on every resource. Spot VMs cannot use capacity reservations; see ``CapacityReservationGroup``
+for reserved capacity.
+
+Example::
+
+    from gpufleet.components.azure.spot_scale_set import SpotScaleSet, SpotScaleSetArgs
+
+    workers = SpotScaleSet(
+        "finetune-workers",
+        SpotScaleSetArgs(
+            tags=tags,
+            resource_group_name=resource_group.name,
+            location="eastus",
+            vm_size="Standard_NC24ads_A100_v4",
+            instances=2,
+            subnet_id=subnet.id,
+            ssh_public_key="ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGpufleetexamplekey ops@acme",
+        ),
+    )
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import pulumi
+import pulumi_azure_native as azure
+from pydantic import Field, field_validator
+
+from gpufleet.components.azure.names import computer_name_prefix
+from gpufleet.components.azure.sizes import gpu_size
+from gpufleet.components.component_args import ComponentArgs, StrInput
+from gpufleet.components.tagging import RequiredTags
+
+# Canonical's Ubuntu + NVIDIA drivers via the Azure HPC image (microsoft-dsvm:ubuntu-hpc).
+DEFAULT_IMAGE = {
+    "publisher": "microsoft-dsvm",
+    "offer": "ubuntu-hpc",
+    "sku": "2204",
+    "version": "latest",
+}
+ON_DEMAND_CAP = -1.0
+
+
+class SpotScaleSetArgs(ComponentArgs):
+    tags: RequiredTags
+    resource_group_name: StrInput
+    location: str = Field(min_length=2)
+    vm_size: str
+    instances: int = Field(ge=0, le=1000)
+    subnet_id: StrInput
+    ssh_public_key: str
+    admin_username: str = "azureuser"
+    eviction_policy: Literal["Deallocate", "Delete"] = "Delete"
+    max_price: float = ON_DEMAND_CAP
+    zones: list[Literal["1", "2", "3"]] = Field(default_factory=list)
+    proximity_placement_group: bool = False
+    image: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_IMAGE))
+    os_disk_gib: int = Field(256, ge=30, le=4095)
+    disk_encryption_set_id: StrInput | None = None
+    network_security_group_id: StrInput | None = None
+    custom_data: str | None = None
+
+    @field_validator("vm_size")
+    @classmethod
+    def _gpu_size(cls, value: str) -> str:
+        gpu_size(value)
+        return value
+
+    @field_validator("max_price")
+    @classmethod
+    def _max_price(cls, value: float) -> float:
+        if value != ON_DEMAND_CAP and value <= 0:
+            raise ValueError("is -1 (up to the on-demand price) or a price above 0 $/hour")
+        return value
+
+    @field_validator("ssh_public_key")
+    @classmethod
+    def _ssh_key(cls, value: str) -> str:
+        if not value.startswith(("ssh-rsa ", "ssh-ed25519 ", "ecdsa-sha2-")):
+            raise ValueError(
+                "is not an OpenSSH public key (ssh-rsa / ssh-ed25519 / ecdsa-sha2-...)"
+            )
+        return value
+
+    @field_validator("image")
+    @classmethod
+    def _image(cls, value: dict[str, str]) -> dict[str, str]:
+        if "id" not in value and not {"publisher", "offer", "sku", "version"} <= set(value):
+            raise ValueError("needs publisher, offer, sku and version, or an image id")
+        return value
+
+
+class SpotScaleSet(pulumi.ComponentResource):
+    scale_set_id: pulumi.Output[str]
+    scale_set_name: pulumi.Output[str]
+    proximity_placement_group_id: pulumi.Output[str] | None
+
+    def __init__(
+        self, name: str, args: SpotScaleSetArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__("gpufleet:azure:SpotScaleSet", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        tags = args.tags.as_tags()
+
+        placement = None
+        if args.proximity_placement_group:
+            placement = azure.compute.ProximityPlacementGroup(
+                f"{name}-ppg",
+                resource_group_name=args.resource_group_name,
+                location=args.location,
+                proximity_placement_group_type="Standard",
+                zones=args.zones or None,
+                tags=tags,
+                opts=child,
+            )
+        nic = azure.compute.VirtualMachineScaleSetNetworkConfigurationArgs(
+            name=f"{name}-nic",
+            primary=True,
+            enable_accelerated_networking=True,
+            network_security_group=None
+            if args.network_security_group_id is None
+            else azure.compute.SubResourceArgs(id=args.network_security_group_id),
+            ip_configurations=[
+                # No public_ip_address_configuration: no public IP.
+                azure.compute.VirtualMachineScaleSetIPConfigurationArgs(
+                    name=f"{name}-ip",
+                    primary=True,
+                    subnet=azure.compute.ApiEntityReferenceArgs(id=args.subnet_id),
+                )
+            ],
+        )
+        scale_set = azure.compute.VirtualMachineScaleSet(
+            f"{name}-vmss",
+            resource_group_name=args.resource_group_name,
+            location=args.location,
+            sku=azure.compute.SkuArgs(name=args.vm_size, capacity=args.instances, tier="Standard"),
+            orchestration_mode="Uniform",
+            overprovision=False,
+            single_placement_group=False,
+            zones=args.zones or None,
+            proximity_placement_group=None
+            if placement is None
+            else azure.compute.SubResourceArgs(id=placement.id),
+            upgrade_policy=azure.compute.UpgradePolicyArgs(mode="Manual"),
+            virtual_machine_profile=azure.compute.VirtualMachineScaleSetVMProfileArgs(
+                priority="Spot",
+                eviction_policy=args.eviction_policy,
+                billing_profile=azure.compute.BillingProfileArgs(max_price=args.max_price),
+                scheduled_events_profile=azure.compute.ScheduledEventsProfileArgs(
+                    terminate_notification_profile=azure.compute.TerminateNotificationProfileArgs(
+                        enable=True, not_before_timeout="PT5M"
+                    )
+                ),
+                os_profile=azure.compute.VirtualMachineScaleSetOSProfileArgs(
+                    computer_name_prefix=computer_name_prefix(name),
+                    admin_username=args.admin_username,
+                    custom_data=args.custom_data,
+                    linux_configuration=azure.compute.LinuxConfigurationArgs(
+                        disable_password_authentication=True,
+                        ssh=azure.compute.SshConfigurationArgs(
+                            public_keys=[
+                                azure.compute.SshPublicKeyArgs(
+                                    path=f"/home/{args.admin_username}/.ssh/authorized_keys",
+                                    key_data=args.ssh_public_key,
+                                )
+                            ]
+                        ),
+                    ),
+                ),
+                storage_profile=azure.compute.VirtualMachineScaleSetStorageProfileArgs(
+                    image_reference=azure.compute.ImageReferenceArgs(**args.image),
+                    os_disk=azure.compute.VirtualMachineScaleSetOSDiskArgs(
+                        create_option="FromImage",
+                        caching="ReadWrite",
+                        disk_size_gb=args.os_disk_gib,
+                        delete_option="Delete",
+                        managed_disk=azure.compute.VirtualMachineScaleSetManagedDiskParametersArgs(
+                            storage_account_type="StandardSSD_LRS",
+                            disk_encryption_set=None
+                            if args.disk_encryption_set_id is None
+                            else azure.compute.DiskEncryptionSetParametersArgs(
+                                id=args.disk_encryption_set_id
+                            ),
+                        ),
+                    ),
+                ),
+                network_profile=azure.compute.VirtualMachineScaleSetNetworkProfileArgs(
+                    network_interface_configurations=[nic]
+                ),
+            ),
+            tags=tags,
+            opts=child,
+        )
+
+        self.scale_set_id = scale_set.id
+        self.scale_set_name = scale_set.name
+        self.proximity_placement_group_id = placement.id if placement else None
+        self.register_outputs(
+            {
+                "scale_set_id": scale_set.id,
+                "scale_set_name": scale_set.name,
+                "proximity_placement_group_id": self.proximity_placement_group_id,
+                "instances": args.instances,
+                "gpus_per_vm": gpu_size(args.vm_size).gpu_count,
+            }
+        )

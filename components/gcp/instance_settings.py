@@ -1,0 +1,103 @@
+"""Instance settings every gpufleet GCP component uses, as input dicts that fit both
+``compute.Instance`` and ``compute.InstanceTemplate``.
+
+Secure defaults: no external IP (no access config), shielded VM with vTPM and integrity
+monitoring, OS Login with project-wide SSH keys blocked, a dedicated service account with
+minimal scopes (logs, metrics, and read/write to Cloud Storage for datasets and checkpoints;
+what it may actually touch is granted by IAM roles on that account). Secure Boot is off by
+default because the NVIDIA driver most GPU images install at first boot is unsigned and would
+not load; turn it on with ``secure_boot=True`` for images with signed drivers. GPU VMs cannot
+live-migrate, so host maintenance terminates them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any
+
+import pulumi
+import pulumi_gcp as gcp
+
+from gpufleet.components.gcp.machine_gpus import MachineGpus
+
+DEFAULT_SCOPES = (
+    "https://www.googleapis.com/auth/logging.write",
+    "https://www.googleapis.com/auth/monitoring.write",
+    "https://www.googleapis.com/auth/devstorage.read_write",
+)
+METADATA = {"enable-oslogin": "TRUE", "block-project-ssh-keys": "TRUE"}
+
+
+def service_account(
+    name: str, *, parent: pulumi.Resource, project: str | None
+) -> gcp.serviceaccount.Account:
+    return gcp.serviceaccount.Account(
+        f"{name}-sa",
+        account_id=service_account_id(name),
+        display_name=f"gpufleet {name}",
+        project=project,
+        opts=pulumi.ResourceOptions(parent=parent),
+    )
+
+
+def service_account_id(name: str) -> str:
+    """A valid account id (6-30 characters, [a-z][-a-z0-9]*[a-z0-9]) derived from ``name``."""
+    base = re.sub(r"[^a-z0-9-]+", "-", name.lower()).strip("-")
+    if not base[:1].isalpha():
+        base = f"gf-{base}"
+    candidate = f"{base}-sa"
+    if 6 <= len(candidate) <= 30:
+        return candidate
+    digest = hashlib.sha256(name.encode()).hexdigest()[:6]
+    return f"{base[:21].rstrip('-')}-{digest}-sa"
+
+
+def scheduling(
+    *, spot: bool, termination_action: str, max_run_seconds: int | None
+) -> dict[str, Any]:
+    settings: dict[str, Any] = {
+        "on_host_maintenance": "TERMINATE",
+        "automatic_restart": not spot,
+        "provisioning_model": "SPOT" if spot else "STANDARD",
+        "preemptible": spot,
+    }
+    if spot:
+        settings["instance_termination_action"] = termination_action
+    if max_run_seconds is not None:
+        settings["max_run_duration"] = {"seconds": max_run_seconds}
+        settings.setdefault("instance_termination_action", termination_action)
+    return settings
+
+
+def network_interface(network: Any, subnetwork: Any) -> dict[str, Any]:
+    # No access_configs: the VM gets no external IP.
+    return {"network": network, "subnetwork": subnetwork}
+
+
+def shielded(secure_boot: bool) -> dict[str, Any]:
+    return {
+        "enable_secure_boot": secure_boot,
+        "enable_vtpm": True,
+        "enable_integrity_monitoring": True,
+    }
+
+
+def accelerators(gpus: MachineGpus) -> list[dict[str, Any]] | None:
+    if not gpus.attached:
+        return None
+    return [{"type": gpus.accelerator_type, "count": gpus.count}]
+
+
+def account(email: Any, scopes: tuple[str, ...] | list[str]) -> dict[str, Any]:
+    return {"email": email, "scopes": list(scopes)}
+
+
+def reservation_affinity(reservation: Any) -> dict[str, Any]:
+    return {
+        "type": "SPECIFIC_RESERVATION",
+        "specific_reservation": {
+            "key": "compute.googleapis.com/reservation-name",
+            "values": [reservation],
+        },
+    }

@@ -1,0 +1,166 @@
+"""SpotGroup: GCP Spot VMs with GPUs in a regional managed instance group.
+
+An instance template with ``provisioning_model=SPOT`` (Spot VMs: no fixed 24 h limit like
+preemptible VMs, 60-91% off), ``automatic_restart=false`` and ``on_host_maintenance=TERMINATE``
+as GCP requires of them, ``instance_termination_action`` ``DELETE`` by default (stateless
+workers: a reclaimed VM is recreated by the group; use ``STOP`` to keep its disk) and an
+optional ``max_run_duration``; plus a regional managed instance group holding ``target_size``
+VMs across the given zones. GPUs come with the machine type (A2, A3, G2) or are attached to N1
+machines (``gpu``, ``gpu_count``), checked against GCP's pairing rules (``machine_gpus.py``).
+Secure defaults from ``instance_settings.py``: no external IP, shielded VM, OS Login, a
+dedicated service account with minimal scopes. Every VM and disk carries the required labels.
+
+Example::
+
+    from gpufleet.components.gcp.spot_group import SpotGroup, SpotGroupArgs
+
+    evals = SpotGroup(
+        "eval-harness",
+        SpotGroupArgs(
+            tags=tags,
+            machine_type="g2-standard-8",
+            region="us-central1",
+            zones=["us-central1-a", "us-central1-b"],
+            target_size=4,
+            network=network.id,
+            subnetwork=subnetwork.id,
+            source_image="projects/deeplearning-platform-release/global/images/family/"
+            "common-cu124-debian-11",
+        ),
+    )
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+import pulumi
+import pulumi_gcp as gcp
+from pydantic import Field, model_validator
+
+from gpufleet.components.component_args import ComponentArgs, StrInput
+from gpufleet.components.gcp import instance_settings as vm
+from gpufleet.components.gcp.machine_gpus import MachineGpus, machine_gpus
+from gpufleet.components.tagging import RequiredTags
+
+MAX_RUN_SECONDS = 120 * 24 * 3600  # GCP's ceiling for max_run_duration
+GCP_REGION = re.compile(r"[a-z]+-[a-z]+\d+")
+
+
+class SpotGroupArgs(ComponentArgs):
+    tags: RequiredTags
+    machine_type: str
+    gpu: str | None = None
+    gpu_count: int | None = None
+    region: str
+    zones: list[str] = Field(min_length=1)
+    target_size: int = Field(ge=0, le=10_000)
+    network: StrInput
+    subnetwork: StrInput
+    source_image: str = Field(min_length=1)
+    boot_disk_gib: int = Field(200, ge=10, le=65_536)
+    boot_disk_type: Literal["pd-balanced", "pd-ssd", "hyperdisk-balanced"] = "pd-balanced"
+    termination_action: Literal["STOP", "DELETE"] = "DELETE"
+    max_run_seconds: int | None = Field(None, ge=30, le=MAX_RUN_SECONDS)
+    startup_script: str | None = None
+    scopes: list[str] = Field(default_factory=lambda: list(vm.DEFAULT_SCOPES))
+    secure_boot: bool = False
+    project: str | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> SpotGroupArgs:
+        self.gpus()
+        if not GCP_REGION.fullmatch(self.region):
+            raise ValueError(f"region {self.region!r} is not a GCP region such as us-central1")
+        outside = [z for z in self.zones if z.rsplit("-", 1)[0] != self.region]
+        if outside:
+            raise ValueError(f"zones {outside} are not in region {self.region}")
+        self.tags.as_labels()
+        return self
+
+    def gpus(self) -> MachineGpus:
+        return machine_gpus(self.machine_type, self.gpu, self.gpu_count)
+
+
+class SpotGroup(pulumi.ComponentResource):
+    instance_template_self_link: pulumi.Output[str]
+    instance_group_manager_self_link: pulumi.Output[str]
+    instance_group: pulumi.Output[str]
+    service_account_email: pulumi.Output[str]
+
+    def __init__(
+        self, name: str, args: SpotGroupArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__("gpufleet:gcp:SpotGroup", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        labels = args.tags.as_labels()
+        gpus = args.gpus()
+
+        account = vm.service_account(name, parent=self, project=args.project)
+        template = gcp.compute.InstanceTemplate(
+            f"{name}-template",
+            name_prefix=f"{name[:37]}-",
+            project=args.project,
+            region=args.region,
+            machine_type=args.machine_type,
+            guest_accelerators=vm.accelerators(gpus),
+            disks=[
+                {
+                    "boot": True,
+                    "auto_delete": True,
+                    "source_image": args.source_image,
+                    "disk_size_gb": args.boot_disk_gib,
+                    "disk_type": args.boot_disk_type,
+                    "labels": labels,
+                }
+            ],
+            network_interfaces=[vm.network_interface(args.network, args.subnetwork)],
+            scheduling=vm.scheduling(
+                spot=True,
+                termination_action=args.termination_action,
+                max_run_seconds=args.max_run_seconds,
+            ),
+            shielded_instance_config=vm.shielded(args.secure_boot),
+            service_account=vm.account(account.email, args.scopes),
+            metadata=vm.METADATA,
+            metadata_startup_script=args.startup_script,
+            labels=labels,
+            # The group points at the template: make the new one before deleting the old.
+            opts=pulumi.ResourceOptions(parent=self, delete_before_replace=False),
+        )
+        group = gcp.compute.RegionInstanceGroupManager(
+            f"{name}-group",
+            project=args.project,
+            region=args.region,
+            base_instance_name=name[:50],
+            distribution_policy_zones=args.zones,
+            # Spot capacity: take it in whichever listed zone has it.
+            distribution_policy_target_shape="ANY",
+            target_size=args.target_size,
+            versions=[{"name": "primary", "instance_template": template.self_link_unique}],
+            update_policy={
+                "type": "PROACTIVE",
+                "minimal_action": "REPLACE",
+                "instance_redistribution_type": "NONE",
+                "max_surge_fixed": 0,
+                "max_unavailable_fixed": max(len(args.zones), 1),
+            },
+            wait_for_instances=False,
+            opts=child,
+        )
+
+        self.instance_template_self_link = template.self_link
+        self.instance_group_manager_self_link = group.self_link
+        self.instance_group = group.instance_group
+        self.service_account_email = account.email
+        self.register_outputs(
+            {
+                "instance_template_self_link": template.self_link,
+                "instance_group_manager_self_link": group.self_link,
+                "instance_group": group.instance_group,
+                "service_account_email": account.email,
+                "gpus_per_vm": gpus.count,
+                "gpu": gpus.gpu_name,
+            }
+        )
