@@ -53,7 +53,9 @@ class Capture:
     invokes: list[tuple[str, dict[str, Any]]]
 
     def of_type(self, type_: str) -> list[Registration]:
-        return [r for r in self.registrations if r.type == type_]
+        # Sorted by name: registrations resolve their inputs concurrently, so arrival order
+        # varies from run to run.
+        return sorted((r for r in self.registrations if r.type == type_), key=lambda r: r.name)
 
     def one(self, type_: str) -> Registration:
         found = self.of_type(type_)
