@@ -15,8 +15,10 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/gpufleet plan examples/workloads.yaml
+	$(BIN)/gpufleet preview --env prod
 
 test: lint
+	$(BIN)/gpufleet generate examples/workloads.yaml --env dev --env staging --env prod --check
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
@@ -29,6 +31,7 @@ catalog: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/plan_bench.py
+	$(BIN)/python benchmarks/preview_bench.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis *.egg-info

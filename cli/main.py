@@ -8,6 +8,7 @@ be placed) or over an environment's budget; 2 bad input (spec errors, unknown na
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -214,3 +215,262 @@ def catalog_list(
 
             _fail_input([f"unknown region {region!r}{did_you_mean(region, sorted(known))}"])
     render.offers(offer_catalog.filter(cloud=cloud, gpu=gpu_name, region=region), fmt)
+
+
+@main.command()
+@click.argument("spec", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--env",
+    "environments",
+    multiple=True,
+    required=True,
+    metavar="ENV",
+    help="Environment to generate (repeatable).",
+)
+@click.option(
+    "--stacks-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("stacks"),
+    show_default=True,
+    help="Where Pulumi.<env>.yaml files live (Pulumi.yaml's stackConfigDir).",
+)
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 if a file would change (CI).")
+@click.option("--dry-run", is_flag=True, help="Print the diff; write nothing.")
+@click.option(
+    "--catalog",
+    "catalog_path",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="Use this catalog CSV instead of the shipped one.",
+)
+def generate(
+    spec: Path,
+    environments: tuple[str, ...],
+    stacks_dir: Path,
+    check: bool,
+    dry_run: bool,
+    catalog_path: Path | None,
+) -> None:
+    """Plan SPEC and write stacks/Pulumi.<ENV>.yaml for each --env.
+
+    gpufleet owns the gpufleet:* keys (the placements, providers, tags and limits) and
+    pulumi:disable-default-providers; everything else in the file (site:* settings, secrets,
+    encryptionsalt, other namespaces, comments) is kept. Prints a unified diff of each change.
+    The same spec and catalog always give the same bytes.
+
+    \b
+    Exit status: 0 written (or unchanged); 1 with --check when a file would change, or when a
+    workload cannot be placed (nothing is written then); 2 bad input.
+    """
+    from gpufleet.atomic_write import atomic_write_text
+    from gpufleet.planner.optimizer import Planner
+    from gpufleet.stacks.config_writer import StackFileError
+    from gpufleet.stacks.generate import UnplacedError, plan_stack_file
+
+    catalog = _load_catalog(catalog_path)
+    workload_spec = _load_spec(spec, catalog)
+    unknown = [e for e in environments if e not in workload_spec.environments]
+    if unknown:
+        defined = ", ".join(workload_spec.environments)
+        _fail_input([f"{spec}: no environment {e!r}; defined: {defined}" for e in unknown])
+    planner = Planner(workload_spec, catalog)
+    changes = []
+    failed = False
+    for env in dict.fromkeys(environments):
+        path = stacks_dir / f"Pulumi.{env}.yaml"
+        try:
+            changes.append(
+                plan_stack_file(
+                    workload_spec, catalog, env, path, spec_label=spec.as_posix(), planner=planner
+                )
+            )
+        except StackFileError as exc:
+            _fail_input([f"{path}: {exc}"])
+        except UnplacedError as exc:
+            failed = True
+            for reason in exc.reasons:
+                click.echo(f"{env}: cannot place {reason}", err=True)
+    if failed:
+        click.echo("nothing written: every workload must be placed first", err=True)
+        sys.exit(1)
+    stale = []
+    for change in changes:
+        if change.diff:
+            click.echo(change.diff, nl=False)
+        if change.over_budget_usd is not None:
+            click.echo(
+                f"{change.environment}: over its monthly budget by {change.over_budget_usd:,.2f} $",
+                err=True,
+            )
+        for need in change.missing_site:
+            click.echo(
+                f"{change.path}: set {need.key} (needed by {', '.join(need.workloads)}) "
+                "before pulumi up; see README, Deploying",
+                err=True,
+            )
+        if not change.changed:
+            click.echo(f"{change.path}: up to date", err=True)
+        elif check:
+            stale.append(change)
+        elif dry_run:
+            click.echo(f"{change.path}: would change (dry run, not written)", err=True)
+        else:
+            atomic_write_text(change.path, change.new)
+            click.echo(f"{change.path}: written", err=True)
+    if stale:
+        for change in stale:
+            click.echo(
+                f"{change.path}: out of date; run: gpufleet generate {spec} "
+                f"--env {change.environment}",
+                err=True,
+            )
+        sys.exit(1)
+
+
+def _program_options(command: Callable[..., None]) -> Callable[..., None]:
+    options = [
+        click.option(
+            "--env",
+            "stack",
+            metavar="ENV",
+            help="The stack (environment) to run: stacks/Pulumi.<ENV>.yaml.",
+        ),
+        click.option("--stack", "stack", metavar="NAME", help="Same as --env, Pulumi's word."),
+        click.option(
+            "--program",
+            type=click.Path(path_type=Path, file_okay=False, exists=True),
+            default=Path(),
+            show_default=True,
+            help="A Pulumi Python project directory (holding Pulumi.yaml).",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+@main.command()
+@_program_options
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="Stack config file to use instead of <stackConfigDir>/Pulumi.<stack>.yaml.",
+)
+@click.option(
+    "--preview",
+    "as_preview",
+    is_flag=True,
+    help="Leave computed values (ids, ARNs, self links) unknown, as pulumi preview does.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["tree", "json"]),
+    default="tree",
+    show_default=True,
+    help="tree for people; json (resource tree, counts per type, outputs) for scripts.",
+)
+@click.option(
+    "--export",
+    "export_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Also write the capture as a `pulumi stack export` file (deployment version 3).",
+)
+@click.option(
+    "--live",
+    is_flag=True,
+    help="Run the real `pulumi preview` through the Automation API (needs the Pulumi CLI, "
+    "a backend login and cloud credentials).",
+)
+def preview(
+    stack: str | None,
+    program: Path,
+    config_file: Path | None,
+    as_preview: bool,
+    fmt: str,
+    export_path: Path | None,
+    live: bool,
+) -> None:
+    """Run a Pulumi program offline and show every resource it would register.
+
+    No Pulumi CLI, credentials or network: the program runs in-process under Pulumi's mock
+    runtime, transforms included, with realistic mocked ids and outputs. Works on this
+    project's stacks (--env prod) and on any Pulumi Python program (--program DIR --stack NAME).
+
+    \b
+    Exit status: 0 ok; 1 the program raised (error and the resource it was building shown);
+    2 bad input (no Pulumi.yaml, unreadable config).
+    """
+    if stack is None:
+        _fail_input(["give --env ENV (or --stack NAME): which stack to run"])
+    if live:
+        _run_live("preview", program, stack)
+        return
+    from gpufleet.cli import preview_render
+    from gpufleet.engine.program_dir import ProgramError, ProgramRunError, run_program_dir
+    from gpufleet.engine.stack_export import write_deployment
+
+    try:
+        capture = run_program_dir(program, stack, config_file=config_file, preview=as_preview)
+    except ProgramError as exc:
+        _fail_input([str(exc)])
+    except ProgramRunError as exc:
+        click.echo(exc.describe(), err=True)
+        _exit_after_failed_program(1)
+    preview_render.preview(capture, fmt)
+    if export_path is not None:
+        write_deployment(capture, export_path)
+        click.echo(f"{export_path}: written ({len(capture.registrations)} resources)", err=True)
+
+
+@main.command()
+@_program_options
+@click.option("--yes", is_flag=True, help="Skip the confirmation.")
+def up(stack: str | None, program: Path, yes: bool) -> None:
+    """Deploy a stack with the real Pulumi CLI (through the Automation API).
+
+    Needs the Pulumi CLI, a backend login (pulumi login) and cloud credentials; see the
+    README's "Deploying". Preview first: gpufleet preview --env ENV.
+    """
+    if stack is None:
+        _fail_input(["give --env ENV (or --stack NAME): which stack to deploy"])
+    if not yes:
+        click.confirm(f"Deploy stack {stack!r} from {program}?", abort=True)
+    _run_live("up", program, stack)
+
+
+def _exit_after_failed_program(code: int) -> NoReturn:
+    # A program that raised leaves the Pulumi runtime's event loop half torn down (its gRPC
+    # callback server already stopped); letting the interpreter collect it prints a spurious
+    # "Exception ignored ... Invalid file descriptor" traceback. The error is reported and
+    # nothing remains to clean up, so leave at once.
+    import os
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def _run_live(operation: str, program: Path, stack: str) -> None:
+    import shutil
+
+    if shutil.which("pulumi") is None:
+        _fail_input(
+            [
+                f"--live / up need the Pulumi CLI, and `pulumi` is not on PATH. Install it "
+                "(https://www.pulumi.com/docs/iac/download-install/), run `pulumi login`, set "
+                "cloud credentials, then retry. Offline, without any of that: "
+                f"gpufleet preview --env {stack}",
+            ]
+        )
+    from pulumi import automation
+
+    try:
+        live_stack = automation.create_or_select_stack(stack_name=stack, work_dir=str(program))
+        if operation == "preview":
+            live_stack.preview(on_output=click.echo)
+        else:
+            live_stack.up(on_output=click.echo)
+    except automation.errors.CommandError as exc:
+        click.echo(f"pulumi {operation} failed: {exc}", err=True)
+        sys.exit(1)

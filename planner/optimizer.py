@@ -223,6 +223,9 @@ class Planner:
             by_count.setdefault(offer.gpu_count, _Bucket([])).add(offer)
         self._position = {id(offer): i for i, offer in enumerate(catalog.offers)}
         self._all_regions = {cloud: frozenset(catalog.regions(cloud)) for cloud in ALL_CLOUDS}
+        # (workload, environment) -> the offer a mirrored environment chose; None when the
+        # environment mirrors nothing or cannot use it.
+        self._pins: dict[tuple[str, str], Offer | None] = {}
 
     def plan(self, environments: Iterable[str] | None = None) -> Plan:
         names = list(environments) if environments is not None else list(self.spec.environments)
@@ -367,10 +370,26 @@ class Planner:
             )
         return c.evaluation(stages, candidates, reason)
 
+    def _mirrored(self, workload: Workload, environment: str) -> Offer | None:
+        """The offer the mirrored environment chose for ``workload``, if this environment
+        mirrors one, places the workload there, and can use that instance type itself."""
+        key = (workload.name, environment)
+        if key not in self._pins:
+            self._pins[key] = None
+            target = self.spec.environments[environment].mirror
+            if target is not None and workload in workloads_in(self.spec, target):
+                chosen = self.best_placement(workload, target)
+                if chosen is not None:
+                    self._pins[key] = chosen.offer
+                    if self.best_placement(workload, environment) is None:
+                        # Not allowed here (a cap, the GPU list, no spot): plan freely.
+                        self._pins[key] = None
+        return self._pins[key]
+
     def _criteria(self, workload: Workload, environment: str) -> _Criteria:
         limits = self.spec.environments[environment]
         need = resolve_gpu_need(workload, limits)
-        instances, burst_instances = _instance_counts(workload)
+        instances, burst_instances = _instance_counts(workload, limits)
         clouds = [c for c in ALL_CLOUDS if c in (workload.clouds or self.spec.defaults.clouds)]
         if workload.managed is not None:
             clouds = [c for c in clouds if c == _MANAGED_CLOUD[workload.managed]]
@@ -406,6 +425,16 @@ class Planner:
                     f"more than {environment}'s max_gpus_per_workload {cap} GPUs in total",
                     f"needs at least {smallest * scale} GPUs, over {environment}'s "
                     f"max_gpus_per_workload {cap}",
+                )
+            )
+        pin = self._mirrored(workload, environment)
+        if pin is not None:
+            filters.append(
+                _Filter(
+                    "mirror",
+                    lambda o: (o.cloud, o.instance_type) == (pin.cloud, pin.instance_type),
+                    f"not {pin.instance_type}, the instance type {limits.mirror} uses",
+                    f"no {pin.instance_type} offer allowed here",
                 )
             )
         base_hours = HOURS_PER_MONTH if workload.always_on else workload.hours_per_month
@@ -618,12 +647,20 @@ def _markup(workload: Workload, offer: Offer) -> float:
     return 1.0
 
 
-def _instance_counts(workload: Workload) -> tuple[int, int]:
-    """(instances that run the whole period, burst instances above them)."""
+def _instance_counts(workload: Workload, limits: EnvironmentLimits) -> tuple[int, int]:
+    """(instances that run the whole period, burst instances above them).
+
+    Inference replicas scale with the environment (``replica_scale``, rounded up so a serving
+    workload keeps at least one replica) and are capped by ``max_replicas``; the nodes of a
+    tightly coupled job never are, since fewer nodes would be a different job.
+    """
     if workload.kind != "inference":
         return workload.nodes, 0
     replicas_min = workload.replicas.min if workload.replicas else 1
     replicas_max = workload.replicas.max if workload.replicas else 1
+    cap = limits.max_replicas or replicas_max
+    replicas_max = min(cap, max(1, math.ceil(replicas_max * limits.replica_scale - 1e-9)))
+    replicas_min = min(replicas_max, math.ceil(replicas_min * limits.replica_scale - 1e-9))
     if workload.always_on:
         return replicas_min, replicas_max - replicas_min
     return replicas_max, 0

@@ -185,6 +185,20 @@ class EnvironmentLimits(SpecModel):
     max_commitment: Commitment = Field(
         "3y", description="Longest reserved / committed-use term the planner may choose."
     )
+    replica_scale: float = Field(
+        1.0,
+        gt=0,
+        le=1,
+        description="Fraction of inference replicas (min and max) run here, rounded up.",
+    )
+    max_replicas: int | None = Field(None, ge=1, description="Cap on inference replicas.")
+    mirror: DnsLabel | None = Field(
+        None,
+        description=(
+            "Use the instance types this other environment chose, when allowed here "
+            "(staging mirrors prod by default)."
+        ),
+    )
 
 
 class CommitmentDiscounts(SpecModel):

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from gpufleet.planner.catalog import Catalog, load_catalog
+from gpufleet.planner.environment_profiles import with_profile
 from gpufleet.planner.spec import (
     ALL_CLOUDS,
     GPU_FORM_TAGS,
@@ -134,7 +135,14 @@ def parse_spec(text: str, file: str, catalog: Catalog | None = None) -> Workload
     cross = list(cross_field_problems(spec, catalog or load_catalog()))
     if cross:
         raise SpecError(_problem(file, doc, loc, message) for loc, message in cross)
-    return spec
+    return spec.model_copy(
+        update={
+            "environments": {
+                name: with_profile(name, limits, spec.environments)
+                for name, limits in spec.environments.items()
+            }
+        }
+    )
 
 
 def load_spec(path: Path, catalog: Catalog | None = None) -> WorkloadSpec:
@@ -149,6 +157,21 @@ def load_spec(path: Path, catalog: Catalog | None = None) -> WorkloadSpec:
 
 def cross_field_problems(spec: WorkloadSpec, catalog: Catalog) -> Iterable[tuple[Loc, str]]:
     known_regions = {cloud: catalog.regions(cloud) for cloud in ALL_CLOUDS}
+    for name, limits in spec.environments.items():
+        target = limits.mirror
+        if target is None:
+            continue
+        if target == name or target not in spec.environments:
+            yield (
+                ("environments", name, "mirror"),
+                f"mirror names another defined environment; defined: "
+                f"{', '.join(spec.environments)}",
+            )
+        elif spec.environments[target].mirror is not None:
+            yield (
+                ("environments", name, "mirror"),
+                f"{target!r} mirrors another environment itself; mirror a planned one",
+            )
     yield from _region_problems(
         spec.defaults.regions, spec.defaults.clouds, ("defaults", "regions"), known_regions
     )

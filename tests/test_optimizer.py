@@ -153,6 +153,38 @@ def test_bursty_inference_runs_max_replicas_for_its_hours() -> None:
 # --- constraints and the reasons they give -------------------------------------------------------
 
 
+def test_replicas_scale_down_and_cap_per_environment() -> None:
+    catalog = catalog_of(make_offer(on_demand_hourly=1.0))
+    staging = "environments:\n  qa: {replica_scale: 0.5, max_replicas: 2}\n"
+    p = placement(SERVE, catalog, environments=staging)
+    # SERVE runs 2..5 replicas: half is 1..3 (rounded up), capped at 2.
+    assert (p.instances, p.burst.instances if p.burst else 0) == (1, 1)
+
+
+BY_MEMORY = TRAIN.replace("gpu: {name: L4}", "gpu: {min_memory_gib: 20}")
+L4_OR_A10G = (
+    make_offer(instance_type="g6.xlarge", gpu_name="L4", on_demand_hourly=1.0),
+    make_offer(instance_type="g5.xlarge", gpu_name="A10G", on_demand_hourly=1.2),
+)
+
+
+@pytest.mark.parametrize(
+    ("staging", "expected"),
+    [
+        ("{}", "g5.xlarge"),  # prod's type, not the cheaper g6.xlarge
+        ("{allowed_gpus: [L4]}", "g6.xlarge"),  # prod's type is not allowed: plan freely
+        ("{mirror: null}", "g6.xlarge"),
+    ],
+)
+def test_staging_mirrors_the_instance_type_prod_chose(staging: str, expected: str) -> None:
+    catalog = catalog_of(*L4_OR_A10G)
+    envs = f"environments:\n  staging: {staging}\n  prod: {{allowed_gpus: [A10G]}}\n"
+    spec = parse_spec(spec_text(BY_MEMORY, envs), "spec.yaml", catalog)
+    staging_plan, prod_plan = plan_spec(spec, catalog).environments
+    assert prod_plan.placements[0].instance_type == "g5.xlarge"
+    assert staging_plan.placements[0].instance_type == expected
+
+
 def test_no_on_demand_and_not_interruptible() -> None:
     envs = "environments:\n  dev: {allow_on_demand: false}\n"
     assert reason(TRAIN, catalog_of(make_offer()), environments=envs) == (
@@ -552,6 +584,12 @@ def brute_force(
     if w.kind == "inference":
         lo = w.replicas.min if w.replicas else 1
         hi = w.replicas.max if w.replicas else 1
+        # Scaled replicas: the fraction rounded up, at least one at peak, then the cap.
+        hi = max(1, -(-hi * limits.replica_scale // 1))
+        lo = -(-lo * limits.replica_scale // 1)
+        if limits.max_replicas is not None:
+            hi = min(hi, limits.max_replicas)
+        lo, hi = int(min(lo, hi)), int(hi)
         base_n, burst_n = (lo, hi - lo) if w.always_on else (hi, 0)
     else:
         base_n, burst_n = w.nodes, 0
@@ -713,6 +751,10 @@ def specs(draw: st.DrawFn, catalog: Catalog) -> WorkloadSpec:
     }
     if draw(st.booleans()):
         env["max_gpus_per_workload"] = draw(st.sampled_from([1, 4, 8, 16, 64]))
+    if draw(st.booleans()):
+        env["replica_scale"] = draw(st.sampled_from([0.25, 0.5, 1.0]))
+    if draw(st.booleans()):
+        env["max_replicas"] = draw(st.sampled_from([1, 2, 5]))
     if draw(st.integers(0, 3)) == 0:
         env["allowed_gpus"] = draw(
             st.lists(

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from gpufleet.planner.spec import GpuByMemory, GpuByModel, GpuByName
+from gpufleet.planner.spec import EnvironmentLimits, GpuByMemory, GpuByModel, GpuByName
 from gpufleet.planner.spec_loader import SpecError, SpecProblem, load_spec, parse_spec
 
 from .conftest import ROOT, spec_text
@@ -179,8 +180,50 @@ def test_environment_names_must_be_dns_labels() -> None:
 
 
 def test_empty_environment_means_defaults() -> None:
-    spec = parse_spec(spec_text(WORKLOAD, environments="environments:\n  dev:\n"), "s.yaml")
-    assert spec.environments["dev"].allow_on_demand is True
+    spec = parse_spec(spec_text(WORKLOAD, environments="environments:\n  qa:\n"), "s.yaml")
+    assert spec.environments["qa"] == EnvironmentLimits()
+
+
+def test_profiles_fill_only_what_the_spec_leaves_unset() -> None:
+    environments = """
+    environments:
+      dev: {max_replicas: 4}
+      staging:
+      prod:
+    """
+    spec = parse_spec(spec_text(WORKLOAD, environments=textwrap.dedent(environments)), "s.yaml")
+    dev, staging, prod = (spec.environments[n] for n in ("dev", "staging", "prod"))
+    assert (dev.allow_on_demand, dev.max_commitment, dev.max_gpus_per_workload) == (
+        False,
+        "none",
+        8,
+    )
+    assert dev.max_replicas == 4  # the spec's value wins over the profile's 2
+    assert (staging.mirror, staging.replica_scale, staging.max_commitment) == ("prod", 0.5, "none")
+    assert prod == EnvironmentLimits()
+
+
+def test_staging_mirrors_nothing_without_prod() -> None:
+    spec = parse_spec(spec_text(WORKLOAD, environments="environments:\n  staging:\n"), "s.yaml")
+    assert spec.environments["staging"].mirror is None
+
+
+@pytest.mark.parametrize(
+    ("environments", "message"),
+    [
+        ("environments:\n  qa: {mirror: qa}\n", "mirror names another defined environment"),
+        ("environments:\n  qa: {mirror: prod}\n", "mirror names another defined environment"),
+        (
+            "environments:\n  a: {mirror: b}\n  b: {mirror: c}\n  c:\n",
+            "'b' mirrors another environment itself",
+        ),
+    ],
+)
+def test_bad_mirror(environments: str, message: str) -> None:
+    with pytest.raises(SpecError) as exc:
+        parse_spec(spec_text(WORKLOAD, environments=environments), "s.yaml")
+    (problem,) = exc.value.problems
+    assert problem.field.endswith(".mirror") and message in problem.message
 
 
 def test_replicas_min_above_max() -> None:

@@ -32,6 +32,8 @@ Example::
 
 from __future__ import annotations
 
+from typing import Literal
+
 import pulumi
 import pulumi_azure_native as azure
 from pydantic import Field, field_validator, model_validator
@@ -48,6 +50,8 @@ class LowPriorityClusterArgs(ComponentArgs):
     location: str = Field(min_length=2)
     vm_size: str
     max_nodes: int = Field(ge=1, le=1000)
+    # Dedicated is for work the planner puts on pay-as-you-go nodes (not interruptible).
+    vm_priority: Literal["LowPriority", "Dedicated"] = "LowPriority"
     min_nodes: int = Field(0, ge=0)
     idle_seconds_before_scale_down: int = Field(600, ge=60, le=7 * 24 * 3600)
     workspace_name: StrInput | None = None
@@ -119,7 +123,7 @@ class LowPriorityCluster(pulumi.ComponentResource):
                 disable_local_auth=True,
                 properties=azure.machinelearningservices.AmlComputePropertiesArgs(
                     vm_size=args.vm_size,
-                    vm_priority="LowPriority",
+                    vm_priority=args.vm_priority,
                     os_type="Linux",
                     enable_node_public_ip=False,
                     remote_login_port_public_access="Disabled",

@@ -65,6 +65,9 @@ class SpotScaleSetArgs(ComponentArgs):
     ssh_public_key: str
     admin_username: str = "azureuser"
     eviction_policy: Literal["Deallocate", "Delete"] = "Delete"
+    # Regular is for work the planner puts on pay-as-you-go VMs (not interruptible); eviction
+    # and max price then do not apply.
+    priority: Literal["Spot", "Regular"] = "Spot"
     max_price: float = ON_DEMAND_CAP
     zones: list[Literal["1", "2", "3"]] = Field(default_factory=list)
     proximity_placement_group: bool = False
@@ -157,9 +160,11 @@ class SpotScaleSet(pulumi.ComponentResource):
             else azure.compute.SubResourceArgs(id=placement.id),
             upgrade_policy=azure.compute.UpgradePolicyArgs(mode="Manual"),
             virtual_machine_profile=azure.compute.VirtualMachineScaleSetVMProfileArgs(
-                priority="Spot",
-                eviction_policy=args.eviction_policy,
-                billing_profile=azure.compute.BillingProfileArgs(max_price=args.max_price),
+                priority=args.priority,
+                eviction_policy=args.eviction_policy if args.priority == "Spot" else None,
+                billing_profile=azure.compute.BillingProfileArgs(max_price=args.max_price)
+                if args.priority == "Spot"
+                else None,
                 scheduled_events_profile=azure.compute.ScheduledEventsProfileArgs(
                     terminate_notification_profile=azure.compute.TerminateNotificationProfileArgs(
                         enable=True, not_before_timeout="PT5M"

@@ -1,0 +1,383 @@
+"""Run Pulumi code under the SDK's mock runtime and capture every registration as the engine
+would receive it.
+
+``capture_program(fn)`` runs ``fn`` (anything that creates resources) with ``CaptureMonitor``, a
+``MockMonitor`` that records each ``RegisterResource`` request whole — URN, type, name, parent,
+provider reference, dependencies (and per property), protect / retainOnDelete / ignoreChanges /
+deleteBeforeReplace / replaceOnChanges, the source position, and the inputs as the wire Struct
+decoded (``engine.wire``) — and answers with realistic outputs (``engine.mock_outputs``).
+
+Two things the stock mock monitor gets wrong, and this one gets right:
+
+- transforms run: the resource's own ``transforms`` option, then those of each ancestor, then
+  stack transforms (``register_resource_transform``), each called through the SDK's callback
+  server over gRPC exactly as the engine calls it, before the resource is recorded;
+- URNs omit the root stack from the parent type chain, as the engine's do.
+
+With ``preview=True`` nothing computed is returned, so ids, ARNs and anything derived from them
+are unknown, as in ``pulumi preview``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+import pulumi
+from google.protobuf import struct_pb2
+from pulumi.runtime import mocks
+from pulumi.runtime.proto import callback_pb2, callback_pb2_grpc, resource_pb2
+from pulumi.runtime.settings import ROOT, SETTINGS
+from pulumi.runtime.stack import run_pulumi_func
+from pulumi.runtime.sync_await import _sync_await
+
+from gpufleet.engine.mock_outputs import invoke_result, realistic_outputs
+from gpufleet.engine.wire import UNKNOWN, decode_struct
+
+STACK_TYPE = "pulumi:pulumi:Stack"
+
+
+@dataclass
+class Registration:
+    type: str
+    name: str
+    urn: str
+    parent: str
+    custom: bool
+    provider: str
+    dependencies: list[str]
+    property_dependencies: dict[str, list[str]]
+    protect: bool
+    retain_on_delete: bool
+    ignore_changes: list[str]
+    delete_before_replace: bool
+    replace_on_changes: list[str]
+    additional_secret_outputs: list[str]
+    source: tuple[str, int] | None
+    inputs: dict[str, Any]
+    raw_inputs: struct_pb2.Struct
+    id: str = ""
+    outputs: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_provider(self) -> bool:
+        return self.type.startswith("pulumi:providers:")
+
+
+@dataclass
+class Capture:
+    project: str
+    stack: str
+    preview: bool
+    stack_urn: str
+    registrations: list[Registration]
+    invokes: list[tuple[str, dict[str, Any]]]
+    exports: dict[str, Any] = field(default_factory=dict)
+
+    def of_type(self, type_: str) -> list[Registration]:
+        # Sorted by name: registrations resolve their inputs concurrently, so arrival order
+        # varies from run to run.
+        return sorted((r for r in self.registrations if r.type == type_), key=lambda r: r.name)
+
+    def one(self, type_: str) -> Registration:
+        found = self.of_type(type_)
+        if len(found) != 1:
+            raise LookupError(f"{len(found)} resources of type {type_}")
+        return found[0]
+
+    def named(self, name: str) -> Registration:
+        found = [r for r in self.registrations if r.name == name]
+        if len(found) != 1:
+            raise LookupError(f"{len(found)} resources named {name}")
+        return found[0]
+
+    @property
+    def types(self) -> list[str]:
+        return sorted(r.type for r in self.registrations)
+
+    def ordered(self) -> list[Registration]:
+        """Registrations in a stable order in which every resource comes after its parent,
+        provider and dependencies (as a deployment's resource list must be)."""
+        by_urn = {r.urn: r for r in self.registrations}
+        done: set[str] = set()
+        out: list[Registration] = []
+
+        def needs(r: Registration) -> Iterable[str]:
+            yield r.parent
+            yield r.provider.rsplit("::", 1)[0] if r.provider else ""
+            yield from r.dependencies
+
+        def visit(r: Registration, path: frozenset[str]) -> None:
+            if r.urn in done or r.urn in path:
+                return
+            for urn in sorted(set(needs(r))):
+                if urn in by_urn:
+                    visit(by_urn[urn], path | {r.urn})
+            done.add(r.urn)
+            out.append(r)
+
+        for r in sorted(self.registrations, key=lambda r: r.urn):
+            visit(r, frozenset())
+        return out
+
+
+class RealisticMocks(pulumi.runtime.Mocks):
+    def __init__(self, preview: bool) -> None:
+        self.preview = preview
+        self.invokes: list[tuple[str, dict[str, Any]]] = []
+        # provider reference ("urn::id") -> the provider's inputs (region, project)
+        self.providers: dict[str, dict[str, Any]] = {}
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
+        if self.preview:
+            # A preview knows inputs only; ids and computed outputs stay unknown.
+            return "", dict(args.inputs)
+        provider = self.providers.get(args.provider or "")
+        return realistic_outputs(args.typ, args.name, dict(args.inputs), provider)
+
+    def call(self, args: pulumi.runtime.MockCallArgs) -> dict[str, Any]:
+        self.invokes.append((args.token, dict(args.args)))
+        return invoke_result(args.token, dict(args.args))
+
+
+class CaptureMonitor(mocks.MockMonitor):
+    def __init__(self, the_mocks: RealisticMocks) -> None:
+        super().__init__(the_mocks)
+        self.realistic = the_mocks
+        self.registrations: list[Registration] = []
+        self.by_urn: dict[str, Registration] = {}
+        self.stack_urn = ""
+        self._own_transforms: dict[str, list[callback_pb2.Callback]] = {}
+        self._stack_callbacks: list[callback_pb2.Callback] = []
+        self._channels: dict[str, grpc.Channel] = {}
+        # The SDK calls the monitor from executor threads.
+        self._lock = threading.Lock()
+
+    def make_urn(self, parent: str, type_: str, name: str) -> str:
+        if parent and parent != self.stack_urn:
+            parent_type = parent.split("::")[2]
+            type_ = f"{parent_type}${type_}"
+        return "urn:pulumi:" + "::".join([pulumi.get_stack(), pulumi.get_project(), type_, name])
+
+    def RegisterStackTransform(self, request: Any) -> Any:  # noqa: N802 - gRPC method name
+        self._stack_callbacks.append(request)
+        return super().RegisterStackTransform(request)
+
+    def RegisterResource(self, request: Any) -> Any:  # noqa: N802 - gRPC method name
+        if request.type == STACK_TYPE:
+            self.stack_urn = "urn:pulumi:" + "::".join(
+                [pulumi.get_stack(), pulumi.get_project(), STACK_TYPE, request.name]
+            )
+            return resource_pb2.RegisterResourceResponse(urn=self.stack_urn)
+        urn = self.make_urn(request.parent, request.type, request.name)
+        with self._lock:
+            self._own_transforms[urn] = list(request.transforms)
+        request = self._transformed(urn, request)
+        response = super().RegisterResource(request)
+        registration = _registration(request, response)
+        if registration.is_provider:
+            ref = f"{response.urn}::{response.id or UNKNOWN}"
+            self.realistic.providers[ref] = registration.inputs
+        with self._lock:
+            self.registrations.append(registration)
+            self.by_urn[registration.urn] = registration
+        return response
+
+    def RegisterResourceOutputs(self, request: Any) -> Any:  # noqa: N802 - gRPC method name
+        with self._lock:
+            registration = self.by_urn.get(request.urn)
+            if registration is not None:
+                registration.outputs = decode_struct(request.outputs)
+        return super().RegisterResourceOutputs(request)
+
+    def _transformed(self, urn: str, request: Any) -> Any:
+        callbacks = list(request.transforms)
+        parent = request.parent
+        with self._lock:
+            while parent and parent != self.stack_urn:
+                callbacks += self._own_transforms.get(parent, [])
+                parent = self.by_urn[parent].parent if parent in self.by_urn else ""
+            callbacks += self._stack_callbacks
+        for callback in callbacks:
+            request = self._run_transform(callback, request)
+        return request
+
+    def _run_transform(self, callback: callback_pb2.Callback, request: Any) -> Any:
+        transform_request = resource_pb2.TransformRequest(
+            type=request.type,
+            name=request.name,
+            custom=request.custom,
+            parent=request.parent,
+            properties=request.object,
+            options=_transform_options(request),
+        )
+        channel = self._channels.get(callback.target)
+        if channel is None:
+            channel = self._channels[callback.target] = grpc.insecure_channel(callback.target)
+        stub = callback_pb2_grpc.CallbacksStub(channel)
+        reply = stub.Invoke(
+            callback_pb2.CallbackInvokeRequest(
+                token=callback.token, request=transform_request.SerializeToString()
+            )
+        )
+        result = resource_pb2.TransformResponse.FromString(reply.response)
+        changed = resource_pb2.RegisterResourceRequest()
+        changed.CopyFrom(request)
+        changed.object.CopyFrom(result.properties)
+        if result.HasField("options"):
+            _apply_options(changed, result.options)
+        return changed
+
+    def close(self) -> None:
+        for channel in self._channels.values():
+            channel.close()
+
+
+def _transform_options(request: Any) -> resource_pb2.TransformResourceOptions:
+    options = resource_pb2.TransformResourceOptions(
+        depends_on=list(request.dependencies),
+        ignore_changes=list(request.ignoreChanges),
+        replace_on_changes=list(request.replaceOnChanges),
+        version=request.version,
+        provider=request.provider,
+        plugin_download_url=request.pluginDownloadURL,
+        deleted_with=request.deletedWith,
+        additional_secret_outputs=list(request.additionalSecretOutputs),
+        providers=dict(request.providers),
+    )
+    if request.HasField("protect"):
+        options.protect = request.protect
+    if request.HasField("retainOnDelete"):
+        options.retain_on_delete = request.retainOnDelete
+    if request.deleteBeforeReplaceDefined:
+        options.delete_before_replace = request.deleteBeforeReplace
+    if request.HasField("customTimeouts"):
+        options.custom_timeouts.CopyFrom(request.customTimeouts)
+    return options
+
+
+def _apply_options(request: Any, options: resource_pb2.TransformResourceOptions) -> None:
+    def replace(target: Any, values: Iterable[str]) -> None:
+        del target[:]
+        target.extend(values)
+
+    replace(request.dependencies, options.depends_on)
+    replace(request.ignoreChanges, options.ignore_changes)
+    replace(request.replaceOnChanges, options.replace_on_changes)
+    replace(request.additionalSecretOutputs, options.additional_secret_outputs)
+    request.provider = options.provider
+    request.version = options.version
+    request.deletedWith = options.deleted_with
+    if options.HasField("protect"):
+        request.protect = options.protect
+    if options.HasField("retain_on_delete"):
+        request.retainOnDelete = options.retain_on_delete
+    if options.HasField("delete_before_replace"):
+        request.deleteBeforeReplace = options.delete_before_replace
+        request.deleteBeforeReplaceDefined = True
+
+
+def _registration(request: Any, response: Any) -> Registration:
+    source = None
+    if request.HasField("sourcePosition") and request.sourcePosition.uri:
+        source = (request.sourcePosition.uri.removeprefix("file://"), request.sourcePosition.line)
+    raw = struct_pb2.Struct()
+    raw.CopyFrom(request.object)
+    return Registration(
+        type=request.type,
+        name=request.name,
+        urn=response.urn,
+        parent=request.parent,
+        custom=request.custom,
+        provider=request.provider,
+        dependencies=list(request.dependencies),
+        property_dependencies={
+            key: list(deps.urns) for key, deps in request.propertyDependencies.items()
+        },
+        protect=request.protect,
+        retain_on_delete=request.retainOnDelete,
+        ignore_changes=list(request.ignoreChanges),
+        delete_before_replace=request.deleteBeforeReplace,
+        replace_on_changes=list(request.replaceOnChanges),
+        additional_secret_outputs=list(request.additionalSecretOutputs),
+        source=source,
+        inputs=decode_struct(request.object),
+        raw_inputs=raw,
+        id=response.id,
+        outputs=decode_struct(response.object) if request.custom else {},
+    )
+
+
+@dataclass
+class CaptureResult:
+    capture: Capture
+    value: Any
+
+
+def capture_program(
+    program: Callable[[], Any],
+    *,
+    project: str = "gpufleet",
+    stack: str = "dev",
+    preview: bool = False,
+    config: dict[str, str] | None = None,
+    secret_keys: list[str] | None = None,
+) -> CaptureResult:
+    """Run ``program`` under mocks; return what it registered, exported and returned.
+
+    ``config`` is the engine's flat config map (``"namespace:key" -> string``, objects as JSON).
+    Exceptions from the program propagate after the runtime has shut down cleanly.
+    """
+    the_mocks = RealisticMocks(preview)
+    monitor = CaptureMonitor(the_mocks)
+    ROOT.set(None)
+    pulumi.runtime.set_all_config(dict(config or {}), secret_keys or [])
+    pulumi.runtime.set_mocks(
+        the_mocks, project=project, stack=stack, preview=preview, monitor=monitor
+    )
+    SETTINGS.rpc_manager.clear()
+    SETTINGS.outputs.clear()
+    result: dict[str, Any] = {}
+
+    def run() -> None:
+        result["value"] = program()
+
+    try:
+        _sync_await(run_pulumi_func(run))
+        root = ROOT.get()
+        exports = {
+            key: resolve_or_unknown(value)
+            for key, value in sorted(getattr(root, "outputs", {}).items())
+        }
+    finally:
+        monitor.close()
+    capture = Capture(
+        project=project,
+        stack=stack,
+        preview=preview,
+        stack_urn=monitor.stack_urn,
+        registrations=list(monitor.registrations),
+        invokes=the_mocks.invokes,
+        exports=exports,
+    )
+    return CaptureResult(capture, result.get("value"))
+
+
+def resolve(value: Any) -> Any:
+    """The plain value of an Output (or nested structure) created during a capture."""
+    return _sync_await(pulumi.Output.from_input(value).future())
+
+
+def resolve_or_unknown(value: Any) -> Any:
+    """Like ``resolve``, but each unknown leaf (in a preview) becomes the unknown sentinel."""
+    if isinstance(value, dict):
+        return {k: resolve_or_unknown(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [resolve_or_unknown(v) for v in value]
+    output = pulumi.Output.from_input(value)
+    if not _sync_await(output.is_known()):
+        return UNKNOWN
+    return _sync_await(output.future())

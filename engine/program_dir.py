@@ -1,0 +1,174 @@
+"""Run a Pulumi Python program directory offline, with a stack's config, and capture it.
+
+Reads ``Pulumi.yaml`` (project name, ``main``, ``stackConfigDir``) and the stack's
+``Pulumi.<stack>.yaml`` the way the CLI does, flattens the config into the engine's
+``namespace:key`` map (keys without a namespace belong to the project; objects and lists become
+JSON, as ``pulumi config set --path`` stores them), then runs ``main`` as ``__main__`` from its
+own directory under ``engine.capture``.
+
+Offline limits, stated: ``secure:`` values cannot be decrypted without the stack's secrets
+provider, so a program reading one gets the placeholder ``SECRET_PLACEHOLDER`` (marked secret);
+ESC environments (``environment:``) are not resolved.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import runpy
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gpufleet.engine.capture import Capture, capture_program
+
+SECRET_PLACEHOLDER = "[secret: not decrypted offline]"
+
+
+class ProgramError(Exception):
+    """The program directory or its config cannot be used (a user mistake: exit 2)."""
+
+
+class ProgramRunError(Exception):
+    """The program itself raised (exit 1): the error, the resource being built, where."""
+
+    def __init__(self, error: BaseException, resource: str | None, location: str | None):
+        self.error = error
+        self.resource = resource
+        self.location = location
+        super().__init__(self.describe())
+
+    def describe(self) -> str:
+        where = f" at {self.location}" if self.location else ""
+        building = f" while building {self.resource}" if self.resource else ""
+        return f"program failed{building}{where}: {type(self.error).__name__}: {self.error}"
+
+
+@dataclass(frozen=True)
+class PulumiProject:
+    root: Path
+    name: str
+    main: Path
+    stack_config_dir: Path
+
+    def stack_config_file(self, stack: str) -> Path:
+        return self.stack_config_dir / f"Pulumi.{stack}.yaml"
+
+
+def load_project(directory: Path) -> PulumiProject:
+    for file_name in ("Pulumi.yaml", "Pulumi.yml"):
+        path = directory / file_name
+        if path.is_file():
+            break
+    else:
+        raise ProgramError(f"{directory}: no Pulumi.yaml (not a Pulumi project directory)")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise ProgramError(f"{path}: cannot read: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+        raise ProgramError(f"{path}: needs a project name (name: ...)")
+    runtime = data.get("runtime")
+    runtime_name = runtime.get("name") if isinstance(runtime, dict) else runtime
+    if runtime_name != "python":
+        raise ProgramError(f"{path}: runtime is {runtime_name!r}; only python programs run here")
+    directory = directory.resolve()
+    main = directory / str(data.get("main") or ".")
+    if not (main / "__main__.py").is_file() and not (main.is_file() and main.suffix == ".py"):
+        raise ProgramError(f"{path}: main {main} has no __main__.py")
+    config_dir = directory / str(data.get("stackConfigDir") or ".")
+    return PulumiProject(directory, data["name"], main, config_dir)
+
+
+def load_stack_config(project: str, path: Path) -> tuple[dict[str, str], list[str]]:
+    """The engine's flat config map and secret keys from a ``Pulumi.<stack>.yaml``."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except OSError as exc:
+        raise ProgramError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        raise ProgramError(f"{path}{line}: not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise ProgramError(f"{path}:1: expected a mapping with a config: key")
+    config = data.get("config") or {}
+    if not isinstance(config, dict):
+        raise ProgramError(f"{path}: config: must be a mapping of key: value")
+    flat: dict[str, str] = {}
+    secret_keys: list[str] = []
+    for key, value in config.items():
+        full_key = str(key) if ":" in str(key) else f"{project}:{key}"
+        if isinstance(value, dict) and set(value) == {"secure"}:
+            flat[full_key] = SECRET_PLACEHOLDER
+            secret_keys.append(full_key)
+        elif isinstance(value, str):
+            flat[full_key] = value
+        else:
+            flat[full_key] = json.dumps(value, default=str)
+    return flat, secret_keys
+
+
+def run_program_dir(
+    directory: Path,
+    stack: str,
+    *,
+    config_file: Path | None = None,
+    preview: bool = False,
+) -> Capture:
+    project = load_project(directory)
+    config_path = config_file or project.stack_config_file(stack)
+    if config_file is not None or config_path.is_file():
+        config, secret_keys = load_stack_config(project.name, config_path)
+    else:
+        config, secret_keys = {}, []
+    main = project.main
+    run_dir = main if main.is_dir() else main.parent
+    before = set(sys.modules)
+    sys.path.insert(0, str(run_dir.resolve()))
+
+    def program() -> None:
+        runpy.run_path(str(main), run_name="__main__")
+
+    try:
+        with contextlib.chdir(run_dir):
+            return capture_program(
+                program,
+                project=project.name,
+                stack=stack,
+                preview=preview,
+                config=config,
+                secret_keys=secret_keys,
+            ).capture
+    except Exception as exc:
+        # Any program error is reported with its context, never as a traceback.
+        raise ProgramRunError(exc, *_blame(exc, run_dir.resolve())) from exc
+    finally:
+        sys.path.remove(str(run_dir.resolve()))
+        for name in set(sys.modules) - before:
+            module_file = getattr(sys.modules[name], "__file__", None) or ""
+            if module_file.startswith(str(run_dir.resolve())):
+                del sys.modules[name]
+
+
+def _blame(error: BaseException, program_dir: Path) -> tuple[str | None, str | None]:
+    """(the resource under construction when ``error`` was raised, the program line)."""
+    import pulumi
+
+    resource = None
+    location = None
+    for frame, line in traceback.walk_tb(error.__traceback__):
+        code = frame.f_code
+        if Path(code.co_filename).resolve().is_relative_to(program_dir):
+            location = f"{Path(code.co_filename).name}:{line}"
+        this: Any = frame.f_locals.get("self")
+        constructing = code.co_name == "__init__" and isinstance(this, pulumi.Resource)
+        if constructing and resource is None and code.co_argcount > 1:
+            name = frame.f_locals.get(code.co_varnames[1])
+            token = getattr(this, "_type", None) or type(this).__name__
+            resource = f"{token} {name!r}"
+    return resource, location

@@ -1,0 +1,59 @@
+"""Property values as they cross the engine's wire.
+
+The language SDK serializes inputs into a protobuf ``Struct`` in which numbers are floats,
+unknown values (computed, during a preview) are a sentinel string, and secrets, resource
+references and output values are objects tagged with a signature key. ``decode_struct`` turns
+that Struct into plain JSON-able Python keeping those encodings, which is the form the engine
+(and a policy pack, and a stack export) sees; the SDK's own deserializer would resolve them into
+Python objects and lose the difference between "unknown" and "absent".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.protobuf import json_format, struct_pb2
+
+UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+SIG_KEY = "4dabf18193072939515e22adb298388d"
+SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
+RESOURCE_REF_SIG = "5cf8f73096256a8f31e491e813e4eb8e"
+OUTPUT_VALUE_SIG = "d0e6a833031e9bbcd3f4e8bde6ca49a4"
+
+
+def decode_struct(struct: struct_pb2.Struct) -> dict[str, Any]:
+    return json_format.MessageToDict(struct)
+
+
+def is_unknown(value: Any) -> bool:
+    """True for a value the engine cannot know yet (anywhere in a preview)."""
+    if value == UNKNOWN:
+        return True
+    if isinstance(value, dict) and value.get(SIG_KEY) == OUTPUT_VALUE_SIG:
+        return "value" not in value
+    return False
+
+
+def contains_unknown(value: Any) -> bool:
+    if is_unknown(value):
+        return True
+    if isinstance(value, dict):
+        return any(contains_unknown(v) for v in value.values())
+    if isinstance(value, list):
+        return any(contains_unknown(v) for v in value)
+    return False
+
+
+def plain(value: Any) -> Any:
+    """``value`` with secrets and output values unwrapped and resource references as their
+    URN; unknowns stay the sentinel. For reading captured inputs, not for re-sending them."""
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    sig = value.get(SIG_KEY)
+    if sig in (SECRET_SIG, OUTPUT_VALUE_SIG):
+        return plain(value.get("value", UNKNOWN))
+    if sig == RESOURCE_REF_SIG:
+        return value.get("urn")
+    return {k: plain(v) for k, v in value.items()}

@@ -1,0 +1,78 @@
+"""Plan a spec for one environment and compute the stack file it should have.
+
+Nothing is written here: ``StackFileChange`` carries the old and new text and the diff, and the
+CLI decides (``--check`` compares, ``--dry-run`` prints, otherwise an atomic write).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpufleet.planner.catalog import Catalog
+from gpufleet.planner.optimizer import Planner
+from gpufleet.planner.spec import WorkloadSpec
+from gpufleet.stacks.config_writer import (
+    SiteNeed,
+    generated_config,
+    missing_site_settings,
+    render_stack_file,
+    stack_settings,
+    unified_diff,
+)
+
+
+class UnplacedError(Exception):
+    """Some workloads of the environment cannot be placed; the stack file would be partial."""
+
+    def __init__(self, environment: str, reasons: list[str]):
+        self.environment = environment
+        self.reasons = reasons
+        super().__init__(f"{environment}: {len(reasons)} workloads cannot be placed")
+
+
+@dataclass(frozen=True)
+class StackFileChange:
+    environment: str
+    path: Path
+    old: str | None
+    new: str
+    diff: str
+    over_budget_usd: float | None
+    missing_site: list[SiteNeed]
+
+    @property
+    def changed(self) -> bool:
+        return self.old != self.new
+
+
+def plan_stack_file(
+    spec: WorkloadSpec,
+    catalog: Catalog,
+    environment: str,
+    path: Path,
+    *,
+    spec_label: str,
+    planner: Planner | None = None,
+) -> StackFileChange:
+    """The stack file ``environment`` should have at ``path`` (read if it exists).
+
+    Raises UnplacedError, or config_writer.StackFileError for an unreadable existing file.
+    """
+    planner = planner or Planner(spec, catalog)
+    env_plan = planner.plan_environment(environment)
+    if env_plan.unplaced:
+        raise UnplacedError(environment, [f"{u.name}: {u.reason}" for u in env_plan.unplaced])
+    as_of = max((o.as_of for o in catalog.offers), default="")
+    settings = stack_settings(spec, env_plan, as_of)
+    old = path.read_text(encoding="utf-8") if path.exists() else None
+    new = render_stack_file(old, generated_config(settings), spec_label=spec_label, env=environment)
+    return StackFileChange(
+        environment=environment,
+        path=path,
+        old=old,
+        new=new,
+        diff=unified_diff(old, new, str(path)),
+        over_budget_usd=env_plan.over_budget_usd,
+        missing_site=missing_site_settings(settings, new),
+    )

@@ -1,0 +1,159 @@
+"""What a stack config (``stacks/Pulumi.<env>.yaml``) holds, as pydantic models.
+
+Two namespaces, two owners:
+
+``gpufleet:`` — written by ``gpufleet generate`` from the plan, never by hand (regeneration
+replaces it): the environment, the required tags, the environment's limits, one explicit
+provider per cloud and region in use, and per workload its resolved placement and the parts
+(components) that build it.
+
+``site:`` — written by you, kept by regeneration: what already exists in your accounts that
+the components plug into (networks, subnets, resource groups, images, keys):
+
+.. code-block:: yaml
+
+    site:aws:
+      regions:
+        us-west-2:
+          vpcId: vpc-0123456789abcdef0
+          subnets:            # private subnets, one per availability zone you use
+            - {id: subnet-0aaaaaaaaaaaaaaaa, zoneId: usw2-az1, zone: us-west-2a}
+      sageMakerImageUri: ...  # optional; default: the AWS PyTorch training image
+    site:gcp:
+      project: acme-ml-prod
+      sourceImage: projects/deeplearning-platform-release/global/images/family/...
+      regions:
+        us-east4: {network: projects/acme-ml-prod/global/networks/ml,
+                   subnetwork: projects/acme-ml-prod/regions/us-east4/subnetworks/ml}
+    site:azure:
+      subscriptionId: 00000000-0000-0000-0000-000000000000
+      sshPublicKey: ssh-ed25519 AAAA... ops@acme
+      regions:
+        eastus2: {resourceGroupName: rg-ml, subnetId: /subscriptions/.../subnets/gpu,
+                  workspaceName: mlw-prod}   # workspaceName optional: created if absent
+
+Config keys are camelCase, as Pulumi's own are. This module imports no pulumi: ``generate``
+uses it too.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+Cloud = Literal["aws", "gcp", "azure"]
+Pricing = Literal["spot", "on_demand", "reserved_1y", "reserved_3y"]
+ComponentName = Literal[
+    "aws:SpotFleet",
+    "aws:PlacementCluster",
+    "aws:CapacityPool",
+    "aws:SageMakerSpotTraining",
+    "gcp:SpotGroup",
+    "gcp:CompactCluster",
+    "gcp:ReservationPool",
+    "azure:LowPriorityCluster",
+    "azure:SpotScaleSet",
+    "azure:CapacityReservationGroup",
+]
+PROVIDER_PACKAGES: dict[str, str] = {"aws": "aws", "gcp": "gcp", "azure": "azure-native"}
+
+
+class ConfigModel(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, alias_generator=to_camel, populate_by_name=True
+    )
+
+
+class ProviderSetting(ConfigModel):
+    name: str
+    cloud: Cloud
+    region: str
+
+
+class Part(ConfigModel):
+    """One component that builds (part of) a workload: the base, or the burst above it."""
+
+    component: ComponentName
+    instances: int = Field(ge=0)
+    pricing: Pricing
+
+
+class WorkloadPlacement(ConfigModel):
+    name: str
+    kind: Literal["training", "inference", "batch"]
+    cloud: Cloud
+    region: str
+    zone: str
+    instance_type: str
+    gpu: str
+    gpus_per_instance: int = Field(ge=1)
+    provider: str
+    parts: list[Part] = Field(min_length=1)
+    tags: dict[str, str] = Field(default_factory=dict)
+    max_price_per_hour: float | None = None
+    monthly_usd: float
+
+
+class Limits(ConfigModel):
+    max_gpus_per_workload: int | None = None
+    allowed_gpus: list[str] | None = None
+    monthly_budget_usd: float | None = None
+    allow_on_demand: bool
+    max_commitment: Literal["none", "1y", "3y"]
+
+
+class StackSettings(ConfigModel):
+    """Everything under ``gpufleet:`` in a stack config."""
+
+    environment: str
+    project: str
+    owner: str
+    cost_center: str
+    catalog_as_of: str
+    limits: Limits
+    providers: list[ProviderSetting]
+    workloads: list[WorkloadPlacement]
+
+
+class AwsSubnet(ConfigModel):
+    id: str
+    zone_id: str
+    zone: str
+
+
+class AwsRegion(ConfigModel):
+    vpc_id: str
+    subnets: list[AwsSubnet] = Field(min_length=1)
+
+
+class AwsSite(ConfigModel):
+    regions: dict[str, AwsRegion] = Field(default_factory=dict)
+    sage_maker_image_uri: str | None = None
+
+
+class GcpRegion(ConfigModel):
+    network: str
+    subnetwork: str
+
+
+class GcpSite(ConfigModel):
+    project: str
+    source_image: str
+    regions: dict[str, GcpRegion] = Field(default_factory=dict)
+
+
+class AzureRegion(ConfigModel):
+    resource_group_name: str
+    subnet_id: str
+    workspace_name: str | None = None
+
+
+class AzureSite(ConfigModel):
+    subscription_id: str | None = None
+    ssh_public_key: str | None = None
+    regions: dict[str, AzureRegion] = Field(default_factory=dict)
+
+
+SITE_MODELS: dict[str, type[ConfigModel]] = {"aws": AwsSite, "gcp": GcpSite, "azure": AzureSite}

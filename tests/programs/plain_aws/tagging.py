@@ -1,0 +1,20 @@
+"""A sibling module the program imports (programs are run from their own directory)."""
+
+import pulumi
+
+TAGGABLE = {
+    "aws:ec2/launchTemplate:LaunchTemplate",
+    "aws:ec2/instance:Instance",
+    "aws:s3/bucket:Bucket",
+}
+
+
+def add_team_tags(team: str):
+    def transform(args: pulumi.ResourceTransformArgs) -> pulumi.ResourceTransformResult | None:
+        if args.type_ not in TAGGABLE:
+            return None
+        props = dict(args.props)
+        props["tags"] = {**(props.get("tags") or {}), "team": team, "managed-by": "transform"}
+        return pulumi.ResourceTransformResult(props, args.opts)
+
+    return transform
