@@ -416,7 +416,7 @@ def preview(
         _fail_input([str(exc)])
     except ProgramRunError as exc:
         click.echo(exc.describe(), err=True)
-        _exit_after_failed_program(1)
+        sys.exit(1)
     preview_render.preview(capture, fmt)
     if export_path is not None:
         write_deployment(capture, export_path)
@@ -437,18 +437,6 @@ def up(stack: str | None, program: Path, yes: bool) -> None:
     if not yes:
         click.confirm(f"Deploy stack {stack!r} from {program}?", abort=True)
     _run_live("up", program, stack)
-
-
-def _exit_after_failed_program(code: int) -> NoReturn:
-    # A program that raised leaves the Pulumi runtime's event loop half torn down (its gRPC
-    # callback server already stopped); letting the interpreter collect it prints a spurious
-    # "Exception ignored ... Invalid file descriptor" traceback. The error is reported and
-    # nothing remains to clean up, so leave at once.
-    import os
-
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
 
 
 def _run_live(operation: str, program: Path, stack: str) -> None:

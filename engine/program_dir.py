@@ -34,10 +34,15 @@ class ProgramError(Exception):
 
 
 class ProgramRunError(Exception):
-    """The program itself raised (exit 1): the error, the resource being built, where."""
+    """The program itself raised (exit 1): the error, the resource being built, where.
+
+    Keeps the error as text: holding the exception would keep its frames (and the Pulumi
+    runtime's event loop) alive until interpreter shutdown, which then prints noise.
+    """
 
     def __init__(self, error: BaseException, resource: str | None, location: str | None):
-        self.error = error
+        self.error_type = type(error).__name__
+        self.message = str(error)
         self.resource = resource
         self.location = location
         super().__init__(self.describe())
@@ -45,7 +50,7 @@ class ProgramRunError(Exception):
     def describe(self) -> str:
         where = f" at {self.location}" if self.location else ""
         building = f" while building {self.resource}" if self.resource else ""
-        return f"program failed{building}{where}: {type(self.error).__name__}: {self.error}"
+        return f"program failed{building}{where}: {self.error_type}: {self.message}"
 
 
 @dataclass(frozen=True)
@@ -134,6 +139,7 @@ def run_program_dir(
     def program() -> None:
         runpy.run_path(str(main), run_name="__main__")
 
+    failure: ProgramRunError | None = None
     try:
         with contextlib.chdir(run_dir):
             return capture_program(
@@ -146,13 +152,14 @@ def run_program_dir(
             ).capture
     except Exception as exc:
         # Any program error is reported with its context, never as a traceback.
-        raise ProgramRunError(exc, *_blame(exc, run_dir.resolve())) from exc
+        failure = ProgramRunError(exc, *_blame(exc, run_dir.resolve()))
     finally:
         sys.path.remove(str(run_dir.resolve()))
         for name in set(sys.modules) - before:
             module_file = getattr(sys.modules[name], "__file__", None) or ""
             if module_file.startswith(str(run_dir.resolve())):
                 del sys.modules[name]
+    raise failure
 
 
 def _blame(error: BaseException, program_dir: Path) -> tuple[str | None, str | None]:

@@ -280,3 +280,27 @@ def test_capture_type_helpers() -> None:
     assert cap.named("pool-role").type == "aws:iam/role:Role"
     with pytest.raises(LookupError):
         cap.one("aws:ec2/instance:Instance")
+
+
+def test_config_file_option_replaces_the_stack_file(tmp_path: Path) -> None:
+    other = tmp_path / "other.yaml"
+    other.write_text("config:\n  plain-aws:team: ranking\n  plain-aws:instanceCount: 1\n")
+    result = CliRunner().invoke(
+        main,
+        [
+            "preview",
+            "--program",
+            str(PROGRAMS / "plain_aws"),
+            "--stack",
+            "dev",
+            "--config",
+            str(other),
+            "--format",
+            "json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    tree = json.loads(result.stdout)["tree"]
+    assert [n["name"] for n in tree if n["type"] == "aws:ec2/instance:Instance"] == ["worker-0"]
+    cap = run_program_dir(PROGRAMS / "plain_aws", "dev", config_file=other)
+    assert cap.one("aws:s3/bucket:Bucket").inputs["tags"]["team"] == "ranking"

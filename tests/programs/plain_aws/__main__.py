@@ -21,4 +21,4 @@ for i in range(config.require_int("instanceCount")):
 bucket = aws.s3.Bucket("checkpoints", opts=pulumi.ResourceOptions(protect=True))
 pulumi.export("bucket", bucket.bucket)
 pulumi.export("templateId", template.id)
-pulumi.export("secretSeen", config.get_secret("dbPassword").apply(lambda v: v is not None))
+pulumi.export("secretSeen", config.get_secret("dbPassword") is not None)
