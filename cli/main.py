@@ -21,6 +21,12 @@ if TYPE_CHECKING:
     from gpufleet.planner.spec import WorkloadSpec
 
 CLOUD_CHOICE = click.Choice(["aws", "gcp", "azure"])
+catalog_option = click.option(
+    "--catalog",
+    "catalog_path",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="Use this catalog CSV instead of the shipped one.",
+)
 
 
 def _fail_input(lines: list[str]) -> NoReturn:
@@ -58,6 +64,8 @@ def main() -> None:
       gpufleet plan examples/workloads.yaml --env prod
       gpufleet plan examples/workloads.yaml --env prod --explain pretrain-llm
       gpufleet catalog list --gpu H100 --cloud aws
+      gpufleet generate examples/workloads.yaml --env prod
+      gpufleet preview --env prod
     """
 
 
@@ -90,12 +98,7 @@ def main() -> None:
     show_default=True,
     help="How many candidates --explain lists.",
 )
-@click.option(
-    "--catalog",
-    "catalog_path",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    help="Use this catalog CSV instead of the shipped one.",
-)
+@catalog_option
 def plan(
     spec: Path,
     environments: tuple[str, ...],
@@ -185,12 +188,7 @@ def catalog() -> None:
     default="table",
     show_default=True,
 )
-@click.option(
-    "--catalog",
-    "catalog_path",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    help="Use this catalog CSV instead of the shipped one.",
-)
+@catalog_option
 def catalog_list(
     cloud: str | None,
     gpu: str | None,
@@ -236,12 +234,7 @@ def catalog_list(
 )
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if a file would change (CI).")
 @click.option("--dry-run", is_flag=True, help="Print the diff; write nothing.")
-@click.option(
-    "--catalog",
-    "catalog_path",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    help="Use this catalog CSV instead of the shipped one.",
-)
+@catalog_option
 def generate(
     spec: Path,
     environments: tuple[str, ...],
