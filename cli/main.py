@@ -400,6 +400,7 @@ def preview(
         _run_live("preview", program, stack)
         return
     from gpufleet.cli import preview_render
+    from gpufleet.engine.capture import close_runtime_loop
     from gpufleet.engine.program_dir import ProgramError, ProgramRunError, run_program_dir
     from gpufleet.engine.stack_export import write_deployment
 
@@ -409,7 +410,9 @@ def preview(
         _fail_input([str(exc)])
     except ProgramRunError as exc:
         click.echo(exc.describe(), err=True)
+        close_runtime_loop()
         sys.exit(1)
+    close_runtime_loop()
     preview_render.preview(capture, fmt)
     if export_path is not None:
         write_deployment(capture, export_path)
