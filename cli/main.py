@@ -399,20 +399,22 @@ def preview(
     if live:
         _run_live("preview", program, stack)
         return
+    import atexit
+
     from gpufleet.cli import preview_render
     from gpufleet.engine.capture import close_runtime_loop
     from gpufleet.engine.program_dir import ProgramError, ProgramRunError, run_program_dir
     from gpufleet.engine.stack_export import write_deployment
 
+    # At exit, not now: a closed loop could not run another capture in this process.
+    atexit.register(close_runtime_loop)
     try:
         capture = run_program_dir(program, stack, config_file=config_file, preview=as_preview)
     except ProgramError as exc:
         _fail_input([str(exc)])
     except ProgramRunError as exc:
         click.echo(exc.describe(), err=True)
-        close_runtime_loop()
         sys.exit(1)
-    close_runtime_loop()
     preview_render.preview(capture, fmt)
     if export_path is not None:
         write_deployment(capture, export_path)
