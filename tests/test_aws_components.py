@@ -369,6 +369,7 @@ def test_placement_cluster_capacity_modes() -> None:
             "not a capacity reservation id",
         ),
         ({"capacity": "reserved"}, "Input should be 'on_demand', 'spot' or 'capacity_reservation'"),
+        ({"ami_id": "ami-XYZ"}, "'ami-XYZ' is not an AMI id"),
     ],
 )
 def test_placement_cluster_validation(overrides: dict[str, Any], message: str) -> None:
@@ -474,6 +475,7 @@ def test_capacity_block_is_bought_only_when_asked() -> None:
         ),
         ({"instance_type": "m5.large"}, "not an AWS GPU instance type"),
         ({"availability_zone": "use1-az4"}, "not an availability zone name"),
+        ({"ami_id": "ami-1"}, "'ami-1' is not an AMI id"),
         ({"end_date": "next summer"}, "not an RFC 3339 time"),
         ({"end_date": "2027-06-30T00:00:00"}, "needs a time zone"),
         ({"instance_platform": "Linux"}, "is not one of"),

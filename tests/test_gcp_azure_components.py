@@ -251,6 +251,7 @@ def test_spot_group_on_n1_with_t4_stop_and_max_run() -> None:
         ),
         ({"zones": ["europe-west4-a"]}, "not in region us-central1"),
         ({"zones": []}, "at least 1"),
+        ({"zones": ["us-central1"]}, "'us-central1' is not a GCP zone"),
         ({"region": "us central"}, "not a GCP region"),
         ({"termination_action": "TERMINATE"}, "Input should be 'STOP' or 'DELETE'"),
         ({"max_run_seconds": 10}, "greater than or equal to 30"),
@@ -402,8 +403,9 @@ def test_azure_names_are_valid_and_stable(name: str) -> None:
     assert re.fullmatch(r"[a-z0-9]{3,24}", storage_account_name(name))
     assert re.fullmatch(r"[a-z][a-z0-9-]{1,22}[a-z0-9]", key_vault_name(name))
     assert re.fullmatch(r"[a-z][a-z0-9-]{1,15}", compute_name(name))
-    assert 1 <= len(computer_name_prefix(name)) <= 9
-    assert storage_account_name(name) == storage_account_name(name)
+    # Linux computer names: letters, digits and '-', not ending in '-'; at most 9 for a prefix.
+    assert re.fullmatch(r"[a-z0-9]([a-z0-9-]{0,7}[a-z0-9])?", computer_name_prefix(name))
+    assert storage_account_name(name) == storage_account_name(name)  # derived, not random
 
 
 # --- LowPriorityCluster --------------------------------------------------------------------------

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Annotated
 
 import pulumi
 import pulumi_aws as aws
+from pydantic import AfterValidator
 
 from gpufleet.planner.catalog import load_catalog
 from gpufleet.planner.gpus import GPUS
@@ -29,6 +31,15 @@ DLAMI_PARAMETERS: dict[tuple[str, str], str] = {
 }
 ARM64_FAMILIES = frozenset({"g5g"})
 AMI_ID = re.compile(r"ami-[0-9a-f]{8,17}")
+
+
+def _ami_id(value: str) -> str:
+    if not AMI_ID.fullmatch(value):
+        raise ValueError(f"{value!r} is not an AMI id (ami-...)")
+    return value
+
+
+AmiId = Annotated[str, AfterValidator(_ami_id)]
 
 
 def architecture(instance_type: str) -> str:

@@ -46,7 +46,7 @@ import pulumi
 import pulumi_aws as aws
 from pydantic import Field, field_validator, model_validator
 
-from gpufleet.components.aws.ami import AMI_ID, image_id
+from gpufleet.components.aws.ami import AmiId, image_id
 from gpufleet.components.aws.instance_role import instance_profile
 from gpufleet.components.aws.launch_template import gpu_launch_template, worker_network_interface
 from gpufleet.components.component_args import ComponentArgs, StrInput
@@ -119,7 +119,7 @@ class CapacityPoolArgs(ComponentArgs):
     end_date: str | None = None
     instance_platform: str = "Linux/UNIX"
     security_group_ids: list[StrInput] = Field(default_factory=list)
-    ami_id: str | None = None
+    ami_id: AmiId | None = None
     root_volume_gib: int = Field(200, ge=30, le=16_384)
     root_device_name: str = "/dev/sda1"
     kms_key_id: StrInput | None = None
@@ -145,13 +145,6 @@ class CapacityPoolArgs(ComponentArgs):
     def _platform(cls, value: str) -> str:
         if value not in INSTANCE_PLATFORMS:
             raise ValueError(f"{value!r} is not one of {', '.join(sorted(INSTANCE_PLATFORMS))}")
-        return value
-
-    @field_validator("ami_id")
-    @classmethod
-    def _ami_format(cls, value: str | None) -> str | None:
-        if value is not None and not AMI_ID.fullmatch(value):
-            raise ValueError(f"{value!r} is not an AMI id (ami-...)")
         return value
 
     @field_validator("end_date")

@@ -39,7 +39,7 @@ import pulumi
 import pulumi_aws as aws
 from pydantic import Field, field_validator, model_validator
 
-from gpufleet.components.aws.ami import AMI_ID, image_id
+from gpufleet.components.aws.ami import AmiId, image_id
 from gpufleet.components.aws.efa import efa_interface_count, efa_network_interfaces
 from gpufleet.components.aws.instance_role import instance_profile
 from gpufleet.components.aws.launch_template import gpu_launch_template
@@ -60,7 +60,7 @@ class PlacementClusterArgs(ComponentArgs):
     capacity: Literal["on_demand", "spot", "capacity_reservation"] = "on_demand"
     capacity_reservation_id: StrInput | None = None
     extra_security_group_ids: list[StrInput] = Field(default_factory=list)
-    ami_id: str | None = None
+    ami_id: AmiId | None = None
     user_data: str | None = Field(None, max_length=16 * 1024)
     root_volume_gib: int = Field(500, ge=30, le=16_384)
     root_device_name: str = "/dev/sda1"
@@ -71,13 +71,6 @@ class PlacementClusterArgs(ComponentArgs):
     @classmethod
     def _has_efa(cls, value: str) -> str:
         efa_interface_count(value)
-        return value
-
-    @field_validator("ami_id")
-    @classmethod
-    def _ami_format(cls, value: str | None) -> str | None:
-        if value is not None and not AMI_ID.fullmatch(value):
-            raise ValueError(f"{value!r} is not an AMI id (ami-...)")
         return value
 
     @model_validator(mode="after")

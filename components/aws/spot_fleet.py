@@ -48,7 +48,7 @@ import pulumi
 import pulumi_aws as aws
 from pydantic import Field, field_validator, model_validator
 
-from gpufleet.components.aws.ami import AMI_ID, architecture, dlami_parameter, image_id
+from gpufleet.components.aws.ami import AmiId, architecture, dlami_parameter, image_id
 from gpufleet.components.aws.instance_role import instance_profile
 from gpufleet.components.aws.launch_template import gpu_launch_template, worker_network_interface
 from gpufleet.components.aws.security_group import worker_security_group
@@ -72,7 +72,7 @@ class SpotFleetArgs(ComponentArgs):
     subnet_ids: list[StrInput] = Field(min_length=1)
     on_demand_base_gpus: int = Field(0, ge=0)
     max_price_per_gpu_hour: float | None = Field(None, gt=0)
-    ami_id: str | None = None
+    ami_id: AmiId | None = None
     user_data: str | None = Field(None, max_length=USER_DATA_LIMIT)
     root_volume_gib: int = Field(200, ge=30, le=16_384)
     root_device_name: str = "/dev/sda1"
@@ -89,13 +89,6 @@ class SpotFleetArgs(ComponentArgs):
             raise ValueError(f"not AWS GPU instance types in the catalog: {', '.join(unknown)}")
         if len(set(value)) != len(value):
             raise ValueError("lists an instance type twice")
-        return value
-
-    @field_validator("ami_id")
-    @classmethod
-    def _ami_format(cls, value: str | None) -> str | None:
-        if value is not None and not AMI_ID.fullmatch(value):
-            raise ValueError(f"{value!r} is not an AMI id (ami-...)")
         return value
 
     @model_validator(mode="after")

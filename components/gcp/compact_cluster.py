@@ -53,14 +53,13 @@ from gpufleet.components.gcp.machine_gpus import MachineGpus, machine_gpus
 from gpufleet.components.tagging import RequiredTags
 
 COMPACT_SERIES = re.compile(r"(a2|a3|g2)-")
-GCP_ZONE = re.compile(r"[a-z]+-[a-z]+\d+-[a-z]")
 
 
 class CompactClusterArgs(ComponentArgs):
     tags: RequiredTags
     machine_type: str
     nodes: int = Field(ge=2, le=1500)
-    zone: str
+    zone: vm.GcpZone
     network: StrInput
     subnetwork: StrInput
     source_image: str = Field(min_length=1)
@@ -81,13 +80,6 @@ class CompactClusterArgs(ComponentArgs):
                 f"{value} cannot use compact placement; GPU series that can: A2, A3, G2"
             )
         machine_gpus(value)
-        return value
-
-    @field_validator("zone")
-    @classmethod
-    def _zone(cls, value: str) -> str:
-        if not GCP_ZONE.fullmatch(value):
-            raise ValueError(f"{value!r} is not a GCP zone such as us-east4-a")
         return value
 
     @model_validator(mode="after")

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any
+from typing import Annotated, Any
 
 import pulumi
 import pulumi_gcp as gcp
+from pydantic import AfterValidator
 
 from gpufleet.components.gcp.machine_gpus import MachineGpus
 
@@ -27,6 +28,16 @@ DEFAULT_SCOPES = (
     "https://www.googleapis.com/auth/devstorage.read_write",
 )
 METADATA = {"enable-oslogin": "TRUE", "block-project-ssh-keys": "TRUE"}
+GCP_ZONE = re.compile(r"[a-z]+-[a-z]+\d+-[a-z]")
+
+
+def _zone(value: str) -> str:
+    if not GCP_ZONE.fullmatch(value):
+        raise ValueError(f"{value!r} is not a GCP zone such as us-east4-a")
+    return value
+
+
+GcpZone = Annotated[str, AfterValidator(_zone)]
 
 
 def service_account(

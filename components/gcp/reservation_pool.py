@@ -34,7 +34,6 @@ from pydantic import Field, field_validator, model_validator
 
 from gpufleet.components.component_args import ComponentArgs
 from gpufleet.components.gcp import instance_settings as vm
-from gpufleet.components.gcp.compact_cluster import GCP_ZONE
 from gpufleet.components.gcp.machine_gpus import MachineGpus, machine_gpus
 from gpufleet.components.tagging import RequiredTags
 
@@ -46,18 +45,11 @@ class ReservationPoolArgs(ComponentArgs):
     machine_type: str
     gpu: str | None = None
     gpu_count: int | None = None
-    zone: str
+    zone: vm.GcpZone
     count: int = Field(ge=1, le=10_000)
     specific_reservation_required: bool = True
     share_with_projects: list[str] = Field(default_factory=list)
     project: str | None = None
-
-    @field_validator("zone")
-    @classmethod
-    def _zone(cls, value: str) -> str:
-        if not GCP_ZONE.fullmatch(value):
-            raise ValueError(f"{value!r} is not a GCP zone such as us-east4-a")
-        return value
 
     @field_validator("share_with_projects")
     @classmethod

@@ -54,7 +54,7 @@ class SpotGroupArgs(ComponentArgs):
     gpu: str | None = None
     gpu_count: int | None = None
     region: str
-    zones: list[str] = Field(min_length=1)
+    zones: list[vm.GcpZone] = Field(min_length=1)
     target_size: int = Field(ge=0, le=10_000)
     network: StrInput
     subnetwork: StrInput
