@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pulumi
 import yaml
 
 from gpufleet.engine.capture import Capture, capture_program
@@ -164,8 +165,6 @@ def run_program_dir(
 
 def _blame(error: BaseException, program_dir: Path) -> tuple[str | None, str | None]:
     """(the resource under construction when ``error`` was raised, the program line)."""
-    import pulumi
-
     resource = None
     location = None
     for frame, line in traceback.walk_tb(error.__traceback__):

@@ -3,13 +3,18 @@
 Config problems stop the program with ``pulumi.RunError`` (a message, no traceback).
 """
 
-import json
-
 import pulumi
 from pydantic import ValidationError
 
-from gpufleet.stacks.program import SiteConfigError, build_stack, load_site
-from gpufleet.stacks.stack_config import SITE_MODELS, StackSettings
+from gpufleet.stacks.program import StackConfigError, build_stack, load_site
+from gpufleet.stacks.stack_config import SITE_MODELS, StackSettings, validation_problems
+
+
+def _object(config: pulumi.Config, key: str) -> object:
+    try:
+        return config.get_object(key)
+    except pulumi.ConfigTypeError:
+        raise pulumi.RunError(f"{config.name}:{key} is not a YAML mapping or list") from None
 
 
 def _read_settings() -> StackSettings:
@@ -18,19 +23,14 @@ def _read_settings() -> StackSettings:
     for field in StackSettings.model_fields.values():
         if field.alias is None:
             continue
-        # Scalars are stored as plain strings, objects and lists as JSON.
-        text = config.get(field.alias)
-        if text is not None:
-            try:
-                raw[field.alias] = json.loads(text)
-            except json.JSONDecodeError:
-                raw[field.alias] = text
+        # Strings are stored as they are; objects and lists as JSON.
+        value = config.get(field.alias) if field.annotation is str else _object(config, field.alias)
+        if value is not None:
+            raw[field.alias] = value
     try:
         return StackSettings.model_validate(raw)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"gpufleet:{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
-        )
+        problems = validation_problems(exc, "gpufleet:")
         raise pulumi.RunError(
             f"stack config is not what gpufleet generate writes ({problems}); "
             "run: gpufleet generate SPEC --env ENV"
@@ -41,9 +41,9 @@ settings = _read_settings()
 site_config = pulumi.Config("site")
 try:
     built = build_stack(
-        settings, load_site({cloud: site_config.get_object(cloud) for cloud in SITE_MODELS})
+        settings, load_site({cloud: _object(site_config, cloud) for cloud in SITE_MODELS})
     )
-except SiteConfigError as exc:
+except StackConfigError as exc:
     raise pulumi.RunError(str(exc)) from None
 for workload, summary in built.items():
     pulumi.export(workload, summary)

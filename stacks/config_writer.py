@@ -111,9 +111,16 @@ _KEY_LINE = re.compile(r"""^(?P<indent> *)(?P<key>"[^"]*"|'[^']*'|[^\s#'"][^\s]*
 
 
 def render_stack_file(
-    existing: str | None, generated: dict[str, Any], *, spec_label: str, env: str
+    existing: str | None,
+    old_config: CommentedMap,
+    generated: dict[str, Any],
+    *,
+    spec_label: str,
+    env: str,
 ) -> str:
     """The new stack file: our header and keys, the user's text kept byte for byte.
+
+    ``old_config`` is ``existing_config(existing)``, parsed once by the caller.
 
     The generated keys are dumped with ruamel.yaml; the rest of the file is spliced in as
     text, segment by segment (a key, its value lines, and the comment lines above it), so
@@ -122,7 +129,6 @@ def render_stack_file(
     header = "".join(f"# {line}\n" for line in HEADER.format(spec=spec_label, env=env).splitlines())
     if existing is None or not existing.strip():
         return header + _dump_config(generated, 2)
-    old_config = _load_old(existing)
     segments = _segments(_without_header(existing.splitlines(keepends=True)), indent=0)
     out: list[str] = [header]
     wrote_config = False
@@ -150,7 +156,11 @@ def render_stack_file(
     return text
 
 
-def _load_old(existing: str) -> CommentedMap:
+def existing_config(existing: str | None) -> CommentedMap:
+    """The ``config:`` mapping of an existing stack file (empty if there is none);
+    StackFileError if the file is not a stack config."""
+    if existing is None or not existing.strip():
+        return CommentedMap()
     try:
         old = _yaml().load(existing)
     except Exception as exc:  # ruamel raises many error types; all mean "not YAML"
@@ -257,10 +267,9 @@ class SiteNeed:
     workloads: tuple[str, ...]
 
 
-def missing_site_settings(settings: StackSettings, config_text: str) -> list[SiteNeed]:
-    """``site:`` settings the program will need that the stack file does not have yet."""
-    yaml = _yaml()
-    config = (yaml.load(config_text) or {}).get("config") or {}
+def missing_site_settings(settings: StackSettings, config: CommentedMap) -> list[SiteNeed]:
+    """``site:`` settings the program will need that the stack file's ``config`` (the user's
+    keys survive regeneration, so the existing file's) does not have yet."""
     needs: dict[str, list[str]] = {}
     for w in settings.workloads:
         for part in w.parts:

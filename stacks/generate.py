@@ -14,6 +14,7 @@ from gpufleet.planner.optimizer import Planner
 from gpufleet.planner.spec import WorkloadSpec
 from gpufleet.stacks.config_writer import (
     SiteNeed,
+    existing_config,
     generated_config,
     missing_site_settings,
     render_stack_file,
@@ -66,7 +67,10 @@ def plan_stack_file(
     as_of = max((o.as_of for o in catalog.offers), default="")
     settings = stack_settings(spec, env_plan, as_of)
     old = path.read_text(encoding="utf-8") if path.exists() else None
-    new = render_stack_file(old, generated_config(settings), spec_label=spec_label, env=environment)
+    old_config = existing_config(old)
+    new = render_stack_file(
+        old, old_config, generated_config(settings), spec_label=spec_label, env=environment
+    )
     return StackFileChange(
         environment=environment,
         path=path,
@@ -74,5 +78,5 @@ def plan_stack_file(
         new=new,
         diff=unified_diff(old, new, str(path)),
         over_budget_usd=env_plan.over_budget_usd,
-        missing_site=missing_site_settings(settings, new),
+        missing_site=missing_site_settings(settings, old_config),
     )

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 import pulumi
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from gpufleet.components.tagging import RequiredTags
 from gpufleet.stacks.stack_config import (
@@ -27,6 +27,7 @@ from gpufleet.stacks.stack_config import (
     ProviderSetting,
     StackSettings,
     WorkloadPlacement,
+    validation_problems,
 )
 
 # AWS Deep Learning Containers: PyTorch training image, published in every commercial region
@@ -41,24 +42,21 @@ SiteT = TypeVar("SiteT", bound=BaseModel)
 RegionT = TypeVar("RegionT")
 
 
-class SiteConfigError(ValueError):
-    """The stack config lacks something the plan needs from the site (``site:`` keys)."""
+class StackConfigError(ValueError):
+    """The stack config lacks or contradicts what the program needs (a ``site:`` setting
+    missing, a ``gpufleet:`` key edited by hand)."""
 
 
 def load_site(raw: dict[str, Any]) -> dict[str, BaseModel]:
-    """Validate ``site:<cloud>`` values; SiteConfigError naming the key and field."""
+    """Validate ``site:<cloud>`` values; StackConfigError naming the key and field."""
     site: dict[str, BaseModel] = {}
     for cloud, model in SITE_MODELS.items():
         if raw.get(cloud) is None:
             continue
         try:
             site[cloud] = model.model_validate(raw[cloud])
-        except ValueError as exc:
-            errors = getattr(exc, "errors", lambda: [])()
-            detail = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errors
-            ) or str(exc)
-            raise SiteConfigError(f"site:{cloud}: {detail}") from None
+        except ValidationError as exc:
+            raise StackConfigError(validation_problems(exc, f"site:{cloud}.")) from None
     return site
 
 
@@ -67,7 +65,7 @@ def build_stack(settings: StackSettings, site: dict[str, BaseModel]) -> dict[str
     built: dict[str, Any] = {}
     for workload in settings.workloads:
         if workload.provider not in providers:
-            raise SiteConfigError(
+            raise StackConfigError(
                 f"gpufleet:workloads: {workload.name} uses provider {workload.provider!r}, "
                 "which gpufleet:providers does not define; run gpufleet generate again"
             )
@@ -114,7 +112,7 @@ def _provider(setting: ProviderSetting, site: dict[str, BaseModel]) -> pulumi.Pr
 def _site(site: dict[str, BaseModel], cloud: str, model: type[SiteT]) -> SiteT:
     value = site.get(cloud)
     if not isinstance(value, model):
-        raise SiteConfigError(
+        raise StackConfigError(
             f"site:{cloud} is not set in this stack's config; the plan uses {cloud} "
             "(see the README, Deploying: site settings)"
         )
@@ -124,7 +122,7 @@ def _site(site: dict[str, BaseModel], cloud: str, model: type[SiteT]) -> SiteT:
 def _region(regions: dict[str, RegionT], cloud: str, region: str) -> RegionT:
     if region not in regions:
         known = ", ".join(sorted(regions)) or "none"
-        raise SiteConfigError(
+        raise StackConfigError(
             f"site:{cloud}: regions has no {region} (the plan places work there; have: {known})"
         )
     return regions[region]
@@ -202,7 +200,7 @@ def _build_aws(
         )
 
         if zone_subnet is None:
-            raise SiteConfigError(
+            raise StackConfigError(
                 f"site:aws: regions.{w.region}.subnets has none in zone {w.zone}, where the "
                 f"plan puts {w.name}'s cluster"
             )
@@ -352,7 +350,7 @@ def _build_azure(
     from gpufleet.components.azure.spot_scale_set import SpotScaleSet, SpotScaleSetArgs
 
     if site.ssh_public_key is None:
-        raise SiteConfigError(
+        raise StackConfigError(
             "site:azure: sshPublicKey is not set; scale set VMs take SSH keys only"
         )
     scale_set = SpotScaleSet(

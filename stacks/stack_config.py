@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 Cloud = Literal["aws", "gcp", "azure"]
@@ -157,3 +157,10 @@ class AzureSite(ConfigModel):
 
 
 SITE_MODELS: dict[str, type[ConfigModel]] = {"aws": AwsSite, "gcp": GcpSite, "azure": AzureSite}
+
+
+def validation_problems(error: ValidationError, prefix: str) -> str:
+    """One line naming each bad config key: ``<prefix><path>: <message>; ...``."""
+    return "; ".join(
+        f"{prefix}{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors()
+    )

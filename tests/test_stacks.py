@@ -292,3 +292,33 @@ def test_missing_site_settings_fail_the_program_clearly(tmp_path: Path) -> None:
     with pytest.raises(ProgramRunError) as exc:
         run_program_dir(tmp_path, "prod")
     assert "site:gcp is not set in this stack's config" in exc.value.describe()
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (
+            ("        vpcId: vpc-0a1b2c3d4e5f6a7b8\n", ""),
+            "site:aws.regions.us-west-2.vpcId: Field required",
+        ),
+        (
+            ("  site:azure:\n", "  site:azure: eastus2\n  site:unused:\n"),
+            "site:azure is not a YAML",
+        ),
+        (("  gpufleet:environment: prod\n", ""), "gpufleet:environment: Field required"),
+        (("      parts:\n", "      partz:\n"), "gpufleet:workloads.0.parts: Field required"),
+    ],
+)
+def test_bad_stack_config_stops_the_program_naming_the_key(
+    tmp_path: Path, edit: tuple[str, str], message: str
+) -> None:
+    (tmp_path / "stacks").mkdir()
+    text = (ROOT / "stacks" / "Pulumi.prod.yaml").read_text()
+    assert edit[0] in text
+    (tmp_path / "stacks" / "Pulumi.prod.yaml").write_text(text.replace(edit[0], edit[1], 1))
+    (tmp_path / "Pulumi.yaml").write_text(
+        f"name: gpufleet\nruntime: python\nmain: {ROOT / 'stacks'}\nstackConfigDir: stacks\n"
+    )
+    with pytest.raises(ProgramRunError) as exc:
+        run_program_dir(tmp_path, "prod")
+    assert exc.value.error_type == "RunError" and message in exc.value.message
