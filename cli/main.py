@@ -66,6 +66,7 @@ def main() -> None:
       gpufleet catalog list --gpu H100 --cloud aws
       gpufleet generate examples/workloads.yaml --env prod
       gpufleet preview --env prod
+      gpufleet check --env prod
     """
 
 
@@ -419,6 +420,182 @@ def preview(
     if export_path is not None:
         write_deployment(capture, export_path)
         click.echo(f"{export_path}: written ({len(capture.registrations)} resources)", err=True)
+
+
+@main.command()
+@_program_options
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="Stack config file to use instead of <stackConfigDir>/Pulumi.<stack>.yaml.",
+)
+@click.option(
+    "--preview",
+    "as_preview",
+    is_flag=True,
+    help="Analyze as pulumi preview would: computed values unknown.",
+)
+@click.option(
+    "--from-export",
+    "export_file",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="Analyze a `pulumi stack export` file instead of running the program.",
+)
+@click.option(
+    "--policy-pack",
+    "pack_dir",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="A Python policy pack directory (default: gpufleet's, policies/).",
+)
+@click.option(
+    "--policy-config",
+    "policy_config",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="Policy pack config (default: <pack>/config/<ENV>.json when it exists).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "sarif", "junit", "github"]),
+    default="table",
+    show_default=True,
+    help="table for people; json for scripts; sarif for code scanning; junit for CI test "
+    "reports; github for workflow annotations (+ job summary in $GITHUB_STEP_SUMMARY).",
+)
+@click.option(
+    "--output",
+    "output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write the report to this file (atomically) instead of standard output.",
+)
+@click.option(
+    "--baseline",
+    "baseline",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="Report only findings not in this baseline file.",
+)
+@click.option(
+    "--write-baseline",
+    "write_baseline_to",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Record every current finding in this baseline file.",
+)
+def check(
+    stack: str | None,
+    program: Path,
+    config_file: Path | None,
+    as_preview: bool,
+    export_file: Path | None,
+    pack_dir: Path | None,
+    policy_config: Path | None,
+    fmt: str,
+    output: Path | None,
+    baseline: Path | None,
+    write_baseline_to: Path | None,
+) -> None:
+    """Check a stack against the CrossGuard policy pack, offline.
+
+    Runs the program with the offline engine (or reads --from-export), starts the policy pack
+    as the Pulumi engine does (python -m pulumi.policy) and makes the engine's Analyzer gRPC
+    calls, so results match `pulumi preview --policy-pack policies --policy-pack-config
+    policies/config/ENV.json`. No Pulumi CLI, credentials or network.
+
+    \b
+    Exit status: 0 no mandatory violations (advisories allowed); 1 mandatory violations (new
+    ones, with --baseline) or the program raised; 2 bad input (flags, config, export, pack).
+    """
+    if stack is None:
+        _fail_input(["give --env ENV (or --stack NAME): which stack to check"])
+    import atexit
+
+    from gpufleet.atomic_write import atomic_write_text
+    from gpufleet.checks.analyzer_resources import DeploymentError, from_capture
+    from gpufleet.checks.baseline import (
+        BaselineError,
+        apply_baseline,
+        load_baseline,
+        write_baseline,
+    )
+    from gpufleet.checks.check_run import run_check
+    from gpufleet.checks.policy_config import PolicyConfigError
+    from gpufleet.checks.policy_pack_process import PolicyPackError
+    from gpufleet.checks.source_locations import make_locator, relative_uri
+    from gpufleet.cli import check_render
+    from gpufleet.engine.capture import close_runtime_loop
+    from gpufleet.engine.program_dir import (
+        ProgramError,
+        ProgramRunError,
+        load_project,
+        run_program_dir,
+    )
+    from gpufleet.policies.pack import PACK_DIR
+
+    pack = pack_dir or PACK_DIR
+    if policy_config is None and (pack / "config" / f"{stack}.json").is_file():
+        policy_config = pack / "config" / f"{stack}.json"
+    known: set[str] = set()
+    try:
+        known = load_baseline(baseline) if baseline else set()
+        if export_file is not None:
+            resources, project_name, stack_settings, stack_file = _export_resources(export_file)
+            dry_run = as_preview
+        else:
+            atexit.register(close_runtime_loop)
+            project = load_project(program)
+            stack_file = config_file or project.stack_config_file(stack)
+            capture = run_program_dir(program, stack, config_file=config_file, preview=as_preview)
+            resources = from_capture(capture)
+            project_name, stack_settings, dry_run = capture.project, capture.config, as_preview
+        report = run_check(
+            resources,
+            pack_dir=pack,
+            policy_config=policy_config,
+            project=project_name,
+            stack=stack,
+            dry_run=dry_run,
+            stack_config=stack_settings,
+            locate=make_locator(resources, stack_file, Path.cwd()),
+        )
+    except (ProgramError, DeploymentError, BaselineError, PolicyPackError) as exc:
+        _fail_input([str(exc)])
+    except PolicyConfigError as exc:
+        _fail_input(exc.problems)
+    except ProgramRunError as exc:
+        click.echo(exc.describe(), err=True)
+        sys.exit(1)
+    if write_baseline_to is not None:
+        write_baseline(report, write_baseline_to)
+        click.echo(f"{write_baseline_to}: {len(report.findings)} finding(s) recorded", err=True)
+    apply_baseline(report, known)
+    fallback = (
+        relative_uri(stack_file, Path.cwd())
+        if stack_file is not None and stack_file.exists()
+        else "Pulumi.yaml"
+    )
+    text = check_render.render(report, fmt, fallback_uri=fallback)
+    if output is not None:
+        atomic_write_text(output, text)
+    else:
+        click.echo(text, nl=False)
+    sys.exit(1 if report.mandatory else 0)
+
+
+def _export_resources(path: Path) -> tuple[list, str, dict[str, str], Path | None]:
+    import json
+
+    from gpufleet.checks.analyzer_resources import DeploymentError, from_deployment
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise DeploymentError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise DeploymentError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+    resources = from_deployment(data, str(path))
+    stack_urn = next((r.urn for r in resources if r.type == "pulumi:pulumi:Stack"), "")
+    project = stack_urn.split("::")[1] if stack_urn.count("::") >= 2 else "project"
+    return resources, project, {}, None
 
 
 @main.command()

@@ -89,6 +89,8 @@ class Capture:
     registrations: list[Registration]
     invokes: list[tuple[str, dict[str, Any]]]
     exports: dict[str, Any] = field(default_factory=dict)
+    # The engine's flat config map the program ran with ("aws:region" -> "us-west-2").
+    config: dict[str, str] = field(default_factory=dict)
 
     def of_type(self, type_: str) -> list[Registration]:
         # Sorted by name: registrations resolve their inputs concurrently, so arrival order
@@ -381,6 +383,7 @@ def capture_program(
         registrations=list(monitor.registrations),
         invokes=the_mocks.invokes,
         exports=exports,
+        config=dict(config or {}),
     )
     return CaptureResult(capture, result.get("value"))
 

@@ -1,1 +1,8 @@
-"""CrossGuard policy rules for gpufleet's pack (issue 6); importable without starting the pack."""
+"""gpufleet's CrossGuard policy pack (``policies/``, runnable as ``pulumi preview --policy-pack
+policies``): ``pack`` lists the policies; the rules live in ``required_tags``, ``gpu_limits``,
+``gpu_budget``, ``cost_hygiene`` and ``security``; ``policy_builders`` turns plain rule
+functions into SDK policies (unknown-safe reads, config defaults, suppressions);
+``gpu_footprint`` / ``stack_capacity`` read GPU capacity from resources; ``taggable`` knows which
+types take tags (table generated from the SDKs); ``testing`` runs policies against resource
+dicts through the SDK's own servicer, for unit tests. Importing this package starts nothing.
+"""

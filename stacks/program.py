@@ -75,7 +75,7 @@ def build_stack(settings: StackSettings, site: dict[str, BaseModel]) -> dict[str
             cost_center=settings.cost_center,
             environment=settings.environment,
             workload=workload.name,
-            extra=workload.tags,
+            extra={**workload.tags, "workload-kind": workload.kind},
         )
         opts = pulumi.ResourceOptions(providers=[providers[workload.provider]])
         parts = []

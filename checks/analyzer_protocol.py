@@ -1,0 +1,235 @@
+"""The Analyzer gRPC protocol, client side, as the Pulumi engine speaks it to a policy pack.
+
+``run_analysis(analyzer, resources, ...)`` makes the engine's calls in the engine's order —
+``GetAnalyzerInfo``, ``Configure`` (every policy's enforcement level and properties),
+``ConfigureStack``, ``Analyze`` for each resource, then ``AnalyzeStack`` with all of them — and
+returns the diagnostics and not-applicable notes, each tied to its resource. ``analyzer`` is
+anything with those methods taking request messages: a gRPC stub to a pack process
+(``policy_pack_process``) or the SDK's servicer in-process (``policies.testing``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from google.protobuf import empty_pb2, json_format, struct_pb2
+from pulumi.runtime.proto import analyzer_pb2
+
+from gpufleet.checks.analyzer_resources import AnalyzerResource, ProviderRef
+
+LEVEL_NAMES = {
+    analyzer_pb2.ADVISORY: "advisory",
+    analyzer_pb2.MANDATORY: "mandatory",
+    analyzer_pb2.REMEDIATE: "remediate",
+    analyzer_pb2.DISABLED: "disabled",
+}
+LEVELS = {name: value for value, name in LEVEL_NAMES.items()}
+
+
+class Analyzer(Protocol):
+    def GetAnalyzerInfo(self, request: Any) -> Any: ...  # noqa: N802 - gRPC method names
+    def Configure(self, request: Any) -> Any: ...  # noqa: N802
+    def ConfigureStack(self, request: Any) -> Any: ...  # noqa: N802
+    def Analyze(self, request: Any) -> Any: ...  # noqa: N802
+    def AnalyzeStack(self, request: Any) -> Any: ...  # noqa: N802
+
+
+@dataclass(frozen=True)
+class PolicyInfo:
+    name: str
+    description: str
+    level: str  # the pack's default
+    config_schema: dict[str, Any]  # {"properties": ..., "required": [...]}
+    is_stack_policy: bool
+    remediation_steps: str
+
+
+@dataclass(frozen=True)
+class PackInfo:
+    name: str
+    version: str
+    policies: tuple[PolicyInfo, ...]
+    initial_config: dict[str, dict[str, Any]]
+
+    def policy(self, name: str) -> PolicyInfo | None:
+        return next((p for p in self.policies if p.name == name), None)
+
+
+@dataclass(frozen=True)
+class RawDiagnostic:
+    policy: str
+    level: str
+    message: str
+    urn: str  # the resource it is about ("" for a stack-wide result)
+    from_stack_analysis: bool
+
+
+@dataclass(frozen=True)
+class NotApplicable:
+    policy: str
+    reason: str
+    urn: str
+
+
+@dataclass(frozen=True)
+class AnalysisResult:
+    pack: PackInfo
+    diagnostics: tuple[RawDiagnostic, ...]
+    not_applicable: tuple[NotApplicable, ...]
+
+
+def pack_info(analyzer: Analyzer) -> PackInfo:
+    info = analyzer.GetAnalyzerInfo(empty_pb2.Empty())
+    policies = tuple(
+        PolicyInfo(
+            name=p.name,
+            description=p.description,
+            level=LEVEL_NAMES.get(p.enforcementLevel, "advisory"),
+            config_schema=json_format.MessageToDict(p.configSchema),
+            is_stack_policy=p.policy_type == analyzer_pb2.POLICY_TYPE_STACK,
+            remediation_steps=p.remediation_steps,
+        )
+        for p in info.policies
+    )
+    initial = {
+        name: {
+            **json_format.MessageToDict(config.properties),
+            **(
+                {"enforcementLevel": LEVEL_NAMES[config.enforcementLevel]}
+                if config.enforcementLevel
+                else {}
+            ),
+        }
+        for name, config in info.initialConfig.items()
+    }
+    return PackInfo(info.name, info.version, policies, initial)
+
+
+def configure(analyzer: Analyzer, policy_config: dict[str, tuple[str, dict[str, Any]]]) -> None:
+    """``policy_config``: policy name -> (enforcement level, properties), for every policy."""
+    request = analyzer_pb2.ConfigureAnalyzerRequest()
+    for name, (level, properties) in policy_config.items():
+        config = request.policyConfig[name]
+        config.enforcementLevel = LEVELS[level]
+        config.properties.update(properties)
+    analyzer.Configure(request)
+
+
+def configure_stack(
+    analyzer: Analyzer,
+    *,
+    project: str,
+    stack: str,
+    dry_run: bool,
+    config: dict[str, str],
+    tags: dict[str, str] | None = None,
+) -> None:
+    request = analyzer_pb2.AnalyzerStackConfigureRequest(
+        stack=stack,
+        project=project,
+        organization="organization",
+        dry_run=dry_run,
+        config=config,
+        tags=tags or {},
+    )
+    analyzer.ConfigureStack(request)
+
+
+def _struct(values: dict[str, Any]) -> struct_pb2.Struct:
+    struct = struct_pb2.Struct()
+    json_format.ParseDict(values, struct)
+    return struct
+
+
+def _options(r: AnalyzerResource) -> analyzer_pb2.AnalyzerResourceOptions:
+    return analyzer_pb2.AnalyzerResourceOptions(
+        protect=r.protect,
+        ignoreChanges=r.ignore_changes,
+        deleteBeforeReplace=r.delete_before_replace,
+        deleteBeforeReplaceDefined=r.delete_before_replace,
+        additionalSecretOutputs=r.additional_secret_outputs,
+        parent=r.parent,
+    )
+
+
+def _provider(p: ProviderRef | None) -> analyzer_pb2.AnalyzerProviderResource | None:
+    if p is None:
+        return None
+    return analyzer_pb2.AnalyzerProviderResource(
+        type=p.type, urn=p.urn, name=p.name, properties=_struct(p.properties)
+    )
+
+
+def analyze_request(r: AnalyzerResource) -> analyzer_pb2.AnalyzeRequest:
+    return analyzer_pb2.AnalyzeRequest(
+        type=r.type,
+        urn=r.urn,
+        name=r.name,
+        properties=_struct(r.inputs),
+        options=_options(r),
+        provider=_provider(r.provider),
+    )
+
+
+def stack_request(resources: Iterable[AnalyzerResource]) -> analyzer_pb2.AnalyzeStackRequest:
+    request = analyzer_pb2.AnalyzeStackRequest()
+    for r in resources:
+        item = request.resources.add(
+            type=r.type,
+            urn=r.urn,
+            name=r.name,
+            properties=_struct(r.state),
+            options=_options(r),
+            parent=r.parent,
+            dependencies=r.dependencies,
+        )
+        provider = _provider(r.provider)
+        if provider is not None:
+            item.provider.CopyFrom(provider)
+        for key, urns in r.property_dependencies.items():
+            item.propertyDependencies[key].urns.extend(urns)
+    return request
+
+
+def analyze(
+    analyzer: Analyzer, resources: list[AnalyzerResource], *, concurrency: int = 4
+) -> tuple[list[RawDiagnostic], list[NotApplicable]]:
+    """Analyze each resource, then the stack. Resource calls are pipelined (the engine too
+    analyzes resources as their steps run, concurrently)."""
+    diagnostics: list[RawDiagnostic] = []
+    not_applicable: list[NotApplicable] = []
+
+    def one(r: AnalyzerResource) -> Any:
+        return analyzer.Analyze(analyze_request(r))
+
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        responses = list(pool.map(one, resources))
+    for r, response in zip(resources, responses, strict=True):
+        _collect(response, r.urn, False, diagnostics, not_applicable)
+    response = analyzer.AnalyzeStack(stack_request(resources))
+    _collect(response, "", True, diagnostics, not_applicable)
+    return diagnostics, not_applicable
+
+
+def _collect(
+    response: Any,
+    urn: str,
+    from_stack: bool,
+    diagnostics: list[RawDiagnostic],
+    not_applicable: list[NotApplicable],
+) -> None:
+    for d in response.diagnostics:
+        diagnostics.append(
+            RawDiagnostic(
+                policy=d.policyName,
+                level=LEVEL_NAMES.get(d.enforcementLevel, "advisory"),
+                message=d.message,
+                urn=d.urn or urn,
+                from_stack_analysis=from_stack,
+            )
+        )
+    for n in response.not_applicable:
+        not_applicable.append(NotApplicable(n.policy_name, n.reason, urn))

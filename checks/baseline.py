@@ -1,0 +1,54 @@
+"""Baselines: adopt policy checks on an existing stack by recording today's findings.
+
+``--write-baseline FILE`` records every finding's fingerprint (policy, resource, message with
+numbers masked) with its text for reviewers; ``--baseline FILE`` then reports only findings not
+in it, so a pull request is judged on what it adds. Findings that disappear simply drop out.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from gpufleet.atomic_write import atomic_write_text
+from gpufleet.checks.check_run import CheckReport
+
+VERSION = 1
+
+
+class BaselineError(ValueError):
+    """An unreadable or malformed baseline file (exit 2)."""
+
+
+def write_baseline(report: CheckReport, path: Path) -> None:
+    entries = [
+        {"fingerprint": f.fingerprint, "policy": f.policy, "urn": f.urn, "message": f.message}
+        for f in report.findings + report.baselined
+    ]
+    document = {"version": VERSION, "stack": report.stack, "findings": entries}
+    atomic_write_text(path, json.dumps(document, indent=2) + "\n")
+
+
+def load_baseline(path: Path) -> set[str]:
+    try:
+        data: Any = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise BaselineError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise BaselineError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+    if not isinstance(data, dict) or data.get("version") != VERSION:
+        raise BaselineError(f"{path}: not a gpufleet baseline (expected version: {VERSION})")
+    findings = data.get("findings")
+    if not isinstance(findings, list) or not all(
+        isinstance(f, dict) and isinstance(f.get("fingerprint"), str) for f in findings
+    ):
+        raise BaselineError(f"{path}: findings must be a list of objects with a fingerprint")
+    return {f["fingerprint"] for f in findings}
+
+
+def apply_baseline(report: CheckReport, fingerprints: set[str]) -> None:
+    """Move findings already in the baseline out of ``report.findings``."""
+    kept = [f for f in report.findings if f.fingerprint not in fingerprints]
+    report.baselined = [f for f in report.findings if f.fingerprint in fingerprints]
+    report.findings = kept

@@ -1,0 +1,161 @@
+"""``gpufleet check``: analyze a stack's resources with a policy pack, through the protocol.
+
+``run_check`` starts the pack as a plugin process, runs the engine's Analyzer calls over the
+resources, and turns the pack's diagnostics into ``Finding``s tied to resources and, where
+known, to the line that produced them. Baselines (``baseline``) then separate what was already
+there from what is new.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import yaml
+
+from gpufleet.checks.analyzer_protocol import (
+    PackInfo,
+    analyze,
+    configure,
+    configure_stack,
+    pack_info,
+)
+from gpufleet.checks.analyzer_resources import AnalyzerResource
+from gpufleet.checks.policy_config import load_policy_config, reconcile
+from gpufleet.checks.policy_pack_process import PolicyPackProcess
+
+SUPPRESSED_PREFIX = "suppressed: "
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    path: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Finding:
+    policy: str
+    level: str  # "mandatory" or "advisory"
+    message: str
+    urn: str
+    resource_type: str
+    resource_name: str
+    location: SourceLocation | None
+
+    @property
+    def fingerprint(self) -> str:
+        """Stable across runs: numbers (costs, counts) do not change it."""
+        text = "|".join((self.policy, self.urn, re.sub(r"\d[\d,.]*", "#", self.message)))
+        return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+@dataclass(frozen=True)
+class Suppressed:
+    policy: str
+    urn: str
+    reason: str
+
+
+@dataclass
+class CheckReport:
+    pack: PackInfo
+    project: str
+    stack: str
+    dry_run: bool
+    resource_count: int
+    levels: dict[str, str]
+    findings: list[Finding]
+    suppressed: list[Suppressed] = field(default_factory=list)
+    baselined: list[Finding] = field(default_factory=list)
+
+    @property
+    def mandatory(self) -> list[Finding]:
+        return [f for f in self.findings if f.level == "mandatory"]
+
+    @property
+    def advisory(self) -> list[Finding]:
+        return [f for f in self.findings if f.level != "mandatory"]
+
+
+Locator = Callable[[AnalyzerResource], SourceLocation | None]
+
+
+def run_check(
+    resources: list[AnalyzerResource],
+    *,
+    pack_dir: Path,
+    policy_config: Path | None,
+    project: str,
+    stack: str,
+    dry_run: bool,
+    stack_config: dict[str, str],
+    locate: Locator | None = None,
+) -> CheckReport:
+    """Analyze ``resources`` with the pack in ``pack_dir``. PolicyConfigError for a bad config
+    file, PolicyPackError when the pack cannot run."""
+    config, text = load_policy_config(policy_config) if policy_config else ({}, "")
+    with PolicyPackProcess(
+        pack_dir, project=project, stack=stack, dry_run=dry_run, config=stack_config
+    ) as process:
+        analyzer = process.stub
+        info = _with_declared_version(pack_info(analyzer), pack_dir)
+        settings = reconcile(info, config, path=policy_config, text=text)
+        configure(analyzer, settings)
+        configure_stack(
+            analyzer, project=project, stack=stack, dry_run=dry_run, config=stack_config
+        )
+        diagnostics, not_applicable = analyze(analyzer, resources)
+    by_urn = {r.urn: r for r in resources}
+    descriptions = {p.name: p.description for p in info.policies}
+    findings = []
+    for d in diagnostics:
+        resource = by_urn.get(d.urn)
+        findings.append(
+            Finding(
+                policy=d.policy,
+                level=d.level,
+                message=_without_description(d.message, descriptions.get(d.policy, "")),
+                urn=d.urn,
+                resource_type=resource.type if resource else "",
+                resource_name=resource.name if resource else "",
+                location=locate(resource) if locate and resource else None,
+            )
+        )
+    findings.sort(key=lambda f: (f.level != "mandatory", f.policy, f.urn, f.message))
+    suppressed = [
+        Suppressed(n.policy, n.urn, n.reason.removeprefix(SUPPRESSED_PREFIX))
+        for n in not_applicable
+        if n.reason.startswith(SUPPRESSED_PREFIX)
+    ]
+    return CheckReport(
+        pack=info,
+        project=project,
+        stack=stack,
+        dry_run=dry_run,
+        resource_count=len(resources),
+        levels={name: level for name, (level, _) in settings.items()},
+        findings=findings,
+        suppressed=suppressed,
+    )
+
+
+def _with_declared_version(info: PackInfo, pack_dir: Path) -> PackInfo:
+    # Python packs always answer 0.0.1; the CLI uses PulumiPolicy.yaml's version instead.
+    try:
+        declared = yaml.safe_load((pack_dir / "PulumiPolicy.yaml").read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return info
+    version = declared.get("version") if isinstance(declared, dict) else None
+    return replace(info, version=str(version)) if version else info
+
+
+def _without_description(message: str, description: str) -> str:
+    # The SDK prefixes every violation with the policy's description and a newline.
+    if description and message.startswith(description):
+        rest = message[len(description) :].lstrip("\n")
+        return rest or description
+    return message

@@ -1,0 +1,70 @@
+"""A check report for GitHub Actions: workflow-command annotations and a job summary.
+
+``annotations`` are ``::error`` (mandatory) / ``::warning`` (advisory) commands, with file and
+line when known, shown on the pull request's diff. ``job_summary`` is markdown for
+``$GITHUB_STEP_SUMMARY``: the verdict, a table of findings, what was suppressed and baselined.
+"""
+
+from __future__ import annotations
+
+from gpufleet.checks.check_run import CheckReport, Finding
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotations(report: CheckReport) -> list[str]:
+    lines = []
+    for finding in report.findings:
+        command = "error" if finding.level == "mandatory" else "warning"
+        properties = [f"title={_escape_property(f'gpufleet {finding.policy}')}"]
+        if finding.location is not None:
+            properties.insert(0, f"line={finding.location.line}")
+            properties.insert(0, f"file={_escape_property(finding.location.path)}")
+        subject = f"{finding.resource_name}: " if finding.resource_name else ""
+        lines.append(
+            f"::{command} {','.join(properties)}::{_escape_data(subject + finding.message)}"
+        )
+    return lines
+
+
+def job_summary(report: CheckReport) -> str:
+    verdict = (
+        f"**{len(report.mandatory)} mandatory violation(s)**: the check fails"
+        if report.mandatory
+        else "No mandatory violations"
+    )
+    out = [
+        f"### gpufleet check: stack `{report.stack}`",
+        "",
+        f"{verdict}; {len(report.advisory)} advisory; {report.resource_count} resources, "
+        f"{len(report.pack.policies)} policies ({report.pack.name}@{report.pack.version})"
+        + (", preview" if report.dry_run else ""),
+        "",
+    ]
+    if report.findings:
+        out += ["| Level | Policy | Resource | Message |", "|---|---|---|---|"]
+        out += [_row(f) for f in report.findings]
+        out.append("")
+    if report.suppressed:
+        out.append(f"Suppressed ({len(report.suppressed)}):")
+        out += [
+            f"- `{s.policy}` {s.urn.rsplit('::', 1)[-1]}: {s.reason}" for s in report.suppressed
+        ]
+        out.append("")
+    if report.baselined:
+        out.append(f"{len(report.baselined)} finding(s) already in the baseline, not shown.")
+        out.append("")
+    return "\n".join(out)
+
+
+def _row(finding: Finding) -> str:
+    where = f" ({finding.location.path}:{finding.location.line})" if finding.location else ""
+    message = finding.message.replace("|", "\\|").replace("\n", " ")
+    resource = finding.resource_name or "stack"
+    return f"| {finding.level} | `{finding.policy}` | {resource}{where} | {message} |"

@@ -1,0 +1,128 @@
+"""Start a Python policy pack the way the Pulumi engine does, and talk to it over gRPC.
+
+The engine runs ``python -m pulumi.policy <engine-address> <pack-dir>`` with the stack's
+identity in the environment (``PULUMI_PROJECT``, ``PULUMI_STACK``, ``PULUMI_DRY_RUN``,
+``PULUMI_CONFIG``), reads the port the pack prints, and calls the Analyzer service on it.
+``PolicyPackProcess`` does exactly that with this interpreter (whose environment has the pack's
+dependencies) and stops the process on exit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import grpc
+from pulumi.runtime.proto import analyzer_pb2_grpc
+
+START_TIMEOUT_SECONDS = 60.0
+# As the engine: policy packs may return large responses.
+_CHANNEL_OPTIONS = [("grpc.max_receive_message_length", 400 * 1024 * 1024)]
+
+
+class PolicyPackError(Exception):
+    """The pack could not be started or answered with an error (exit 2: not a violation)."""
+
+
+class PolicyPackProcess:
+    def __init__(
+        self,
+        pack_dir: Path,
+        *,
+        project: str,
+        stack: str,
+        dry_run: bool,
+        config: dict[str, str],
+    ) -> None:
+        self.pack_dir = pack_dir
+        self._env = {
+            **os.environ,
+            "PULUMI_PROJECT": project,
+            "PULUMI_STACK": stack,
+            "PULUMI_DRY_RUN": "true" if dry_run else "false",
+            "PULUMI_CONFIG": json.dumps(config),
+        }
+        self._process: subprocess.Popen[bytes] | None = None
+        self._channel: grpc.Channel | None = None
+        self.stub: Any = None
+
+    def __enter__(self) -> PolicyPackProcess:
+        if not (self.pack_dir / "PulumiPolicy.yaml").is_file():
+            raise PolicyPackError(f"{self.pack_dir}: no PulumiPolicy.yaml (not a policy pack)")
+        self._process = subprocess.Popen(
+            # No engine to call back: policy packs only use the address for logging.
+            [sys.executable, "-m", "pulumi.policy", "127.0.0.1:0", str(self.pack_dir)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=self._env,
+            cwd=self.pack_dir,
+        )
+        port = self._read_port()
+        self._channel = grpc.insecure_channel(f"127.0.0.1:{port}", options=_CHANNEL_OPTIONS)
+        try:
+            grpc.channel_ready_future(self._channel).result(timeout=START_TIMEOUT_SECONDS)
+        except grpc.FutureTimeoutError:
+            raise PolicyPackError(f"{self.pack_dir}: policy pack did not accept calls") from None
+        self.stub = _UnaryCalls(analyzer_pb2_grpc.AnalyzerStub(self._channel))
+        return self
+
+    def _read_port(self) -> int:
+        assert self._process is not None and self._process.stdout is not None
+        result: dict[str, bytes] = {}
+
+        def read() -> None:
+            assert self._process is not None and self._process.stdout is not None
+            result["line"] = self._process.stdout.readline()
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        reader.join(START_TIMEOUT_SECONDS)
+        line = result.get("line", b"").strip()
+        if not line.isdigit():
+            self._process.kill()
+            _, err = self._process.communicate()
+            detail = err.decode(errors="replace").strip().splitlines()
+            last = detail[-1] if detail else "no output"
+            raise PolicyPackError(f"{self.pack_dir}: policy pack failed to start: {last}")
+        return int(line)
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._channel is not None:
+            self._channel.close()
+        if self._process is not None:
+            self._process.terminate()
+            try:
+                self._process.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.communicate()
+
+
+class _UnaryCalls:
+    """The stub's methods, with a pack-side exception turned into ``PolicyPackError``."""
+
+    def __init__(self, stub: Any) -> None:
+        self._stub = stub
+
+    def __getattr__(self, method: str) -> Any:
+        call = getattr(self._stub, method)
+
+        def invoke(request: Any) -> Any:
+            try:
+                return call(request)
+            except grpc.RpcError as exc:
+                details = exc.details() if hasattr(exc, "details") else str(exc)
+                raise PolicyPackError(f"policy pack {method} failed: {details}") from None
+
+        return invoke

@@ -1,0 +1,104 @@
+"""Rendering for ``gpufleet check``: a table for people, JSON for scripts, and the CI formats
+(SARIF, JUnit XML, GitHub annotations + job summary) from ``gpufleet.checks``."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from gpufleet.checks.check_run import CheckReport, Finding
+
+
+def render(report: CheckReport, fmt: str, *, fallback_uri: str) -> str:
+    if fmt == "json":
+        return json.dumps(report_json(report), indent=2) + "\n"
+    if fmt == "sarif":
+        from gpufleet.checks.sarif import sarif_log
+
+        return json.dumps(sarif_log(report, fallback_uri=fallback_uri), indent=2) + "\n"
+    if fmt == "junit":
+        from gpufleet.checks.junit_report import junit_xml
+
+        return junit_xml(report) + "\n"
+    if fmt == "github":
+        from gpufleet.checks.github_report import annotations, job_summary
+
+        summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
+        if summary_path:
+            with Path(summary_path).open("a", encoding="utf-8") as handle:
+                handle.write(job_summary(report) + "\n")
+        return "".join(line + "\n" for line in annotations(report))
+    return table(report)
+
+
+def _finding_json(f: Finding) -> dict[str, object]:
+    return {
+        "policy": f.policy,
+        "level": f.level,
+        "message": f.message,
+        "urn": f.urn,
+        "type": f.resource_type,
+        "name": f.resource_name,
+        "location": vars(f.location) if f.location else None,
+        "fingerprint": f.fingerprint,
+    }
+
+
+def report_json(report: CheckReport) -> dict[str, object]:
+    return {
+        "stack": report.stack,
+        "project": report.project,
+        "preview": report.dry_run,
+        "pack": {"name": report.pack.name, "version": report.pack.version},
+        "resources": report.resource_count,
+        "policies": report.levels,
+        "summary": {
+            "mandatory": len(report.mandatory),
+            "advisory": len(report.advisory),
+            "suppressed": len(report.suppressed),
+            "baselined": len(report.baselined),
+        },
+        "findings": [_finding_json(f) for f in report.findings],
+        "suppressed": [vars(s) for s in report.suppressed],
+        "baselined": [_finding_json(f) for f in report.baselined],
+    }
+
+
+def table(report: CheckReport) -> str:
+    out = io.StringIO()
+    console = Console(file=out, width=160, highlight=False, markup=False, color_system=None)
+    if report.findings:
+        grid = Table(title=f"gpufleet check: {report.stack}", title_justify="left")
+        grid.add_column("level", no_wrap=True)
+        grid.add_column("policy", no_wrap=True)
+        grid.add_column("resource", overflow="fold")
+        grid.add_column("message", overflow="fold")
+        for f in report.findings:
+            style = "red" if f.level == "mandatory" else "yellow"
+            where = f"\n{f.location.path}:{f.location.line}" if f.location else ""
+            grid.add_row(
+                Text(f.level, style=style),
+                f.policy,
+                f"{f.resource_name or 'stack'}{where}",
+                f.message,
+            )
+        console.print(grid)
+    for s in report.suppressed:
+        console.print(f"suppressed {s.policy} on {s.urn.rsplit('::', 1)[-1]}: {s.reason}")
+    verdict = f"{len(report.mandatory)} mandatory violation(s)" if report.mandatory else "passed"
+    console.print(
+        Text(
+            f"{verdict}; {len(report.advisory)} advisory, {len(report.suppressed)} suppressed, "
+            f"{len(report.baselined)} baselined; {report.resource_count} resources, "
+            f"{len(report.pack.policies)} policies ({report.pack.name}@{report.pack.version})"
+            + (" [preview]" if report.dry_run else ""),
+            style="bold red" if report.mandatory else "bold green",
+        )
+    )
+    return out.getvalue()

@@ -1,0 +1,203 @@
+"""Build CrossGuard policies from plain rule functions.
+
+A rule is a function of plain data — ``ResourceView`` (one resource) or a list of
+``StackResource`` (the stack) plus its ``Settings`` — returning ``Findings``. The builders here
+turn it into the SDK's ``ResourceValidationPolicy`` / ``StackValidationPolicy`` and add what
+every rule needs the same way:
+
+- properties are read with unknowns kept (``properties.plain``), so an unrelated unknown value
+  never downgrades a rule; a rule that cannot decide because *its* value is unknown says so
+  (``Findings.unknown``) and the servicer reports that as advisory, after any violation;
+- ``Settings`` reads the policy's config with the defaults of its own schema, so the pack
+  behaves the same with or without a policy config file;
+- suppressions: every policy accepts ``suppressions: [{resource, reason}]`` in its config
+  (``resource`` matches a URN or a resource name, shell-style wildcards); a suppressed
+  violation is not reported, and for resource policies the resource is marked not applicable
+  with the reason, so ``gpufleet check`` can list what was suppressed and why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from typing import Any
+
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyConfigSchema,
+    ReportViolation,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+
+from gpufleet.policies.properties import plain, unknown_error
+
+SUPPRESSIONS_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "description": "Violations not to report, each with the reason (reviewed like code).",
+    "items": {
+        "type": "object",
+        "properties": {
+            "resource": {
+                "type": "string",
+                "minLength": 1,
+                "description": "URN or resource name; * and ? wildcards",
+            },
+            "reason": {"type": "string", "minLength": 10},
+        },
+        "required": ["resource", "reason"],
+        "additionalProperties": False,
+    },
+    "default": [],
+}
+
+
+@dataclass(frozen=True)
+class ResourceView:
+    type: str
+    name: str
+    urn: str
+    props: dict[str, Any]
+    provider_props: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class StackResource:
+    type: str
+    name: str
+    urn: str
+    props: dict[str, Any]
+    provider_props: dict[str, Any]
+    parent: str | None
+    property_dependencies: dict[str, list[str]]
+
+
+@dataclass
+class Findings:
+    violations: list[tuple[str | None, str]] = field(default_factory=list)  # (urn, message)
+    # (property path, unknown sentinel) that kept the rule from deciding, for an advisory.
+    unknown: tuple[list[str | int], str] | None = None
+
+    def violate(self, message: str, urn: str | None = None) -> None:
+        self.violations.append((urn, message))
+
+
+class Settings(Mapping[str, Any]):
+    """A policy's config, falling back to the defaults in its schema."""
+
+    def __init__(self, config: Mapping[str, Any], schema: dict[str, dict[str, Any]]) -> None:
+        self._values = {k: v["default"] for k, v in schema.items() if "default" in v}
+        self._values.update(config)
+
+    def __getitem__(self, key: str) -> Any:
+        return self._values[key]
+
+    def __iter__(self) -> Any:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
+def _suppression(settings: Settings, urn: str, name: str) -> str | None:
+    for entry in settings.get("suppressions") or []:
+        pattern = str(entry.get("resource", ""))
+        if fnmatchcase(urn, pattern) or fnmatchcase(name, pattern):
+            return str(entry.get("reason", ""))
+    return None
+
+
+def _schema(properties: dict[str, dict[str, Any]]) -> PolicyConfigSchema:
+    return PolicyConfigSchema(properties={**properties, "suppressions": SUPPRESSIONS_SCHEMA})
+
+
+ResourceRule = Callable[[ResourceView, Settings], Findings]
+StackRule = Callable[[list[StackResource], Settings], Findings]
+
+
+def resource_policy(
+    name: str,
+    description: str,
+    rule: ResourceRule,
+    *,
+    config: dict[str, dict[str, Any]],
+    applies_to: Iterable[str] | Callable[[str], bool],
+    enforcement_level: EnforcementLevel = EnforcementLevel.MANDATORY,
+    remediation_steps: str | None = None,
+) -> ResourceValidationPolicy:
+    """A resource policy running ``rule`` on the types ``applies_to`` selects (the Python SDK
+    has no type filter: every policy sees every resource)."""
+    schema = _schema(config)
+    wanted = applies_to if callable(applies_to) else frozenset(applies_to).__contains__
+
+    def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+        if not wanted(args.resource_type):
+            return
+        settings = Settings(args.get_config(), schema.properties)
+        view = ResourceView(
+            args.resource_type,
+            args.name,
+            args.urn,
+            plain(args.props),
+            plain(args.provider.props) if args.provider is not None else {},
+        )
+        findings = rule(view, settings)
+        reason = _suppression(settings, args.urn, args.name)
+        if findings.violations and reason is not None:
+            args.not_applicable(f"suppressed: {reason}")
+        for urn, message in findings.violations:
+            report_violation(message, urn)
+        if findings.unknown is not None and not findings.violations:
+            raise unknown_error(*findings.unknown)
+
+    return ResourceValidationPolicy(
+        name=name,
+        description=description,
+        validate=validate,
+        enforcement_level=enforcement_level,
+        config_schema=schema,
+        remediation_steps=remediation_steps,
+    )
+
+
+def stack_policy(
+    name: str,
+    description: str,
+    rule: StackRule,
+    *,
+    config: dict[str, dict[str, Any]],
+    enforcement_level: EnforcementLevel = EnforcementLevel.MANDATORY,
+    remediation_steps: str | None = None,
+) -> StackValidationPolicy:
+    schema = _schema(config)
+
+    def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+        settings = Settings(args.get_config(), schema.properties)
+        resources = [
+            StackResource(
+                r.resource_type,
+                r.name,
+                r.urn,
+                plain(r.props),
+                plain(r.provider.props) if r.provider is not None else {},
+                r.parent.urn if r.parent is not None else None,
+                {k: [d.urn for d in v] for k, v in r.property_dependencies.items()},
+            )
+            for r in args.resources
+        ]
+        names = {r.urn: r.name for r in resources}
+        for urn, message in rule(resources, settings).violations:
+            if urn is None or _suppression(settings, urn, names.get(urn, "")) is None:
+                report_violation(message, urn)
+
+    return StackValidationPolicy(
+        name=name,
+        description=description,
+        validate=validate,
+        enforcement_level=enforcement_level,
+        config_schema=schema,
+        remediation_steps=remediation_steps,
+    )

@@ -1,0 +1,68 @@
+"""Rule: every taggable resource carries the cost tags (GCP: labels).
+
+Missing keys are a violation. Keys present with values unknown during a preview pass, with an
+advisory note naming them; when the key set itself cannot be known (the whole map is computed)
+the rule says it cannot decide rather than passing or failing blindly.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import ResourceValidationPolicy
+
+from gpufleet.components.tagging import gcp_label_key
+from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
+from gpufleet.policies.properties import get_path
+from gpufleet.policies.taggable import read_tags, tag_property, taggable_table
+
+NAME = "required-tags"
+DEFAULT_KEYS = ["project", "owner", "cost-center", "environment"]
+
+CONFIG = {
+    "keys": {
+        "type": "array",
+        "items": {"type": "string", "minLength": 1},
+        "minItems": 1,
+        "uniqueItems": True,
+        "default": DEFAULT_KEYS,
+        "description": "Tag keys every taggable resource must carry (GCP: as label keys).",
+    },
+}
+
+
+def check_required_tags(resource: ResourceView, settings: Settings) -> Findings:
+    findings = Findings()
+    prop = tag_property(resource.type)
+    if prop is None:
+        return findings
+    reading = read_tags(prop, resource.props, resource.provider_props)
+    wanted = [gcp_label_key(k) if prop.name == "labels" else k for k in settings["keys"]]
+    missing = [k for k in wanted if k not in reading.keys]
+    if missing and not reading.keys_unknown:
+        findings.violate(f"{prop.name} missing: {', '.join(missing)}")
+    empty = [k for k in wanted if k in reading.empty_values]
+    if empty:
+        findings.violate(f"{prop.name} with empty values: {', '.join(empty)}")
+    if findings.violations:
+        return findings
+    if missing:  # and the key set is unknown: cannot tell
+        findings.unknown = ([prop.name], get_path(resource.props, prop.name) or "")
+        return findings
+    unknown = [k for k in wanted if k in reading.unknown_values]
+    if unknown:
+        findings.unknown = (
+            [prop.name, unknown[0]],
+            get_path(resource.props, prop.name, unknown[0]),
+        )
+    return findings
+
+
+def policy() -> ResourceValidationPolicy:
+    return resource_policy(
+        NAME,
+        "Taggable resources carry the cost tags (GCP labels) so every GPU dollar has an owner.",
+        check_required_tags,
+        config=CONFIG,
+        applies_to=lambda t: t in taggable_table(),
+        remediation_steps="Set the tags on the resource, or on the provider (AWS defaultTags, "
+        "GCP defaultLabels), or add them with a stack transform.",
+    )

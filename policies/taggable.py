@@ -1,0 +1,91 @@
+"""Which resource types take cost tags, and what tags a resource will carry.
+
+The table (``data/taggable_types.json``) is generated from the provider SDKs by
+``scripts/generate_taggable_types.py``: a type is taggable when its arguments include ``tags``
+(AWS, Azure) or ``labels`` (GCP) as a map, or AWS-style ``[{key, value}]`` tag lists. Tags
+set on the provider (AWS ``defaultTags``, GCP ``defaultLabels``) count for every resource it
+manages, as they do in the cloud.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from gpufleet.policies.properties import is_unknown, provider_object
+
+TABLE_PATH = Path(__file__).parent / "data" / "taggable_types.json"
+
+
+@dataclass(frozen=True)
+class TagProperty:
+    name: str  # "tags" or "labels"
+    shape: str  # "map" or "list"
+
+
+@dataclass(frozen=True)
+class TagReading:
+    keys: frozenset[str]  # keys present (with known or unknown values)
+    unknown_values: tuple[str, ...]  # present keys whose value is unknown during preview
+    empty_values: tuple[str, ...]  # present keys whose value is an empty string
+    # The set of keys itself cannot be known (the whole map or a list entry is unknown).
+    keys_unknown: bool
+
+
+@cache
+def taggable_table() -> dict[str, TagProperty]:
+    data = json.loads(TABLE_PATH.read_text(encoding="utf-8"))
+    return {t: TagProperty(v["property"], v["shape"]) for t, v in data["types"].items()}
+
+
+def tag_property(type_: str) -> TagProperty | None:
+    return taggable_table().get(type_)
+
+
+def read_tags(
+    prop: TagProperty, props: dict[str, Any], provider_props: dict[str, Any] | None
+) -> TagReading:
+    entries, keys_unknown = tag_entries(prop, props, provider_props)
+    return TagReading(
+        keys=frozenset(entries),
+        unknown_values=tuple(sorted(k for k, v in entries.items() if is_unknown(v))),
+        empty_values=tuple(
+            sorted(k for k, v in entries.items() if v is None or (isinstance(v, str) and not v))
+        ),
+        keys_unknown=keys_unknown,
+    )
+
+
+def tag_entries(
+    prop: TagProperty, props: dict[str, Any], provider_props: dict[str, Any] | None
+) -> tuple[dict[str, Any], bool]:
+    """The tags a resource will carry (provider defaults, then its own) and whether some
+    keys cannot be known yet."""
+    entries: dict[str, Any] = {}
+    keys_unknown = False
+    for source in (_provider_defaults(prop, provider_props or {}), props.get(prop.name)):
+        if source is None:
+            continue
+        if is_unknown(source):
+            keys_unknown = True
+        elif isinstance(source, dict):
+            entries.update(source)
+        elif isinstance(source, list):
+            for item in source:
+                if not isinstance(item, dict) or is_unknown(item.get("key", item.get("name"))):
+                    keys_unknown = True
+                    continue
+                entries[str(item.get("key", item.get("name")))] = item.get("value")
+    return entries, keys_unknown
+
+
+def _provider_defaults(prop: TagProperty, provider: dict[str, Any]) -> Any:
+    if prop.name == "tags":
+        default = provider_object(provider.get("defaultTags"))
+        if isinstance(default, dict):
+            return default.get("tags")
+        return default
+    return provider_object(provider.get("defaultLabels"))

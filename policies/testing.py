@@ -1,0 +1,151 @@
+"""Unit-test policies against resource dicts, through the SDK's own Analyzer servicer.
+
+The Python CrossGuard SDK has no test helper (pulumi-policy#445); testing a rule function
+directly skips what the servicer does — unknown-value handling, enforcement levels, config,
+not-applicable — and so tests something other than what runs. ``PolicyHarness`` serves the
+policies in-process with the SDK's ``_PolicyAnalyzerServicer`` and sends it the same Analyzer
+requests ``gpufleet check`` sends a pack process, config validated against each policy's schema::
+
+    from gpufleet.policies.testing import PolicyHarness, UNKNOWN
+
+    def test_my_policy():
+        harness = PolicyHarness([my_policy], {"my-policy": {"limit": 4}})
+        found = harness.analyze("aws:ec2/instance:Instance", {"instanceType": "p5.48xlarge"})
+        assert [v.policy for v in found] == ["my-policy"]
+
+``UNKNOWN`` stands for a value a preview cannot know. Stack policies: ``analyze_stack`` takes
+``StackInput`` resources (with property dependencies, to link a group to its template).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pulumi_policy import EnforcementLevel, Policy
+from pulumi_policy.policy import _PolicyAnalyzerServicer
+
+from gpufleet.checks.analyzer_protocol import (
+    analyze_request,
+    configure,
+    configure_stack,
+    pack_info,
+    stack_request,
+)
+from gpufleet.checks.analyzer_resources import AnalyzerResource, ProviderRef
+from gpufleet.checks.policy_config import reconcile
+from gpufleet.engine.wire import UNKNOWN
+
+__all__ = ["UNKNOWN", "PolicyHarness", "StackInput", "Violation"]
+
+
+@dataclass(frozen=True)
+class Violation:
+    policy: str
+    level: str  # "mandatory", "advisory"
+    message: str
+    urn: str
+
+
+@dataclass
+class StackInput:
+    type: str
+    props: dict[str, Any]
+    name: str = "r"
+    property_dependencies: dict[str, list[str]] = field(default_factory=dict)
+    parent: str = ""
+    provider: dict[str, Any] | None = None
+
+    def urn(self, stack: str) -> str:
+        return f"urn:pulumi:{stack}::test::{self.type}::{self.name}"
+
+
+class _InProcess:
+    """The servicer, called the way a gRPC stub is (request in, response out)."""
+
+    def __init__(self, servicer: _PolicyAnalyzerServicer) -> None:
+        self._servicer = servicer
+
+    def __getattr__(self, method: str) -> Any:
+        return lambda request: getattr(self._servicer, method)(request, None)
+
+
+class PolicyHarness:
+    def __init__(
+        self,
+        policies: list[Policy] | None = None,
+        config: dict[str, Any] | None = None,
+        *,
+        stack: str = "dev",
+        dry_run: bool = False,
+    ) -> None:
+        """``config`` is a policy pack config (as in ``policies/config/<env>.json``);
+        PolicyConfigError when it violates a policy's schema."""
+        if policies is None:
+            from gpufleet.policies.pack import all_policies
+
+            policies = all_policies()
+        self.stack = stack
+        self._analyzer = _InProcess(
+            _PolicyAnalyzerServicer("test-pack", "0.0.1", policies, EnforcementLevel.MANDATORY)
+        )
+        info = pack_info(self._analyzer)
+        self._descriptions = {p.name: p.description for p in info.policies}
+        configure(self._analyzer, reconcile(info, config or {}))
+        configure_stack(self._analyzer, project="test", stack=stack, dry_run=dry_run, config={})
+
+    def analyze(
+        self,
+        type_: str,
+        props: dict[str, Any],
+        *,
+        name: str = "r",
+        provider: dict[str, Any] | None = None,
+    ) -> list[Violation]:
+        """Violations (and "can't be known during preview" advisories) for one resource."""
+        resource = self._resource(StackInput(type_, props, name, provider=provider))
+        return self._violations(self._analyzer.Analyze(analyze_request(resource)), resource.urn)
+
+    def not_applicable(self, type_: str, props: dict[str, Any], *, name: str = "r") -> list[str]:
+        """The not-applicable reasons (e.g. suppressions) the policies gave for a resource."""
+        resource = self._resource(StackInput(type_, props, name))
+        response = self._analyzer.Analyze(analyze_request(resource))
+        return [f"{n.policy_name}: {n.reason}" for n in response.not_applicable]
+
+    def analyze_stack(self, resources: list[StackInput]) -> list[Violation]:
+        request = stack_request([self._resource(r) for r in resources])
+        return self._violations(self._analyzer.AnalyzeStack(request), "")
+
+    def _resource(self, r: StackInput) -> AnalyzerResource:
+        provider = None
+        if r.provider is not None:
+            package = r.type.split(":", 1)[0]
+            provider = ProviderRef(
+                f"pulumi:providers:{package}",
+                f"urn:pulumi:{self.stack}::test::pulumi:providers:{package}::default",
+                "default",
+                r.provider,
+            )
+        return AnalyzerResource(
+            urn=r.urn(self.stack),
+            type=r.type,
+            name=r.name,
+            custom=True,
+            inputs=r.props,
+            state=r.props,
+            parent=r.parent,
+            provider=provider,
+            property_dependencies=r.property_dependencies,
+        )
+
+    def _violations(self, response: Any, urn: str) -> list[Violation]:
+        from gpufleet.checks.analyzer_protocol import LEVEL_NAMES
+
+        out = []
+        for d in response.diagnostics:
+            description = self._descriptions.get(d.policyName, "")
+            message = d.message.removeprefix(description).lstrip("\n") or d.message
+            out.append(
+                Violation(d.policyName, LEVEL_NAMES[d.enforcementLevel], message, d.urn or urn)
+            )
+        return out
