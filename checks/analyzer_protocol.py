@@ -81,6 +81,14 @@ class AnalysisResult:
     not_applicable: tuple[NotApplicable, ...]
 
 
+def without_description(message: str, description: str) -> str:
+    """A violation's own message: the SDK prefixes each with the policy's description and a
+    newline."""
+    if description and message.startswith(description):
+        return message[len(description) :].lstrip("\n") or description
+    return message
+
+
 def pack_info(analyzer: Analyzer) -> PackInfo:
     info = analyzer.GetAnalyzerInfo(empty_pb2.Empty())
     policies = tuple(

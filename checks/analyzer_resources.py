@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from gpufleet.engine.capture import STACK_TYPE, Capture, Registration
@@ -139,6 +140,21 @@ def _config_value(text: str) -> Any:
         return json.loads(text) if text[:1] in "{[" else text
     except ValueError:
         return text
+
+
+def load_deployment(path: Path) -> tuple[list[AnalyzerResource], str]:
+    """(the resources, the project name) of a stack export file; DeploymentError if unusable."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise DeploymentError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise DeploymentError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+    resources = from_deployment(data, str(path))
+    stack_urn = next((r.urn for r in resources if r.type == STACK_TYPE), "")
+    # urn:pulumi:<stack>::<project>::pulumi:pulumi:Stack::<name>
+    project = stack_urn.split("::")[1] if stack_urn.count("::") >= 2 else "project"
+    return resources, project
 
 
 def from_deployment(data: Any, source: str) -> list[AnalyzerResource]:

@@ -22,6 +22,7 @@ from gpufleet.checks.analyzer_protocol import (
     configure,
     configure_stack,
     pack_info,
+    without_description,
 )
 from gpufleet.checks.analyzer_resources import AnalyzerResource
 from gpufleet.checks.policy_config import load_policy_config, reconcile
@@ -118,7 +119,7 @@ def run_check(
             Finding(
                 policy=d.policy,
                 level=d.level,
-                message=_without_description(d.message, descriptions.get(d.policy, "")),
+                message=without_description(d.message, descriptions.get(d.policy, "")),
                 urn=d.urn,
                 resource_type=resource.type if resource else "",
                 resource_name=resource.name if resource else "",
@@ -151,11 +152,3 @@ def _with_declared_version(info: PackInfo, pack_dir: Path) -> PackInfo:
         return info
     version = declared.get("version") if isinstance(declared, dict) else None
     return replace(info, version=str(version)) if version else info
-
-
-def _without_description(message: str, description: str) -> str:
-    # The SDK prefixes every violation with the policy's description and a newline.
-    if description and message.startswith(description):
-        rest = message[len(description) :].lstrip("\n")
-        return rest or description
-    return message

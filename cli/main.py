@@ -27,6 +27,18 @@ catalog_option = click.option(
     type=click.Path(path_type=Path, dir_okay=False, exists=True),
     help="Use this catalog CSV instead of the shipped one.",
 )
+stack_config_option = click.option(
+    "--config",
+    "config_file",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="Stack config file to use instead of <stackConfigDir>/Pulumi.<stack>.yaml.",
+)
+preview_option = click.option(
+    "--preview",
+    "as_preview",
+    is_flag=True,
+    help="Leave computed values (ids, ARNs, self links) unknown, as pulumi preview does.",
+)
 
 
 def _fail_input(lines: list[str]) -> NoReturn:
@@ -344,18 +356,8 @@ def _program_options(command: Callable[..., None]) -> Callable[..., None]:
 
 @main.command()
 @_program_options
-@click.option(
-    "--config",
-    "config_file",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    help="Stack config file to use instead of <stackConfigDir>/Pulumi.<stack>.yaml.",
-)
-@click.option(
-    "--preview",
-    "as_preview",
-    is_flag=True,
-    help="Leave computed values (ids, ARNs, self links) unknown, as pulumi preview does.",
-)
+@stack_config_option
+@preview_option
 @click.option(
     "--format",
     "fmt",
@@ -424,18 +426,8 @@ def preview(
 
 @main.command()
 @_program_options
-@click.option(
-    "--config",
-    "config_file",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    help="Stack config file to use instead of <stackConfigDir>/Pulumi.<stack>.yaml.",
-)
-@click.option(
-    "--preview",
-    "as_preview",
-    is_flag=True,
-    help="Analyze as pulumi preview would: computed values unknown.",
-)
+@stack_config_option
+@preview_option
 @click.option(
     "--from-export",
     "export_file",
@@ -510,7 +502,11 @@ def check(
     import atexit
 
     from gpufleet.atomic_write import atomic_write_text
-    from gpufleet.checks.analyzer_resources import DeploymentError, from_capture
+    from gpufleet.checks.analyzer_resources import (
+        DeploymentError,
+        from_capture,
+        load_deployment,
+    )
     from gpufleet.checks.baseline import (
         BaselineError,
         apply_baseline,
@@ -538,8 +534,8 @@ def check(
     try:
         known = load_baseline(baseline) if baseline else set()
         if export_file is not None:
-            resources, project_name, stack_settings, stack_file = _export_resources(export_file)
-            dry_run = as_preview
+            resources, project_name = load_deployment(export_file)
+            stack_settings, stack_file, dry_run = {}, None, as_preview
         else:
             atexit.register(close_runtime_loop)
             project = load_project(program)
@@ -579,23 +575,6 @@ def check(
     else:
         click.echo(text, nl=False)
     sys.exit(1 if report.mandatory else 0)
-
-
-def _export_resources(path: Path) -> tuple[list, str, dict[str, str], Path | None]:
-    import json
-
-    from gpufleet.checks.analyzer_resources import DeploymentError, from_deployment
-
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise DeploymentError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise DeploymentError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
-    resources = from_deployment(data, str(path))
-    stack_urn = next((r.urn for r in resources if r.type == "pulumi:pulumi:Stack"), "")
-    project = stack_urn.split("::")[1] if stack_urn.count("::") >= 2 else "project"
-    return resources, project, {}, None
 
 
 @main.command()

@@ -6,18 +6,18 @@ child. Keys gpufleet sets cannot be overridden by ``extra``: a clash is an error
 winner. Limits are the strictest of the clouds' own (AWS: keys 128, values 256 characters).
 
 GCP calls them labels and allows only lowercase letters, digits, ``_`` and ``-``, at most 63
-characters, keys starting with a letter (cloud.google.com/compute/docs/labeling-resources).
-``as_labels`` maps tags onto that deterministically: lowercase, any other character becomes
-``_``, a key not starting with a letter gets a ``k`` in front, then cut to 63. Two tags that
-map to the same label key are an error — one would silently overwrite the other.
+characters, keys starting with a letter; ``as_labels`` maps tags onto that with
+``gcp_labels``. Two tags that map to the same label key are an error — one would silently
+overwrite the other.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+
+from gpufleet.components.gcp_labels import gcp_label_key, gcp_label_value
 
 REQUIRED_TAG_KEYS = ("project", "owner", "cost-center", "environment", "workload", "managed-by")
 MANAGED_BY = "gpufleet"
@@ -76,18 +76,3 @@ class RequiredTags(BaseModel):
             "workload": self.workload,
             "managed-by": MANAGED_BY,
         }
-
-
-_LABEL_INVALID = re.compile(r"[^a-z0-9_-]")
-LABEL_MAX = 63
-
-
-def gcp_label_value(text: str) -> str:
-    return _LABEL_INVALID.sub("_", text.lower())[:LABEL_MAX]
-
-
-def gcp_label_key(text: str) -> str:
-    key = _LABEL_INVALID.sub("_", text.lower())
-    if not key[:1].isalpha():
-        key = f"k{key}"
-    return key[:LABEL_MAX]

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from pulumi_policy import ResourceValidationPolicy, StackValidationPolicy
 
-from gpufleet.components.tagging import gcp_label_key
 from gpufleet.policies.policy_builders import (
     Findings,
     ResourceView,
@@ -59,7 +58,7 @@ def _tag_value(resource: StackResource | None, key: str) -> str | None:
     if prop is None:
         return None
     entries, _ = tag_entries(prop, resource.props, resource.provider_props)
-    value = entries.get(gcp_label_key(key) if prop.name == "labels" else key)
+    value = entries.get(prop.key_for(key))
     return value if isinstance(value, str) else None
 
 

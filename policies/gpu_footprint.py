@@ -19,7 +19,7 @@ but is not in the catalog, or is unknown during a preview, is "undetermined", ne
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cache
 from statistics import fmean
 from typing import Any
@@ -28,7 +28,7 @@ from gpufleet.planner.catalog import Catalog, Offer, load_catalog
 from gpufleet.planner.catalog_build import gcp_built_in_gpus
 from gpufleet.planner.gpus import normalize_gpu_name
 from gpufleet.planner.pricing import sagemaker_markup
-from gpufleet.policies.properties import as_list, get_path, is_unknown, provider_object
+from gpufleet.policies.properties import as_list, get_path, is_unknown
 
 HOURS_PER_MONTH = 730.0
 
@@ -76,7 +76,6 @@ class GpuFootprint:
     on_demand_instances: float | None = None
     region: str | None = None
     hours_per_month: float = HOURS_PER_MONTH
-    notes: tuple[str, ...] = field(default=())
 
     @property
     def max_gpus_per_machine(self) -> int:
@@ -600,8 +599,3 @@ _READERS = {
 }
 
 GPU_RESOURCE_TYPES = frozenset(_READERS)
-
-
-def provider_region(provider_props: dict[str, Any]) -> str | None:
-    region = provider_object(provider_props.get("region"))
-    return region if isinstance(region, str) and not is_unknown(region) else None

@@ -36,16 +36,6 @@ def is_unknown(value: Any) -> bool:
     return _is_unknown(value)
 
 
-def contains_unknown(value: Any) -> bool:
-    if is_unknown(value):
-        return True
-    if isinstance(value, dict):
-        return any(contains_unknown(v) for v in value.values())
-    if isinstance(value, list):
-        return any(contains_unknown(v) for v in value)
-    return False
-
-
 def get_path(props: Mapping[str, Any], *path: str | int) -> Any:
     """The value at ``path`` (keys and list indexes), None where it is absent; an unknown
     value part-way returns that unknown sentinel."""

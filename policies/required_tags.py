@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from pulumi_policy import ResourceValidationPolicy
 
-from gpufleet.components.tagging import gcp_label_key
 from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
 from gpufleet.policies.properties import get_path
 from gpufleet.policies.taggable import read_tags, tag_property, taggable_table
@@ -35,7 +34,7 @@ def check_required_tags(resource: ResourceView, settings: Settings) -> Findings:
     if prop is None:
         return findings
     reading = read_tags(prop, resource.props, resource.provider_props)
-    wanted = [gcp_label_key(k) if prop.name == "labels" else k for k in settings["keys"]]
+    wanted = [prop.key_for(k) for k in settings["keys"]]
     missing = [k for k in wanted if k not in reading.keys]
     if missing and not reading.keys_unknown:
         findings.violate(f"{prop.name} missing: {', '.join(missing)}")

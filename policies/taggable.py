@@ -15,6 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from gpufleet.components.gcp_labels import gcp_label_key
 from gpufleet.policies.properties import is_unknown, provider_object
 
 TABLE_PATH = Path(__file__).parent / "data" / "taggable_types.json"
@@ -24,6 +25,10 @@ TABLE_PATH = Path(__file__).parent / "data" / "taggable_types.json"
 class TagProperty:
     name: str  # "tags" or "labels"
     shape: str  # "map" or "list"
+
+    def key_for(self, tag_key: str) -> str:
+        """The key ``tag_key`` has on this resource (GCP labels: mapped to a label key)."""
+        return gcp_label_key(tag_key) if self.name == "labels" else tag_key
 
 
 @dataclass(frozen=True)

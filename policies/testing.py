@@ -26,11 +26,13 @@ from pulumi_policy import EnforcementLevel, Policy
 from pulumi_policy.policy import _PolicyAnalyzerServicer
 
 from gpufleet.checks.analyzer_protocol import (
+    LEVEL_NAMES,
     analyze_request,
     configure,
     configure_stack,
     pack_info,
     stack_request,
+    without_description,
 )
 from gpufleet.checks.analyzer_resources import AnalyzerResource, ProviderRef
 from gpufleet.checks.policy_config import reconcile
@@ -139,12 +141,9 @@ class PolicyHarness:
         )
 
     def _violations(self, response: Any, urn: str) -> list[Violation]:
-        from gpufleet.checks.analyzer_protocol import LEVEL_NAMES
-
         out = []
         for d in response.diagnostics:
-            description = self._descriptions.get(d.policyName, "")
-            message = d.message.removeprefix(description).lstrip("\n") or d.message
+            message = without_description(d.message, self._descriptions.get(d.policyName, ""))
             out.append(
                 Violation(d.policyName, LEVEL_NAMES[d.enforcementLevel], message, d.urn or urn)
             )

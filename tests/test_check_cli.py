@@ -13,6 +13,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from gpufleet.checks.sarif import SARIF_SUBSET_SCHEMA
+
 ROOT = Path(__file__).resolve().parent.parent
 GPUFLEET = str(Path(sys.executable).with_name("gpufleet"))
 BAD = "tests/programs/bad_gpu"
@@ -102,7 +104,7 @@ def test_sarif_is_valid_and_located(tmp_path: Path, bad_json: dict) -> None:
     result = bad("--format", "sarif", "--output", str(out))
     assert result.returncode == 1 and result.stdout == ""
     log = json.loads(out.read_text())
-    schema = json.loads((ROOT / "checks" / "sarif.schema.json").read_text())
+    schema = json.loads(SARIF_SUBSET_SCHEMA.read_text())
     jsonschema.validate(log, schema, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER)
     run = log["runs"][0]
     assert {r["id"] for r in run["tool"]["driver"]["rules"]} >= {p for p, _ in BAD_FINDINGS}
