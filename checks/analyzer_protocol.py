@@ -11,7 +11,6 @@ anything with those methods taking request messages: a gRPC stub to a pack proce
 from __future__ import annotations
 
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -203,18 +202,18 @@ def stack_request(resources: Iterable[AnalyzerResource]) -> analyzer_pb2.Analyze
 
 
 def analyze(
-    analyzer: Analyzer, resources: list[AnalyzerResource], *, concurrency: int = 4
+    analyzer: Analyzer, resources: list[AnalyzerResource]
 ) -> tuple[list[RawDiagnostic], list[NotApplicable]]:
-    """Analyze each resource, then the stack. Resource calls are pipelined (the engine too
-    analyzes resources as their steps run, concurrently)."""
+    """Analyze each resource, then the stack. An analyzer with ``call_many`` (a pack process)
+    gets the resource calls pipelined."""
     diagnostics: list[RawDiagnostic] = []
     not_applicable: list[NotApplicable] = []
-
-    def one(r: AnalyzerResource) -> Any:
-        return analyzer.Analyze(analyze_request(r))
-
-    with ThreadPoolExecutor(max_workers=concurrency) as pool:
-        responses = list(pool.map(one, resources))
+    requests = (analyze_request(r) for r in resources)
+    call_many = getattr(analyzer, "call_many", None)
+    if call_many is not None:
+        responses = call_many("Analyze", requests)
+    else:
+        responses = [analyzer.Analyze(request) for request in requests]
     for r, response in zip(resources, responses, strict=True):
         _collect(response, r.urn, False, diagnostics, not_applicable)
     response = analyzer.AnalyzeStack(stack_request(resources))

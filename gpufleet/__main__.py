@@ -1,5 +1,5 @@
-"""``python -m gpufleet`` runs the CLI."""
+"""``python -m gpufleet`` runs the CLI, as the ``gpufleet`` console script does."""
 
-from gpufleet.cli.main import main
+from gpufleet.cli.entry_point import run
 
-main()
+run()

@@ -29,6 +29,7 @@ from gpufleet.planner.catalog_build import gcp_built_in_gpus
 from gpufleet.planner.gpus import normalize_gpu_name
 from gpufleet.planner.pricing import sagemaker_markup
 from gpufleet.policies.properties import as_list, get_path, is_unknown
+from gpufleet.policies.same_input_memo import SameInputMemo
 
 HOURS_PER_MONTH = 730.0
 
@@ -165,6 +166,21 @@ def read_gpu_footprint(
     if reader is None:
         return None
     return reader(_Reading(props, provider_props or {}, machines or shipped_machine_catalog()))
+
+
+def _read_by_props(props: dict[str, Any], type_: str, provider_props: dict[str, Any]) -> Any:
+    return read_gpu_footprint(type_, props, provider_props)
+
+
+_footprint_memo = SameInputMemo(_read_by_props)
+
+
+def shared_gpu_footprint(
+    type_: str, props: dict[str, Any], provider_props: dict[str, Any]
+) -> GpuFootprint | None:
+    """``read_gpu_footprint`` for resource policies: the policies of one request get the same
+    props object, and read its footprint once between them."""
+    return _footprint_memo(props, type_, provider_props)
 
 
 def resolve_template(footprint: GpuFootprint, template: GpuFootprint | None) -> GpuFootprint:

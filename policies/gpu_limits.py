@@ -15,7 +15,7 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
 
 from gpufleet.planner.gpus import normalize_gpu_name
-from gpufleet.policies.gpu_footprint import GPU_RESOURCE_TYPES, read_gpu_footprint
+from gpufleet.policies.gpu_footprint import GPU_RESOURCE_TYPES, shared_gpu_footprint
 from gpufleet.policies.policy_builders import (
     Findings,
     ResourceView,
@@ -40,7 +40,7 @@ FLEET_CONFIG = {"maxGpusPerFleet": {"type": "integer", "minimum": 0, "default": 
 
 def check_instance_size(resource: ResourceView, settings: Settings) -> Findings:
     findings = Findings()
-    footprint = read_gpu_footprint(resource.type, resource.props, resource.provider_props)
+    footprint = shared_gpu_footprint(resource.type, resource.props, resource.provider_props)
     if footprint is None:
         return findings
     allowed = {normalize_gpu_name(g) or g for g in settings["allowedGpuTypes"]}

@@ -26,6 +26,7 @@ from typing import Any
 from pulumi_policy import (
     EnforcementLevel,
     PolicyConfigSchema,
+    PolicyResource,
     ReportViolation,
     ResourceValidationArgs,
     ResourceValidationPolicy,
@@ -34,6 +35,7 @@ from pulumi_policy import (
 )
 
 from gpufleet.policies.properties import plain, unknown_error
+from gpufleet.policies.same_input_memo import SameInputMemo
 
 SUPPRESSIONS_SCHEMA: dict[str, Any] = {
     "type": "array",
@@ -114,6 +116,34 @@ def _schema(properties: dict[str, dict[str, Any]]) -> PolicyConfigSchema:
     return PolicyConfigSchema(properties={**properties, "suppressions": SUPPRESSIONS_SCHEMA})
 
 
+def _to_stack_resources(resources: list[PolicyResource]) -> list[StackResource]:
+    return [
+        StackResource(
+            r.resource_type,
+            r.name,
+            r.urn,
+            plain(r.props),
+            plain(r.provider.props) if r.provider is not None else {},
+            r.parent.urn if r.parent is not None else None,
+            {k: [d.urn for d in v] for k, v in r.property_dependencies.items()},
+        )
+        for r in resources
+    ]
+
+
+# The stack policies of one request get the same resource list from the pack's servicer.
+_stack_resources = SameInputMemo(_to_stack_resources)
+
+
+class TypedResourcePolicy(ResourceValidationPolicy):
+    """A resource policy that says which resource types it looks at, so the pack's servicer
+    can skip it for the others (its validate returns at once for them anyway)."""
+
+    def __init__(self, *, applies_to: Callable[[str], bool], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.applies_to = applies_to
+
+
 ResourceRule = Callable[[ResourceView, Settings], Findings]
 StackRule = Callable[[list[StackResource], Settings], Findings]
 
@@ -127,7 +157,7 @@ def resource_policy(
     applies_to: Iterable[str] | Callable[[str], bool],
     enforcement_level: EnforcementLevel = EnforcementLevel.MANDATORY,
     remediation_steps: str | None = None,
-) -> ResourceValidationPolicy:
+) -> TypedResourcePolicy:
     """A resource policy running ``rule`` on the types ``applies_to`` selects (the Python SDK
     has no type filter: every policy sees every resource)."""
     schema = _schema(config)
@@ -153,7 +183,8 @@ def resource_policy(
         if findings.unknown is not None and not findings.violations:
             raise unknown_error(*findings.unknown)
 
-    return ResourceValidationPolicy(
+    return TypedResourcePolicy(
+        applies_to=wanted,
         name=name,
         description=description,
         validate=validate,
@@ -176,18 +207,7 @@ def stack_policy(
 
     def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
         settings = Settings(args.get_config(), schema.properties)
-        resources = [
-            StackResource(
-                r.resource_type,
-                r.name,
-                r.urn,
-                plain(r.props),
-                plain(r.provider.props) if r.provider is not None else {},
-                r.parent.urn if r.parent is not None else None,
-                {k: [d.urn for d in v] for k, v in r.property_dependencies.items()},
-            )
-            for r in args.resources
-        ]
+        resources = _stack_resources(args.resources)
         names = {r.urn: r.name for r in resources}
         for urn, message in rule(resources, settings).violations:
             if urn is None or _suppression(settings, urn, names.get(urn, "")) is None:

@@ -11,29 +11,84 @@ unknown means for the one field they need.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from pulumi_policy.proxy import UnknownValueError, _is_unknown
+from pulumi_policy import proxy
+from pulumi_policy.proxy import UnknownValueError, _DictProxy, _ListProxy, unknown_checking_proxy
 
 # The proxy classes expose their target under this key (pulumi_policy.proxy); the policy
 # servicer passes proxies, the testing helper and stack resources may pass plain values.
 _TARGET = "__target"
+_SCALARS = (str, int, float, bool, type(None))
+
+
+class DeserializedProps(Mapping[str, Any]):
+    """Properties as the pack's servicer (``analyzer_servicer``) hands them to policies.
+
+    To a policy reading it as a mapping, it is the SDK's unknown-checking proxy (built on
+    first read, as that copies every value); ``plain()`` returns the deserialized values
+    themselves, shared by every policy of the request — so policies must not modify them.
+    """
+
+    __slots__ = ("_proxy", "values")
+
+    def __init__(self, values: dict[str, Any]) -> None:
+        self.values = values
+        self._proxy: Mapping[str, Any] | None = None
+
+    def _checked(self) -> Mapping[str, Any]:
+        if self._proxy is None:
+            self._proxy = unknown_checking_proxy(self.values)
+        return self._proxy
+
+    def __getitem__(self, key: str) -> Any:
+        return self._checked()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.values)
+
+    def __len__(self) -> int:
+        return len(self.values)
 
 
 def plain(value: Any) -> Any:
     """``value`` as plain dicts and lists; unknown values stay their sentinel strings."""
-    if isinstance(value, Mapping):
-        target = value[_TARGET] if type(value).__name__ == "_DictProxy" else value
-        return {k: plain(v) for k, v in target.items()}
-    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
-        target = value[_TARGET] if type(value).__name__ == "_ListProxy" else value
-        return [plain(v) for v in target]
+    # Exact type checks first: this runs over every property of every resource, and the
+    # abstract-class checks below are several times slower.
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is DeserializedProps:
+        return value.values
+    if kind is _DictProxy:
+        value, kind = value[_TARGET], dict
+    elif kind is _ListProxy:
+        value, kind = value[_TARGET], list
+    if kind is dict or isinstance(value, Mapping):
+        return {k: plain(v) for k, v in value.items()}
+    if kind is list or (isinstance(value, Sequence) and not isinstance(value, str | bytes)):
+        return [plain(v) for v in value]
     return value
 
 
+# The SDK's unknown sentinels (what its _is_unknown compares against), as a set: rules ask
+# about every value they read.
+_UNKNOWNS = frozenset(
+    (
+        proxy.UNKNOWN_BOOLEAN_VALUE,
+        proxy.UNKNOWN_NUMBER_VALUE,
+        proxy.UNKNOWN_STRING_VALUE,
+        proxy.UNKNOWN_ARRAY_VALUE,
+        proxy.UNKNOWN_ASSET_VALUE,
+        proxy.UNKNOWN_ARCHIVE_VALUE,
+        proxy.UNKNOWN_OBJECT_VALUE,
+    )
+)
+
+
 def is_unknown(value: Any) -> bool:
-    return _is_unknown(value)
+    return type(value) is str and value in _UNKNOWNS
 
 
 def get_path(props: Mapping[str, Any], *path: str | int) -> Any:
@@ -41,8 +96,8 @@ def get_path(props: Mapping[str, Any], *path: str | int) -> Any:
     value part-way returns that unknown sentinel."""
     value: Any = props
     for step in path:
-        if is_unknown(value):
-            return value
+        if type(value) is str:
+            return value if value in _UNKNOWNS else None
         if isinstance(step, int):
             if not isinstance(value, list) or step >= len(value):
                 return None

@@ -20,7 +20,7 @@ from typing import Any
 
 from pulumi_policy import ResourceValidationPolicy, StackValidationPolicy
 
-from gpufleet.policies.gpu_footprint import read_gpu_footprint
+from gpufleet.policies.gpu_footprint import shared_gpu_footprint
 from gpufleet.policies.policy_builders import (
     Findings,
     ResourceView,
@@ -114,7 +114,7 @@ def _public_ip_settings(resource: ResourceView) -> list[tuple[list[str | int], A
 
 def check_no_public_ip(resource: ResourceView, settings: Settings) -> Findings:
     findings = Findings()
-    if read_gpu_footprint(resource.type, resource.props, resource.provider_props) is None:
+    if shared_gpu_footprint(resource.type, resource.props, resource.provider_props) is None:
         return findings  # not a GPU machine
     unknown = None
     for path, value, public in _public_ip_settings(resource):

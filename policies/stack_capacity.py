@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from gpufleet.policies.gpu_footprint import GpuFootprint, read_gpu_footprint, resolve_template
 from gpufleet.policies.policy_builders import StackResource
+from gpufleet.policies.same_input_memo import SameInputMemo
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,10 @@ class StackCapacity:
 
 def stack_footprints(resources: list[StackResource]) -> list[StackCapacity]:
     """Every GPU resource of the stack (templates and capacity), capacity resolved."""
+    return _footprints(resources)
+
+
+def _read_footprints(resources: list[StackResource]) -> list[StackCapacity]:
     by_urn = {r.urn: r for r in resources}
     read = {
         r.urn: footprint
@@ -51,3 +56,7 @@ def stack_footprints(resources: list[StackResource]) -> list[StackCapacity]:
 def stack_capacity(resources: list[StackResource]) -> list[StackCapacity]:
     """Capacity resources only (what runs and costs), templates left out."""
     return [c for c in stack_footprints(resources) if not c.footprint.is_template]
+
+
+# The stack policies of one AnalyzeStack share one resource list (policy_builders).
+_footprints = SameInputMemo(_read_footprints)

@@ -3,8 +3,9 @@
 The Python CrossGuard SDK has no test helper (pulumi-policy#445); testing a rule function
 directly skips what the servicer does — unknown-value handling, enforcement levels, config,
 not-applicable — and so tests something other than what runs. ``PolicyHarness`` serves the
-policies in-process with the SDK's ``_PolicyAnalyzerServicer`` and sends it the same Analyzer
-requests ``gpufleet check`` sends a pack process, config validated against each policy's schema::
+policies in-process with the servicer the pack serves (``PackAnalyzer``, the SDK's own with
+requests read once) and sends it the same Analyzer requests ``gpufleet check`` sends a pack
+process, config validated against each policy's schema::
 
     from gpufleet.policies.testing import PolicyHarness, UNKNOWN
 
@@ -23,7 +24,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pulumi_policy import EnforcementLevel, Policy
-from pulumi_policy.policy import _PolicyAnalyzerServicer
 
 from gpufleet.checks.analyzer_protocol import (
     LEVEL_NAMES,
@@ -37,6 +37,7 @@ from gpufleet.checks.analyzer_protocol import (
 from gpufleet.checks.analyzer_resources import AnalyzerResource, ProviderRef
 from gpufleet.checks.policy_config import reconcile
 from gpufleet.engine.wire import UNKNOWN
+from gpufleet.policies.analyzer_servicer import PackAnalyzer
 
 __all__ = ["UNKNOWN", "PolicyHarness", "StackInput", "Violation"]
 
@@ -65,11 +66,12 @@ class StackInput:
 class _InProcess:
     """The servicer, called the way a gRPC stub is (request in, response out)."""
 
-    def __init__(self, servicer: _PolicyAnalyzerServicer) -> None:
+    def __init__(self, servicer: Any) -> None:
         self._servicer = servicer
 
     def __getattr__(self, method: str) -> Any:
-        return lambda request: getattr(self._servicer, method)(request, None)
+        call = getattr(self._servicer, method)  # AttributeError for what it does not serve
+        return lambda request: call(request, None)
 
 
 class PolicyHarness:
@@ -89,7 +91,7 @@ class PolicyHarness:
             policies = all_policies()
         self.stack = stack
         self._analyzer = _InProcess(
-            _PolicyAnalyzerServicer("test-pack", "0.0.1", policies, EnforcementLevel.MANDATORY)
+            PackAnalyzer("test-pack", "0.0.1", policies, EnforcementLevel.MANDATORY)
         )
         info = pack_info(self._analyzer)
         self._descriptions = {p.name: p.description for p in info.policies}

@@ -284,3 +284,21 @@ def test_python_dash_m_and_console_script() -> None:
     script = Path(sys.executable).parent / "gpufleet"
     done = subprocess.run([str(script), "--help"], capture_output=True, text=True, check=False)
     assert done.returncode == 0 and "Commands:" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "status"),
+    [
+        (["catalog", "list", "--format", "csv"], 0),
+        (["plan", EXAMPLE, "--format", "json"], 0),
+        (["validate", "no-such-spec.yaml"], 2),
+    ],
+)
+def test_console_script_keeps_every_byte_and_the_status(args: list[str], status: int) -> None:
+    # The entry point ends the process with os._exit, after flushing what was buffered.
+    script = Path(sys.executable).parent / "gpufleet"
+    done = subprocess.run([str(script), *args], capture_output=True, text=True, check=False)
+    expected = CliRunner().invoke(main, args)
+    assert done.returncode == status == expected.exit_code
+    assert done.stdout == expected.stdout
+    assert done.stderr == expected.stderr
