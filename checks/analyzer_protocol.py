@@ -146,8 +146,9 @@ def configure_stack(
 
 
 def _struct(values: dict[str, Any]) -> struct_pb2.Struct:
+    # Struct.update is ParseDict for JSON-shaped values (engine_value's), in C.
     struct = struct_pb2.Struct()
-    json_format.ParseDict(values, struct)
+    struct.update(values)
     return struct
 
 
