@@ -92,26 +92,33 @@ class PackAnalyzer(_PolicyAnalyzerServicer):
         self._pack_version = version
         self._policies = policies
         self._configured_threads = threading.local()
-        self._enabled_by_kind: dict[type, list[tuple[Policy, EnforcementLevel]]] = {}
+        # Enabled policies with their levels, by resource type (resource policies that look at
+        # it) and for the stack; fixed until the next Configure, asked for on every request.
+        self._selected: dict[str, list[tuple[Policy, EnforcementLevel]]] = {}
 
     def Configure(self, request: Any, context: Any) -> Any:  # noqa: N802 - gRPC method name
         response = super().Configure(request, context)
-        self._enabled_by_kind = {}
+        self._selected = {}
         return response
 
-    def _enabled(self, kind: type) -> list[tuple[Policy, EnforcementLevel]]:
-        """The policies of ``kind`` not disabled, with their levels (fixed until the next
-        Configure): asked for on every request."""
-        enabled = self._enabled_by_kind.get(kind)
-        if enabled is None:
-            enabled = [
+    def _select(self, resource_type: str | None) -> list[tuple[Policy, EnforcementLevel]]:
+        """The enabled resource policies for ``resource_type``; stack policies for None."""
+        key = "" if resource_type is None else resource_type
+        selected = self._selected.get(key)
+        if selected is None:
+            kind = StackValidationPolicy if resource_type is None else ResourceValidationPolicy
+            selected = [
                 (policy, level)
                 for policy in self._policies
                 if isinstance(policy, kind)
                 and (level := self._get_enforcement_level(policy)) != EnforcementLevel.DISABLED
+                and not (
+                    isinstance(policy, TypedResourcePolicy)
+                    and not policy.applies_to(resource_type or "")
+                )
             ]
-            self._enabled_by_kind[kind] = enabled
-        return enabled
+            self._selected[key] = selected
+        return selected
 
     def _configure_once(self) -> None:
         # The SDK stores runtime settings in context variables, which a gRPC worker thread
@@ -127,9 +134,7 @@ class PackAnalyzer(_PolicyAnalyzerServicer):
         self._configure_once()
         response = proto.AnalyzeResponse()
         shared: tuple[Any, Any, Any] | None = None
-        for policy, level in self._enabled(ResourceValidationPolicy):
-            if isinstance(policy, TypedResourcePolicy) and not policy.applies_to(request.type):
-                continue
+        for policy, level in self._select(request.type):
             if not policy.has_validation():
                 response.not_applicable.append(
                     proto.PolicyNotApplicable(
@@ -164,7 +169,7 @@ class PackAnalyzer(_PolicyAnalyzerServicer):
         self._configure_once()
         response = proto.AnalyzeResponse()
         resources: list[PolicyResource] | None = None
-        for policy, level in self._enabled(StackValidationPolicy):
+        for policy, level in self._select(None):
             if resources is None:
                 resources = self._stack_resources(request)
             if level == EnforcementLevel.REMEDIATE:

@@ -175,9 +175,10 @@ def resource_policy(
             plain(args.provider.props) if args.provider is not None else {},
         )
         findings = rule(view, settings)
-        reason = _suppression(settings, args.urn, args.name)
-        if findings.violations and reason is not None:
-            args.not_applicable(f"suppressed: {reason}")
+        if findings.violations:
+            reason = _suppression(settings, args.urn, args.name)
+            if reason is not None:
+                args.not_applicable(f"suppressed: {reason}")
         for urn, message in findings.violations:
             report_violation(message, urn)
         if findings.unknown is not None and not findings.violations:
