@@ -5,7 +5,7 @@
 ``ConfigureStack``, ``Analyze`` for each resource, then ``AnalyzeStack`` with all of them — and
 returns the diagnostics and not-applicable notes, each tied to its resource. ``analyzer`` is
 anything with those methods taking request messages: a gRPC stub to a pack process
-(``policy_pack_process``) or the SDK's servicer in-process (``policies.testing``).
+(``policy_pack_process``) or the pack's servicer in-process (``policies.testing``).
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""Every policy of the pack, through the SDK's servicer (policies.testing): resources that must
-pass and resources that must fail, hand-written as users write them, unknowns included."""
+"""Every policy of the pack, through the servicer the pack serves (policies.testing): resources
+that must pass and resources that must fail, hand-written as users write them, unknowns
+included."""
 
 from __future__ import annotations
 
