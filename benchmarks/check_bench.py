@@ -91,18 +91,15 @@ def synthetic(count: int):
 
 
 def in_pack(resources: list) -> float:
-    import os
-
     from pulumi_policy import EnforcementLevel
 
     from gpufleet.checks.analyzer_protocol import analyze, configure, configure_stack, pack_info
     from gpufleet.checks.policy_config import load_policy_config, reconcile
     from gpufleet.policies.analyzer_servicer import PackAnalyzer
     from gpufleet.policies.pack import CONFIG_DIR, PACK_NAME, all_policies
-    from gpufleet.policies.testing import _InProcess
+    from gpufleet.policies.testing import InProcessAnalyzer
 
-    os.environ.update(PULUMI_PROJECT="bench", PULUMI_STACK="prod", PULUMI_DRY_RUN="false")
-    analyzer = _InProcess(
+    analyzer = InProcessAnalyzer(
         PackAnalyzer(PACK_NAME, "0.0.1", all_policies(), EnforcementLevel.MANDATORY)
     )
     config, text = load_policy_config(CONFIG_DIR / "prod.json")

@@ -92,9 +92,9 @@ class PackAnalyzer(_PolicyAnalyzerServicer):
         self._pack_version = version
         self._policies = policies
         self._configured_threads = threading.local()
-        # Enabled policies with their levels, by resource type (resource policies that look at
-        # it) and for the stack; fixed until the next Configure, asked for on every request.
-        self._selected: dict[str, list[tuple[Policy, EnforcementLevel]]] = {}
+        # Enabled policies with their levels, by resource type (the resource policies that look
+        # at it) and under None (the stack policies); fixed until the next Configure.
+        self._selected: dict[str | None, list[tuple[Policy, EnforcementLevel]]] = {}
 
     def Configure(self, request: Any, context: Any) -> Any:  # noqa: N802 - gRPC method name
         response = super().Configure(request, context)
@@ -102,22 +102,16 @@ class PackAnalyzer(_PolicyAnalyzerServicer):
         return response
 
     def _select(self, resource_type: str | None) -> list[tuple[Policy, EnforcementLevel]]:
-        """The enabled resource policies for ``resource_type``; stack policies for None."""
-        key = "" if resource_type is None else resource_type
-        selected = self._selected.get(key)
+        """The enabled resource policies for ``resource_type``; the stack policies for None."""
+        selected = self._selected.get(resource_type)
         if selected is None:
-            kind = StackValidationPolicy if resource_type is None else ResourceValidationPolicy
             selected = [
                 (policy, level)
                 for policy in self._policies
-                if isinstance(policy, kind)
+                if _looks_at(policy, resource_type)
                 and (level := self._get_enforcement_level(policy)) != EnforcementLevel.DISABLED
-                and not (
-                    isinstance(policy, TypedResourcePolicy)
-                    and not policy.applies_to(resource_type or "")
-                )
             ]
-            self._selected[key] = selected
+            self._selected[resource_type] = selected
         return selected
 
     def _configure_once(self) -> None:
@@ -242,6 +236,14 @@ class PackAnalyzer(_PolicyAnalyzerServicer):
             response.not_applicable.append(
                 proto.PolicyNotApplicable(policy_name=policy.name, reason=e.reason or "")
             )
+
+
+def _looks_at(policy: Policy, resource_type: str | None) -> bool:
+    if resource_type is None:
+        return isinstance(policy, StackValidationPolicy)
+    if isinstance(policy, TypedResourcePolicy):
+        return policy.applies_to(resource_type)
+    return isinstance(policy, ResourceValidationPolicy)
 
 
 def serve_analyzer(servicer: PackAnalyzer) -> None:

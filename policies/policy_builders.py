@@ -67,12 +67,7 @@ class ResourceView:
 
 
 @dataclass(frozen=True)
-class StackResource:
-    type: str
-    name: str
-    urn: str
-    props: dict[str, Any]
-    provider_props: dict[str, Any]
+class StackResource(ResourceView):
     parent: str | None
     property_dependencies: dict[str, list[str]]
 

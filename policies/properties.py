@@ -14,8 +14,13 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from pulumi_policy import proxy
-from pulumi_policy.proxy import UnknownValueError, _DictProxy, _ListProxy, unknown_checking_proxy
+from pulumi_policy.proxy import (
+    UnknownValueError,
+    _DictProxy,
+    _is_unknown,
+    _ListProxy,
+    unknown_checking_proxy,
+)
 
 # The proxy classes expose their target under this key (pulumi_policy.proxy); the policy
 # servicer passes proxies, the testing helper and stack resources may pass plain values.
@@ -72,23 +77,8 @@ def plain(value: Any) -> Any:
     return value
 
 
-# The SDK's unknown sentinels (what its _is_unknown compares against), as a set: rules ask
-# about every value they read.
-_UNKNOWNS = frozenset(
-    (
-        proxy.UNKNOWN_BOOLEAN_VALUE,
-        proxy.UNKNOWN_NUMBER_VALUE,
-        proxy.UNKNOWN_STRING_VALUE,
-        proxy.UNKNOWN_ARRAY_VALUE,
-        proxy.UNKNOWN_ASSET_VALUE,
-        proxy.UNKNOWN_ARCHIVE_VALUE,
-        proxy.UNKNOWN_OBJECT_VALUE,
-    )
-)
-
-
 def is_unknown(value: Any) -> bool:
-    return type(value) is str and value in _UNKNOWNS
+    return _is_unknown(value)
 
 
 def get_path(props: Mapping[str, Any], *path: str | int) -> Any:
@@ -97,7 +87,7 @@ def get_path(props: Mapping[str, Any], *path: str | int) -> Any:
     value: Any = props
     for step in path:
         if type(value) is str:
-            return value if value in _UNKNOWNS else None
+            return value if _is_unknown(value) else None
         if isinstance(step, int):
             if not isinstance(value, list) or step >= len(value):
                 return None

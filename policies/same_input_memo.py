@@ -28,9 +28,6 @@ class SameInputMemo(threading.local, Generic[T]):
 
     def __call__(self, source: Any, *others: Any) -> T:
         if not self._held or source is not self._source or others != self._others:
-            self.remember(source, self._compute(source, *others), *others)
+            self._result = self._compute(source, *others)
+            self._source, self._others, self._held = source, others, True
         return self._result  # type: ignore[return-value]
-
-    def remember(self, source: Any, result: T, *others: Any) -> None:
-        """Take ``result`` as what ``compute(source, *others)`` gives, known some other way."""
-        self._source, self._others, self._result, self._held = source, others, result, True

@@ -39,7 +39,7 @@ from gpufleet.checks.policy_config import reconcile
 from gpufleet.engine.wire import UNKNOWN
 from gpufleet.policies.analyzer_servicer import PackAnalyzer
 
-__all__ = ["UNKNOWN", "PolicyHarness", "StackInput", "Violation"]
+__all__ = ["UNKNOWN", "InProcessAnalyzer", "PolicyHarness", "StackInput", "Violation"]
 
 
 @dataclass(frozen=True)
@@ -63,8 +63,9 @@ class StackInput:
         return f"urn:pulumi:{stack}::test::{self.type}::{self.name}"
 
 
-class _InProcess:
-    """The servicer, called the way a gRPC stub is (request in, response out)."""
+class InProcessAnalyzer:
+    """A servicer called the way a gRPC stub is (request in, response out), for
+    ``checks.analyzer_protocol`` without a pack process."""
 
     def __init__(self, servicer: Any) -> None:
         self._servicer = servicer
@@ -90,7 +91,7 @@ class PolicyHarness:
 
             policies = all_policies()
         self.stack = stack
-        self._analyzer = _InProcess(
+        self._analyzer = InProcessAnalyzer(
             PackAnalyzer("test-pack", "0.0.1", policies, EnforcementLevel.MANDATORY)
         )
         info = pack_info(self._analyzer)

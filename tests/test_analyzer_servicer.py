@@ -28,7 +28,7 @@ from gpufleet.checks.policy_config import reconcile
 from gpufleet.engine.program_dir import run_program_dir
 from gpufleet.policies.analyzer_servicer import PackAnalyzer
 from gpufleet.policies.pack import CONFIG_DIR, all_policies
-from gpufleet.policies.testing import UNKNOWN, _InProcess
+from gpufleet.policies.testing import UNKNOWN, InProcessAnalyzer
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -77,8 +77,8 @@ def _stack_env(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setitem(os.environ, key, value)
 
 
-def _serve(servicer_class: type, config: dict, dry_run: bool) -> _InProcess:
-    analyzer = _InProcess(
+def _serve(servicer_class: type, config: dict, dry_run: bool) -> InProcessAnalyzer:
+    analyzer = InProcessAnalyzer(
         servicer_class("gpufleet", "0.0.1", all_policies(), EnforcementLevel.MANDATORY)
     )
     configure(analyzer, reconcile(pack_info(analyzer), config))
@@ -194,7 +194,9 @@ def test_a_policy_reading_props_as_a_mapping_sees_the_sdk_proxy() -> None:
     ]
     answers = []
     for servicer_class in (_PolicyAnalyzerServicer, PackAnalyzer):
-        analyzer = _InProcess(servicer_class("p", "0.0.1", [reader], EnforcementLevel.MANDATORY))
+        analyzer = InProcessAnalyzer(
+            servicer_class("p", "0.0.1", [reader], EnforcementLevel.MANDATORY)
+        )
         configure(analyzer, reconcile(pack_info(analyzer), {}))
         answers.append([analyzer.Analyze(analyze_request(r)) for r in resources])
     assert answers[0] == answers[1]
