@@ -398,26 +398,21 @@ def _aws_spot_fleet(r: _Reading) -> GpuFootprint | None:
 
 
 def _aws_capacity_reservation(r: _Reading) -> GpuFootprint | None:
-    machine = r.machine("aws", r.get("instanceType"), "instanceType")
-    return r.footprint(
-        cloud="aws",
-        kind="capacity reservation",
-        is_template=False,
-        machines=[machine],
-        instances=r.count("instanceCount", where="instanceCount"),
-        pricing="reserved",
-        region=r.aws_region(),
-    )
+    return _aws_reserved(r, "capacity reservation")
 
 
 def _aws_capacity_block(r: _Reading) -> GpuFootprint | None:
     # The block's instance type and count come from its offering (outputs): known after create.
-    machine = r.machine("aws", r.get("instanceType"), "instanceType")
-    if machine is None and r.get("instanceType") is None:
+    if r.get("instanceType") is None:
         r.undetermined.append("the Capacity Block's instance type comes from its offering")
+    return _aws_reserved(r, "Capacity Block")
+
+
+def _aws_reserved(r: _Reading, kind: str) -> GpuFootprint | None:
+    machine = r.machine("aws", r.get("instanceType"), "instanceType")
     return r.footprint(
         cloud="aws",
-        kind="Capacity Block",
+        kind=kind,
         is_template=False,
         machines=[machine],
         instances=r.count("instanceCount", where="instanceCount"),
