@@ -7,8 +7,10 @@
    - in the pack: the pack's servicer in this process, the same request messages, no gRPC;
    - over gRPC: through a pack process as ``gpufleet check`` runs it, after start-up and an
      8-resource warm-up, median of 3 rounds;
-   - gRPC alone: the same, every policy disabled — what the protocol costs with nothing to
-     evaluate, the ceiling for the line above on this machine.
+   - the same with the pack served by ``grpc.server`` (``GPUFLEET_PACK_SERVER=grpc``, what
+     ``PolicyPack`` uses) instead of ``UnaryServer``, for comparison;
+   - gRPC alone: the pack's server with every policy disabled — what the protocol costs with
+     nothing to evaluate, the ceiling for the line above on this machine.
 
     .venv/bin/python benchmarks/check_bench.py [--resources 4000]
 """
@@ -16,11 +18,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+from unittest.mock import patch
 
 ROOT = Path(__file__).resolve().parent.parent
 GPUFLEET = str(Path(sys.executable).with_name("gpufleet"))
@@ -111,14 +115,20 @@ def in_pack(resources: list) -> float:
     return len(resources) / (time.perf_counter() - start)
 
 
-def over_grpc(resources: list, *, disabled: bool = False) -> tuple[float, int]:
+def over_grpc(
+    resources: list, *, disabled: bool = False, server: str = "unary"
+) -> tuple[float, int]:
     from gpufleet.checks.analyzer_protocol import analyze, configure, configure_stack, pack_info
     from gpufleet.checks.policy_config import load_policy_config, reconcile
     from gpufleet.checks.policy_pack_process import PolicyPackProcess
+    from gpufleet.policies.analyzer_servicer import SERVER_ENV
     from gpufleet.policies.pack import CONFIG_DIR, PACK_DIR
 
     config, text = load_policy_config(CONFIG_DIR / "prod.json")
-    with PolicyPackProcess(PACK_DIR, project="bench", stack="prod", dry_run=False, config={}) as p:
+    with (
+        patch.dict(os.environ, {SERVER_ENV: server}),
+        PolicyPackProcess(PACK_DIR, project="bench", stack="prod", dry_run=False, config={}) as p,
+    ):
         settings = reconcile(pack_info(p.stub), config, text=text)
         if disabled:
             settings = {name: ("disabled", props) for name, (_, props) in settings.items()}
@@ -148,6 +158,8 @@ def main() -> None:
     print(f"policy evaluation in the pack: {in_pack(resources):,.0f} resources/s over {n}")
     rate, found = over_grpc(resources)
     print(f"policy evaluation over gRPC: {rate:,.0f} resources/s over {n} ({found:,} findings)")
+    rate, _ = over_grpc(resources, server="grpc")
+    print(f"  the same, pack served by grpc.server: {rate:,.0f} resources/s")
     rate, _ = over_grpc(resources, disabled=True)
     print(f"gRPC alone (every policy disabled): {rate:,.0f} resources/s over {n}")
     print("goal: policy evaluation >= 2,000 resources/s")

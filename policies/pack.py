@@ -2,8 +2,9 @@
 
 ``all_policies()`` is importable without starting anything; ``serve()`` starts the Analyzer gRPC
 server and blocks (``__main__.py`` calls it when Pulumi, or ``gpufleet check``, runs the pack).
-It serves what ``pulumi_policy.PolicyPack`` would, the same way, but with ``PackAnalyzer``: the
-SDK's servicer reading each request once rather than once per policy (``analyzer_servicer``).
+It serves what ``pulumi_policy.PolicyPack`` would, but with ``PackAnalyzer`` (the SDK's servicer
+reading each request once rather than once per policy, ``analyzer_servicer``) on
+``UnaryServer`` (one loop on grpcio's core rather than a thread pool, ``unary_server``).
 Default enforcement is mandatory; each environment's ``config/<env>.json`` sets levels and
 limits per policy.
 """

@@ -92,6 +92,21 @@ def test_bad_program_every_policy_fires(bad_json: dict) -> None:
     assert template["location"] == {"path": f"{BAD}/__main__.py", "line": TEMPLATE_LINE}
 
 
+def test_the_pack_served_by_grpc_server_finds_the_same(bad_json: dict) -> None:
+    # The pack serves with UnaryServer unless told otherwise; grpc.server (what PolicyPack
+    # uses) must give the same report, finding for finding.
+    result = bad("--format", "json", env={"GPUFLEET_PACK_SERVER": "grpc"})
+    assert result.returncode == 1, result.stderr
+    assert json.loads(result.stdout)["findings"] == bad_json["findings"]
+
+
+def test_unknown_pack_server_is_an_input_error() -> None:
+    result = bad(env={"GPUFLEET_PACK_SERVER": "fast"})
+    assert result.returncode == 2
+    assert "GPUFLEET_PACK_SERVER='fast': expected one of unary, grpc" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_bad_program_table(bad_json: dict) -> None:
     result = bad()
     assert result.returncode == 1
