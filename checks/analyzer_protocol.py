@@ -146,7 +146,7 @@ def configure_stack(
 
 
 def _struct(values: dict[str, Any]) -> struct_pb2.Struct:
-    # Struct.update is ParseDict for JSON-shaped values (engine_value's), in C.
+    # engine_value gives JSON-shaped values, exactly what Struct.update accepts.
     struct = struct_pb2.Struct()
     struct.update(values)
     return struct

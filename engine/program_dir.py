@@ -64,6 +64,15 @@ class PulumiProject:
     def stack_config_file(self, stack: str) -> Path:
         return self.stack_config_dir / f"Pulumi.{stack}.yaml"
 
+    def configured_stacks(self) -> list[str]:
+        """Stacks with a ``Pulumi.<stack>.yaml`` in the stack config directory."""
+        prefix, suffix = "Pulumi.", ".yaml"
+        return sorted(
+            path.name[len(prefix) : -len(suffix)]
+            for path in self.stack_config_dir.glob(f"{prefix}*{suffix}")
+            if path.is_file()
+        )
+
 
 def load_project(directory: Path) -> PulumiProject:
     for file_name in ("Pulumi.yaml", "Pulumi.yml"):
@@ -130,6 +139,16 @@ def run_program_dir(
     config_path = config_file or project.stack_config_file(stack)
     if config_file is not None or config_path.is_file():
         config, secret_keys = load_stack_config(project.name, config_path)
+    elif known := project.configured_stacks():
+        # Pulumi allows a stack without a config file, but offline there is no backend to say
+        # the stack exists, and next to other stacks' files a missing one is nearly always a
+        # typo (--env prdo) that would otherwise surface as a confusing program failure.
+        cwd = Path.cwd()
+        shown = config_path.relative_to(cwd) if config_path.is_relative_to(cwd) else config_path
+        raise ProgramError(
+            f"{shown}: no such stack config (stacks here: {', '.join(known)}); "
+            "create it (empty is fine) or pass --config FILE"
+        )
     else:
         config, secret_keys = {}, []
     main = project.main

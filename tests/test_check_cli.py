@@ -252,6 +252,7 @@ def test_transform_tags_are_seen(tmp_path: Path) -> None:
     [
         (["check"], "give --env ENV"),
         (["check", "--env", "dev", "--program", "tests"], "no Pulumi.yaml"),
+        (["check", "--env", "prdo"], "stacks/Pulumi.prdo.yaml: no such stack config"),
         (["check", "--env", "dev", "--from-export", "README.md"], "not valid JSON"),
         (["check", "--env", "dev", "--policy-pack", "tests"], "no PulumiPolicy.yaml"),
     ],

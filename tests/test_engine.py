@@ -269,6 +269,27 @@ def test_bad_stack_config_is_an_input_error(tmp_path: Path) -> None:
     assert "Pulumi.dev.yaml:" in result.stderr and "not valid YAML" in result.stderr
 
 
+def test_a_stack_without_config_among_configured_ones_is_an_input_error(tmp_path: Path) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: p\nruntime: python\n")
+    (tmp_path / "__main__.py").write_text("")
+    # No stack config files at all: Pulumi runs the stack with empty config, and so do we.
+    assert run_program_dir(tmp_path, "dev").registrations == []
+    (tmp_path / "Pulumi.prod.yaml").write_text("config: {}\n")
+    (tmp_path / "Pulumi.staging.yaml").write_text("config: {}\n")
+    result = CliRunner().invoke(main, ["preview", "--program", str(tmp_path), "--stack", "prdo"])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"{tmp_path / 'Pulumi.prdo.yaml'}: no such stack config (stacks here: prod, staging); "
+        "create it (empty is fine) or pass --config FILE\n"
+    )
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("")
+    result = CliRunner().invoke(
+        main, ["preview", "--program", str(tmp_path), "--stack", "prdo", "--config", str(empty)]
+    )
+    assert result.exit_code == 0, result.output
+
+
 def test_live_commands_say_what_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", "/nonexistent")
     result = CliRunner().invoke(main, ["preview", "--env", "prod", "--live"])
