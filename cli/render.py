@@ -12,6 +12,7 @@ import sys
 from collections.abc import Iterable
 
 import click
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -42,6 +43,21 @@ def _table(*columns: tuple[str, str]) -> Table:
     for header, justify in columns:
         table.add_column(header, justify=justify, no_wrap=True)  # type: ignore[arg-type]
     return table
+
+
+def _print_table(console: Console, table: Table) -> None:
+    """Print a table made by ``_table`` with its column widths given, not measured.
+
+    Every cell is a no-wrap string or Text, so a column is as wide as its widest cell; rich would
+    find the same widths by rendering each cell to measure it, a fifth of the time a
+    1,000-workload plan takes to print."""
+    for column in table.columns:
+        column.width = max(_cell_width(cell) for cell in (column.header, *column.cells))
+    console.print(table)
+
+
+def _cell_width(cell: object) -> int:
+    return cell.cell_len if isinstance(cell, Text) else cell_len(str(cell))
 
 
 def _money(value: float) -> str:
@@ -126,7 +142,7 @@ def _environment_table(console: Console, env: EnvironmentPlan, as_of: str) -> No
         _money(env.baseline_monthly_usd),
         _saving(env.baseline_monthly_usd - env.monthly_usd, env.baseline_monthly_usd),
     )
-    console.print(table)
+    _print_table(console, table)
     console.print()
 
 
@@ -227,7 +243,7 @@ def _explanation_table(console: Console, env: str, ev: Evaluation, top: int) -> 
             _money(p.monthly_usd),
             why,
         )
-    console.print(table)
+    _print_table(console, table)
     by_pricing = ev.best_by_pricing()
     if len(by_pricing) > 1:
         console.print("  best per pricing model:")
@@ -283,4 +299,4 @@ def offers(rows: Iterable[Offer], fmt: str) -> None:
             f"{o.on_demand_hourly:.4f}",
             "-" if o.spot_hourly is None else f"{o.spot_hourly:.4f}",
         )
-    console.print(table)
+    _print_table(console, table)
