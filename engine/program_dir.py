@@ -91,11 +91,12 @@ def load_project(directory: Path) -> PulumiProject:
     runtime_name = runtime.get("name") if isinstance(runtime, dict) else runtime
     if runtime_name != "python":
         raise ProgramError(f"{path}: runtime is {runtime_name!r}; only python programs run here")
+    # As given, not resolved: errors name stack files the way the user wrote the directory.
+    config_dir = directory / str(data.get("stackConfigDir") or ".")
     directory = directory.resolve()
     main = directory / str(data.get("main") or ".")
     if not (main / "__main__.py").is_file() and not (main.is_file() and main.suffix == ".py"):
         raise ProgramError(f"{path}: main {main} has no __main__.py")
-    config_dir = directory / str(data.get("stackConfigDir") or ".")
     return PulumiProject(directory, data["name"], main, config_dir)
 
 
@@ -143,10 +144,8 @@ def run_program_dir(
         # Pulumi allows a stack without a config file, but offline there is no backend to say
         # the stack exists, and next to other stacks' files a missing one is nearly always a
         # typo (--env prdo) that would otherwise surface as a confusing program failure.
-        cwd = Path.cwd()
-        shown = config_path.relative_to(cwd) if config_path.is_relative_to(cwd) else config_path
         raise ProgramError(
-            f"{shown}: no such stack config (stacks here: {', '.join(known)}); "
+            f"{config_path}: no such stack config (stacks here: {', '.join(known)}); "
             "create it (empty is fine) or pass --config FILE"
         )
     else:
