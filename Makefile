@@ -24,6 +24,7 @@ test: lint
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/pyright
 
 # Rebuild the shipped catalog from catalog-snapshot/ (after a new snapshot arrives).
 catalog: $(STAMP)

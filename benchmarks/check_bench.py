@@ -145,7 +145,7 @@ def over_grpc(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--resources", type=int, default=4000)
     options = parser.parse_args()
     times = whole_process()

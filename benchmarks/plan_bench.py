@@ -103,7 +103,7 @@ def time_command(args: list[str], runs: int) -> list[float]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--workloads", type=int, default=1000)
     parser.add_argument("--json", action="store_true", help="machine-readable results")

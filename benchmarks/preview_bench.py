@@ -96,7 +96,7 @@ def run(args: list[str], cwd: Path) -> tuple[float, subprocess.CompletedProcess[
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--workloads", type=int, default=250)
     parser.add_argument("--json", action="store_true", help="machine-readable results")

@@ -63,7 +63,6 @@ class RawDiagnostic:
     level: str
     message: str
     urn: str  # the resource it is about ("" for a stack-wide result)
-    from_stack_analysis: bool
 
 
 @dataclass(frozen=True)
@@ -71,13 +70,6 @@ class NotApplicable:
     policy: str
     reason: str
     urn: str
-
-
-@dataclass(frozen=True)
-class AnalysisResult:
-    pack: PackInfo
-    diagnostics: tuple[RawDiagnostic, ...]
-    not_applicable: tuple[NotApplicable, ...]
 
 
 def without_description(message: str, description: str) -> str:
@@ -216,16 +208,15 @@ def analyze(
     else:
         responses = [analyzer.Analyze(request) for request in requests]
     for r, response in zip(resources, responses, strict=True):
-        _collect(response, r.urn, False, diagnostics, not_applicable)
+        _collect(response, r.urn, diagnostics, not_applicable)
     response = analyzer.AnalyzeStack(stack_request(resources))
-    _collect(response, "", True, diagnostics, not_applicable)
+    _collect(response, "", diagnostics, not_applicable)
     return diagnostics, not_applicable
 
 
 def _collect(
     response: Any,
     urn: str,
-    from_stack: bool,
     diagnostics: list[RawDiagnostic],
     not_applicable: list[NotApplicable],
 ) -> None:
@@ -236,7 +227,6 @@ def _collect(
                 level=LEVEL_NAMES.get(d.enforcementLevel, "advisory"),
                 message=d.message,
                 urn=d.urn or urn,
-                from_stack_analysis=from_stack,
             )
         )
     for n in response.not_applicable:

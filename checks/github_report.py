@@ -1,6 +1,6 @@
 """A check report for GitHub Actions: workflow-command annotations and a job summary.
 
-``annotations`` are ``::error`` (mandatory) / ``::warning`` (advisory) commands, with file and
+``workflow_annotations`` are ``::error`` (mandatory) / ``::warning`` (advisory) commands, with file and
 line when known, shown on the pull request's diff. ``job_summary`` is markdown for
 ``$GITHUB_STEP_SUMMARY``: the verdict, a table of findings, what was suppressed and baselined.
 """
@@ -18,7 +18,7 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotations(report: CheckReport) -> list[str]:
+def workflow_annotations(report: CheckReport) -> list[str]:
     lines = []
     for finding in report.findings:
         command = "error" if finding.level == "mandatory" else "warning"

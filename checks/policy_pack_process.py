@@ -162,4 +162,5 @@ class _UnaryCalls:
 
 
 def _details(exc: grpc.RpcError) -> str:
-    return exc.details() if hasattr(exc, "details") else str(exc)
+    details = exc.details() if hasattr(exc, "details") else None
+    return details or str(exc)

@@ -27,13 +27,13 @@ def render(report: CheckReport, fmt: str, *, fallback_uri: str) -> str:
 
         return junit_xml(report) + "\n"
     if fmt == "github":
-        from gpufleet.checks.github_report import annotations, job_summary
+        from gpufleet.checks.github_report import job_summary, workflow_annotations
 
         summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
         if summary_path:
             with Path(summary_path).open("a", encoding="utf-8") as handle:
                 handle.write(job_summary(report) + "\n")
-        return "".join(line + "\n" for line in annotations(report))
+        return "".join(line + "\n" for line in workflow_annotations(report))
     return table(report)
 
 

@@ -15,12 +15,13 @@ from typing import TYPE_CHECKING, NoReturn
 import click
 
 from gpufleet import __version__
+from gpufleet.clouds import CLOUDS, Cloud
 
 if TYPE_CHECKING:
     from gpufleet.planner.catalog import Catalog
     from gpufleet.planner.spec import WorkloadSpec
 
-CLOUD_CHOICE = click.Choice(["aws", "gcp", "azure"])
+CLOUD_CHOICE = click.Choice(CLOUDS)
 catalog_option = click.option(
     "--catalog",
     "catalog_path",
@@ -203,7 +204,7 @@ def catalog() -> None:
 )
 @catalog_option
 def catalog_list(
-    cloud: str | None,
+    cloud: Cloud | None,
     gpu: str | None,
     region: str | None,
     fmt: str,
@@ -220,7 +221,7 @@ def catalog_list(
             _fail_input([f"unknown GPU {gpu!r}; known: {', '.join(known_gpu_names())}"])
     offer_catalog = _load_catalog(catalog_path)
     if region is not None:
-        known = set().union(*(offer_catalog.regions(c) for c in ("aws", "gcp", "azure")))
+        known = set().union(*(offer_catalog.regions(c) for c in CLOUDS))
         if region not in known:
             from gpufleet.planner.spec_loader import did_you_mean
 

@@ -1,14 +1,13 @@
 """The tags every gpufleet resource carries, so every GPU dollar has an owner.
 
-``RequiredTags`` holds the six required keys — project, owner, cost-center, environment,
-workload, managed-by=gpufleet — plus the user's own; components merge them into every taggable
-child. Keys gpufleet sets cannot be overridden by ``extra``: a clash is an error, not a silent
-winner. Limits are the strictest of the clouds' own (AWS: keys 128, values 256 characters).
+``RequiredTags`` holds the values of the keys gpufleet sets (``gpufleet.tag_keys``): project,
+owner, cost-center, environment, workload, managed-by=gpufleet and, for stacks, the workload's
+kind, plus the user's own; components merge them into every taggable child. Keys gpufleet sets
+cannot be overridden by ``extra``: a clash is an error, not a silent winner. Limits are the
+strictest of the clouds' own (AWS: keys 128, values 256 characters).
 
-GCP calls them labels and allows only lowercase letters, digits, ``_`` and ``-``, at most 63
-characters, keys starting with a letter; ``as_labels`` maps tags onto that with
-``gcp_labels``. Two tags that map to the same label key are an error — one would silently
-overwrite the other.
+``as_labels`` maps the same tags onto GCP labels (``tag_keys.gcp_label_key``). Two tags that map
+to the same label key are an error — one would silently overwrite the other.
 """
 
 from __future__ import annotations
@@ -17,10 +16,8 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from gpufleet.components.gcp_labels import gcp_label_key, gcp_label_value
-
-REQUIRED_TAG_KEYS = ("project", "owner", "cost-center", "environment", "workload", "managed-by")
-MANAGED_BY = "gpufleet"
+from gpufleet import tag_keys
+from gpufleet.tag_keys import gcp_label_key, gcp_label_value
 
 
 def _tag_value(value: str) -> str:
@@ -40,13 +37,14 @@ class RequiredTags(BaseModel):
     cost_center: TagValue
     environment: TagValue
     workload: TagValue
+    workload_kind: TagValue | None = None
     extra: dict[Annotated[str, Field(min_length=1, max_length=128)], TagValue] = Field(
         default_factory=dict
     )
 
     @model_validator(mode="after")
     def _extra_cannot_override(self) -> RequiredTags:
-        clashes = sorted(k for k in self.extra if k.lower() in REQUIRED_TAG_KEYS)
+        clashes = sorted(k for k in self.extra if tag_keys.set_by_gpufleet(k))
         if clashes:
             raise ValueError(f"extra tags may not set {', '.join(clashes)}: gpufleet sets them")
         return self
@@ -67,12 +65,14 @@ class RequiredTags(BaseModel):
 
     def as_tags(self) -> dict[str, str]:
         """AWS / Azure tags: the user's extra tags and the required ones."""
+        kind = {} if self.workload_kind is None else {tag_keys.WORKLOAD_KIND: self.workload_kind}
         return {
             **self.extra,
-            "project": self.project,
-            "owner": self.owner,
-            "cost-center": self.cost_center,
-            "environment": self.environment,
-            "workload": self.workload,
-            "managed-by": MANAGED_BY,
+            **kind,
+            tag_keys.PROJECT: self.project,
+            tag_keys.OWNER: self.owner,
+            tag_keys.COST_CENTER: self.cost_center,
+            tag_keys.ENVIRONMENT: self.environment,
+            tag_keys.WORKLOAD: self.workload,
+            tag_keys.MANAGED_BY: tag_keys.MANAGED_BY_GPUFLEET,
         }

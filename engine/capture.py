@@ -30,10 +30,9 @@ from typing import Any
 
 import grpc
 import pulumi
-from google.protobuf import struct_pb2
 from pulumi.runtime import mocks
 from pulumi.runtime.proto import callback_pb2, callback_pb2_grpc, resource_pb2
-from pulumi.runtime.settings import ROOT, SETTINGS
+from pulumi.runtime.settings import ROOT, SETTINGS, _get_rpc_manager
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
@@ -71,7 +70,6 @@ class Registration:
     additional_secret_outputs: list[str]
     source: tuple[str, int] | None
     inputs: dict[str, Any]
-    raw_inputs: struct_pb2.Struct
     id: str = ""
     outputs: dict[str, Any] = field(default_factory=dict)
 
@@ -153,9 +151,11 @@ class RealisticMocks(pulumi.runtime.Mocks):
         provider = self.providers.get(args.provider or "")
         return realistic_outputs(args.typ, args.name, dict(args.inputs), provider)
 
-    def call(self, args: pulumi.runtime.MockCallArgs) -> dict[str, Any]:
+    def call(
+        self, args: pulumi.runtime.MockCallArgs
+    ) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
         self.invokes.append((args.token, dict(args.args)))
-        return invoke_result(args.token, dict(args.args))
+        return invoke_result(args.token, dict(args.args)), []
 
 
 class CaptureMonitor(mocks.MockMonitor):
@@ -305,8 +305,6 @@ def _registration(request: Any, response: Any) -> Registration:
     source = None
     if request.HasField("sourcePosition") and request.sourcePosition.uri:
         source = (request.sourcePosition.uri.removeprefix("file://"), request.sourcePosition.line)
-    raw = struct_pb2.Struct()
-    raw.CopyFrom(request.object)
     return Registration(
         type=request.type,
         name=request.name,
@@ -326,7 +324,6 @@ def _registration(request: Any, response: Any) -> Registration:
         additional_secret_outputs=list(request.additionalSecretOutputs),
         source=source,
         inputs=decode_struct(request.object),
-        raw_inputs=raw,
         id=response.id,
         outputs=decode_struct(response.object) if request.custom else {},
     )
@@ -359,8 +356,9 @@ def capture_program(
     pulumi.runtime.set_mocks(
         the_mocks, project=project, stack=stack, preview=preview, monitor=monitor
     )
-    SETTINGS.rpc_manager.clear()
-    SETTINGS.outputs.clear()
+    _get_rpc_manager().clear()
+    # The SDK's contextproperty decorator hides this attribute's type from type checkers.
+    SETTINGS.outputs.clear()  # pyright: ignore[reportAttributeAccessIssue]
     result: dict[str, Any] = {}
 
     def run() -> None:

@@ -15,6 +15,8 @@ from dataclasses import astuple, dataclass
 from functools import cache, cached_property
 from pathlib import Path
 
+from gpufleet.clouds import CLOUDS, Cloud, is_cloud
+
 COLUMNS = (
     "cloud",
     "region",
@@ -36,7 +38,7 @@ DEFAULT_CATALOG_PATH = Path(__file__).parent / "data" / "catalog.csv"
 
 @dataclass(frozen=True, slots=True)
 class Offer:
-    cloud: str
+    cloud: Cloud
     region: str
     zone: str
     instance_type: str
@@ -90,6 +92,8 @@ def _parse_rows(lines: Iterable[str]) -> Iterator[Offer]:
     for row in reader:
         try:
             (cloud, region, zone, itype, gpu, count, mem, vcpus, ram, od, spot, source, as_of) = row
+            if not is_cloud(cloud):
+                raise ValueError(cloud)
             yield Offer(
                 cloud,
                 region,
@@ -113,8 +117,10 @@ def _parse_rows(lines: Iterable[str]) -> Iterator[Offer]:
 def _row_problem(row: list[str]) -> str:
     if len(row) != len(COLUMNS):
         return f"{len(row)} columns, expected {len(COLUMNS)}"
-    field = dict(zip(COLUMNS, row, strict=True))
-    numeric = {
+    field: dict[str, str] = dict(zip(COLUMNS, row, strict=True))
+    if not is_cloud(field["cloud"]):
+        return f"cloud: {field['cloud']!r} is not one of {', '.join(CLOUDS)}"
+    numeric: dict[str, type[int] | type[float]] = {
         "gpu_count": int,
         "gpu_memory_gib": float,
         "vcpus": float,
@@ -164,15 +170,15 @@ class Catalog:
             )
         return shapes
 
-    def shape(self, cloud: str, instance_type: str) -> MachineShape | None:
+    def shape(self, cloud: Cloud, instance_type: str) -> MachineShape | None:
         """GPUs, vCPUs and memory of an AWS or Azure size (GCP N1 hosts carry several GPU types
         under one name, so for them this is the first offer's shape)."""
         return self._shapes.get((cloud, instance_type))
 
-    def instance_types(self, cloud: str) -> set[str]:
+    def instance_types(self, cloud: Cloud) -> set[str]:
         return {itype for c, itype in self._shapes if c == cloud}
 
-    def regions(self, cloud: str) -> set[str]:
+    def regions(self, cloud: Cloud) -> set[str]:
         return {o.region for o in self.offers if o.cloud == cloud}
 
     def gpu_names(self) -> set[str]:
@@ -181,7 +187,7 @@ class Catalog:
     def filter(
         self,
         *,
-        cloud: str | None = None,
+        cloud: Cloud | None = None,
         gpu: str | None = None,
         region: str | None = None,
     ) -> list[Offer]:

@@ -76,6 +76,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gpufleet.clouds import Cloud
 from gpufleet.planner.catalog import Offer
 from gpufleet.planner.gpus import GPUS, normalize_gpu_name
 
@@ -179,7 +180,7 @@ class _Row:
 
     file: str
     line: int
-    cloud: str
+    cloud: Cloud
     instance_type: str
     sku: str  # the accelerator name as the source spells it (GCP prices by SKU)
     gpu_name: str  # canonical name; empty for GCP VM rows
@@ -271,7 +272,7 @@ def _gpu_info_count(text: str) -> int | None:
         return None
 
 
-def _read_rows(path: Path, cloud: str) -> list[_Row]:
+def _read_rows(path: Path, cloud: Cloud) -> list[_Row]:
     rows: list[_Row] = []
     with path.open(newline="", encoding="utf-8") as handle:
         reader = csv.DictReader(handle)
@@ -472,10 +473,11 @@ def _regional_outliers(
         value = price(row)
         item, units = _price_item(row)
         centre, regions = centre_of.get(item, (None, 0))
-        judged = centre is not None and (
-            regions >= MIN_REGIONS_FOR_OUTLIERS or not _consistent(row)
-        )
-        if value is not None and judged:
+        if (
+            value is not None
+            and centre is not None
+            and (regions >= MIN_REGIONS_FOR_OUTLIERS or not _consistent(row))
+        ):
             unit_price = value / units
             too_low = low_factor is not None and unit_price < centre / low_factor
             if (too_low or unit_price > centre * high_factor) and not on_outlier(
@@ -533,7 +535,7 @@ def _clean(rows: list[_Row], log: _Log) -> list[_Row]:
 # --- offers ------------------------------------------------------------------------------------
 
 
-def _memory_for(cloud: str, instance_type: str, gpu_name: str) -> float:
+def _memory_for(cloud: Cloud, instance_type: str, gpu_name: str) -> float:
     return GPU_MEMORY_OVERRIDES.get((cloud, instance_type), GPUS[gpu_name].memory_gib)
 
 

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import re
 
+from gpufleet.clouds import Cloud
+
 AWS_EFA_INTERFACES: dict[str, int] = {
     "p3dn.24xlarge": 1,
     "p4d.24xlarge": 4,
@@ -68,7 +70,7 @@ _AZURE_INFINIBAND_SIZES = frozenset(
 )
 
 
-def supports_multi_node(cloud: str, instance_type: str) -> bool:
+def supports_multi_node(cloud: Cloud, instance_type: str) -> bool:
     if cloud == "aws":
         return instance_type in AWS_EFA_INTERFACES
     if cloud == "gcp":

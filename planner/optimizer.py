@@ -31,26 +31,21 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from gpufleet.clouds import CLOUDS, Cloud
 from gpufleet.planner.catalog import Catalog, Offer
 from gpufleet.planner.gpu_need import GpuNeed, resolve_gpu_need
 from gpufleet.planner.interconnect import supports_multi_node
 from gpufleet.planner.plan import Burst, EnvironmentPlan, Placement, Plan, Unplaced
-from gpufleet.planner.pricing import PRICING_ORDER, Pricing, resolve_assumptions, sagemaker_markup
+from gpufleet.planner.pricing import resolve_assumptions, sagemaker_markup
 from gpufleet.planner.spec import (
-    ALL_CLOUDS,
-    HOURS_PER_MONTH,
+    MANAGED_SERVICES,
     EnvironmentLimits,
     GpuByModel,
     Workload,
     WorkloadSpec,
 )
+from gpufleet.pricing_models import HOURS_PER_MONTH, PRICING_ORDER, TERMS_UP_TO
 
-_COMMITMENT_TERMS: dict[str, tuple[Pricing, ...]] = {
-    "none": (),
-    "1y": ("reserved_1y",),
-    "3y": ("reserved_1y", "reserved_3y"),
-}
-_MANAGED_CLOUD = {"sagemaker": "aws", "azureml": "azure"}
 _SPOT = PRICING_ORDER.index("spot")
 _ON_DEMAND = PRICING_ORDER.index("on_demand")
 
@@ -172,7 +167,7 @@ class _Criteria:
     instances: int
     burst_instances: int
     base_hours: float
-    clouds: tuple[str, ...]
+    clouds: tuple[Cloud, ...]
     regions: dict[str, frozenset[str]]
     filters: tuple[_Filter, ...]
     price: Callable[[Offer], list[_Candidate] | None]
@@ -222,7 +217,7 @@ class Planner:
             by_count = self._buckets[(offer.gpu_name, offer.cloud, offer.region)]
             by_count.setdefault(offer.gpu_count, _Bucket([])).add(offer)
         self._position = {id(offer): i for i, offer in enumerate(catalog.offers)}
-        self._all_regions = {cloud: frozenset(catalog.regions(cloud)) for cloud in ALL_CLOUDS}
+        self._all_regions = {cloud: frozenset(catalog.regions(cloud)) for cloud in CLOUDS}
         # (workload, environment) -> the offer a mirrored environment chose; None when the
         # environment mirrors nothing or cannot use it.
         self._pins: dict[tuple[str, str], Offer | None] = {}
@@ -250,7 +245,7 @@ class Planner:
                 placements.append(best)
         return EnvironmentPlan(environment, limits, tuple(placements), tuple(unplaced))
 
-    def allowed_regions(self, workload: Workload, cloud: str) -> frozenset[str]:
+    def allowed_regions(self, workload: Workload, cloud: Cloud) -> frozenset[str]:
         if workload.regions is not None and cloud in workload.regions:
             return frozenset(workload.regions[cloud])
         if cloud in self.spec.defaults.regions:
@@ -390,9 +385,11 @@ class Planner:
         limits = self.spec.environments[environment]
         need = resolve_gpu_need(workload, limits)
         instances, burst_instances = _instance_counts(workload, limits)
-        clouds = [c for c in ALL_CLOUDS if c in (workload.clouds or self.spec.defaults.clouds)]
+        clouds: list[Cloud] = [
+            c for c in CLOUDS if c in (workload.clouds or self.spec.defaults.clouds)
+        ]
         if workload.managed is not None:
-            clouds = [c for c in clouds if c == _MANAGED_CLOUD[workload.managed]]
+            clouds = [c for c in clouds if c == MANAGED_SERVICES[workload.managed].cloud]
         filters: list[_Filter] = []
         desc = need.description
         if workload.managed == "sagemaker":
@@ -472,18 +469,15 @@ class Planner:
         commitment = (
             {
                 cloud: min(
-                    (
-                        a.commitment_multiplier(cloud, t)
-                        for t in _COMMITMENT_TERMS[limits.max_commitment]
-                    ),
+                    (a.commitment_multiplier(cloud, t) for t in TERMS_UP_TO[limits.max_commitment]),
                     default=math.inf,
                 )
-                for cloud in ALL_CLOUDS
+                for cloud in CLOUDS
             }
             if workload.always_on
-            else dict.fromkeys(ALL_CLOUDS, math.inf)
+            else dict.fromkeys(CLOUDS, math.inf)
         )
-        spot_factor = {cloud: a.spot_multiplier(cloud, nodes) for cloud in ALL_CLOUDS}
+        spot_factor = {cloud: a.spot_multiplier(cloud, nodes) for cloud in CLOUDS}
         base_weight = instances * base_hours
         burst_weight = burst_instances * workload.hours_per_month
 
@@ -510,7 +504,7 @@ class Planner:
 
         return bound
 
-    def _region_summary(self, workload: Workload, clouds: Iterable[str]) -> str:
+    def _region_summary(self, workload: Workload, clouds: Iterable[Cloud]) -> str:
         parts = []
         for cloud in clouds:
             allowed = self.allowed_regions(workload, cloud)
@@ -539,15 +533,15 @@ class Planner:
         allow_on_demand = limits.allow_on_demand
         # Inference replicas fail independently (and only inference has a burst): one node each.
         nodes = workload.nodes if workload.kind != "inference" else 1
-        spot_factor = {cloud: a.spot_multiplier(cloud, nodes) for cloud in ALL_CLOUDS}
+        spot_factor = {cloud: a.spot_multiplier(cloud, nodes) for cloud in CLOUDS}
         position = self._position
         terms = (
             [
                 (
                     PRICING_ORDER.index(term),
-                    {cloud: a.commitment_multiplier(cloud, term) for cloud in ALL_CLOUDS},
+                    {cloud: a.commitment_multiplier(cloud, term) for cloud in CLOUDS},
                 )
-                for term in _COMMITMENT_TERMS[limits.max_commitment]
+                for term in TERMS_UP_TO[limits.max_commitment]
             ]
             if workload.always_on
             else []

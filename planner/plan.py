@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpufleet.planner.catalog import Offer
-from gpufleet.planner.pricing import PRICING_ORDER, Pricing, PricingAssumptions
+from gpufleet.planner.pricing import PricingAssumptions
 from gpufleet.planner.spec import EnvironmentLimits
+from gpufleet.pricing_models import PRICING_ORDER, Pricing
 
 
 @dataclass(frozen=True)

@@ -30,15 +30,15 @@ Managed services
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
 
-Pricing = Literal["spot", "on_demand", "reserved_1y", "reserved_3y"]
-PRICING_ORDER: tuple[Pricing, ...] = ("spot", "on_demand", "reserved_1y", "reserved_3y")
+from gpufleet.clouds import Cloud
+from gpufleet.pricing_models import COMMITMENT_TERMS, Pricing
 
-DEFAULT_INTERRUPTION_OVERHEAD: dict[str, float] = {"aws": 0.10, "gcp": 0.15, "azure": 0.15}
+DEFAULT_INTERRUPTION_OVERHEAD: dict[Cloud, float] = {"aws": 0.10, "gcp": 0.15, "azure": 0.15}
 
-DEFAULT_COMMITMENT_DISCOUNTS: dict[str, dict[str, float]] = {
+DEFAULT_COMMITMENT_DISCOUNTS: dict[Cloud, dict[Pricing, float]] = {
     "aws": {"reserved_1y": 0.35, "reserved_3y": 0.55},
     "gcp": {"reserved_1y": 0.37, "reserved_3y": 0.55},
     "azure": {"reserved_1y": 0.40, "reserved_3y": 0.60},
@@ -68,13 +68,13 @@ def sagemaker_markup(instance_type: str) -> float | None:
 
 @dataclass(frozen=True)
 class PricingAssumptions:
-    interruption_overhead: dict[str, float]
-    commitment_discounts: dict[str, dict[str, float]]
+    interruption_overhead: dict[Cloud, float]
+    commitment_discounts: dict[Cloud, dict[Pricing, float]]
 
-    def spot_multiplier(self, cloud: str, nodes: int) -> float:
+    def spot_multiplier(self, cloud: Cloud, nodes: int) -> float:
         return 1.0 + self.interruption_overhead[cloud] * nodes
 
-    def commitment_multiplier(self, cloud: str, pricing: Pricing) -> float:
+    def commitment_multiplier(self, cloud: Cloud, pricing: Pricing) -> float:
         return 1.0 - self.commitment_discounts[cloud][pricing]
 
     def as_dict(self) -> dict[str, object]:
@@ -85,8 +85,8 @@ class PricingAssumptions:
 
 
 def resolve_assumptions(
-    interruption_overhead: float | dict[str, float] | None,
-    commitment_overrides: dict[str, dict[str, float | None]],
+    interruption_overhead: float | Mapping[Cloud, float] | None,
+    commitment_overrides: Mapping[Cloud, Mapping[str, float | None]],
 ) -> PricingAssumptions:
     """Spec overrides on top of the defaults above."""
     overhead = dict(DEFAULT_INTERRUPTION_OVERHEAD)
@@ -94,9 +94,12 @@ def resolve_assumptions(
         overhead = dict.fromkeys(overhead, float(interruption_overhead))
     elif interruption_overhead:
         overhead.update(interruption_overhead)
-    discounts = {cloud: dict(terms) for cloud, terms in DEFAULT_COMMITMENT_DISCOUNTS.items()}
+    discounts: dict[Cloud, dict[Pricing, float]] = {
+        cloud: dict(terms) for cloud, terms in DEFAULT_COMMITMENT_DISCOUNTS.items()
+    }
     for cloud, terms in commitment_overrides.items():
-        for term, value in terms.items():
+        for term in COMMITMENT_TERMS:
+            value = terms.get(term)
             if value is not None:
                 discounts[cloud][term] = value
     return PricingAssumptions(overhead, discounts)

@@ -8,6 +8,7 @@ one field, or the catalog, live in ``planner.spec_loader`` so they can report so
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -21,17 +22,28 @@ from pydantic import (
     model_validator,
 )
 
+from gpufleet.clouds import CLOUDS, Cloud
 from gpufleet.planner.gpus import known_gpu_names, normalize_gpu_name
+from gpufleet.pricing_models import HOURS_PER_MONTH, Commitment
 
-Cloud = Literal["aws", "gcp", "azure"]
 Kind = Literal["training", "inference", "batch"]
 Method = Literal["full", "lora", "qlora"]
 Precision = Literal["bf16", "fp16", "fp32"]
 Managed = Literal["sagemaker", "azureml"]
-Commitment = Literal["none", "1y", "3y"]
 
-ALL_CLOUDS: tuple[Cloud, ...] = ("aws", "gcp", "azure")
-HOURS_PER_MONTH = 730  # 8,760 hours a year / 12: the convention every cloud's calculator uses
+
+@dataclass(frozen=True)
+class ManagedService:
+    """A cloud service that owns the machines of the work it runs (``Workload.managed``)."""
+
+    cloud: Cloud
+    kinds: frozenset[Kind]
+
+
+MANAGED_SERVICES: dict[Managed, ManagedService] = {
+    "sagemaker": ManagedService("aws", frozenset({"training"})),
+    "azureml": ManagedService("azure", frozenset({"training", "batch"})),
+}
 
 _DNS_LABEL = re.compile(r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?")
 
@@ -78,14 +90,14 @@ class GpuByName(SpecModel):
     """A named GPU type, ``count`` of them per node."""
 
     name: GpuName = Field(description="GPU type, e.g. H100, A100-80GB, L4 (any case).")
-    count: int = Field(1, ge=1, le=16, description="GPUs per node.")
+    count: int = Field(default=1, ge=1, le=16, description="GPUs per node.")
 
 
 class GpuByMemory(SpecModel):
     """Any general-purpose GPU with at least this much memory, ``count`` per node."""
 
     min_memory_gib: float = Field(gt=0, le=1024, description="Minimum memory per GPU, GiB.")
-    count: int = Field(1, ge=1, le=16, description="GPUs per node.")
+    count: int = Field(default=1, ge=1, le=16, description="GPUs per node.")
 
 
 class GpuByModel(SpecModel):
@@ -93,15 +105,21 @@ class GpuByModel(SpecModel):
 
     params_billions: float = Field(gt=0, le=10_000, description="Model parameters, billions.")
     method: Method | None = Field(
-        None,
+        default=None,
         description="Fine-tuning method (training and batch). Omit for serving (inference).",
     )
-    precision: Precision = Field("bf16", description="Weight and activation precision.")
+    precision: Precision = Field(default="bf16", description="Weight and activation precision.")
     batch_tokens: int = Field(
-        4096, ge=1, le=10_000_000, description="Tokens per GPU per micro-batch (batch x sequence)."
+        default=4096,
+        ge=1,
+        le=10_000_000,
+        description="Tokens per GPU per micro-batch (batch x sequence).",
     )
     count: int | None = Field(
-        None, ge=1, le=16, description="Fix GPUs per node instead of letting the planner choose."
+        default=None,
+        ge=1,
+        le=16,
+        description="Fix GPUs per node instead of letting the planner choose.",
     )
 
 
@@ -133,8 +151,8 @@ GPU_FORM_TAGS = frozenset(_GPU_FORM_KEYS.values())
 
 
 class Replicas(SpecModel):
-    min: int = Field(1, ge=0, le=10_000, description="Replicas that always run.")
-    max: int = Field(1, ge=1, le=10_000, description="Replicas at peak.")
+    min: int = Field(default=1, ge=0, le=10_000, description="Replicas that always run.")
+    max: int = Field(default=1, ge=1, le=10_000, description="Replicas at peak.")
 
     @model_validator(mode="after")
     def _min_not_above_max(self) -> Replicas:
@@ -148,52 +166,62 @@ class Workload(SpecModel):
     kind: Kind
     gpu: GpuRequest
     nodes: int = Field(
-        1, ge=1, le=512, description="Nodes of one tightly coupled job (training / batch)."
+        default=1, ge=1, le=512, description="Nodes of one tightly coupled job (training / batch)."
     )
-    interruptible: bool = Field(False, description="The job checkpoints: spot capacity allowed.")
-    always_on: bool = Field(False, description="Serving that never scales to zero (inference).")
-    replicas: Replicas | None = Field(None, description="Inference replicas (default 1..1).")
+    interruptible: bool = Field(
+        default=False, description="The job checkpoints: spot capacity allowed."
+    )
+    always_on: bool = Field(
+        default=False, description="Serving that never scales to zero (inference)."
+    )
+    replicas: Replicas | None = Field(
+        default=None, description="Inference replicas (default 1..1)."
+    )
     hours_per_month: float = Field(
-        HOURS_PER_MONTH,
+        default=HOURS_PER_MONTH,
         gt=0,
         le=744,
         description="Hours the capacity runs a month; for always_on, the burst above replicas.min.",
     )
     max_price_per_hour: float | None = Field(
-        None, gt=0, description="Cap on one instance's hourly price under the chosen pricing."
+        default=None,
+        gt=0,
+        description="Cap on one instance's hourly price under the chosen pricing.",
     )
-    clouds: CloudList | None = Field(None, description="Override defaults.clouds.")
+    clouds: CloudList | None = Field(default=None, description="Override defaults.clouds.")
     regions: dict[Cloud, Annotated[list[str], Field(min_length=1)]] | None = Field(
-        None, description="Override defaults.regions, per cloud."
+        default=None, description="Override defaults.regions, per cloud."
     )
     managed: Managed | None = Field(
-        None, description="Run as a SageMaker training job or an Azure ML compute cluster."
+        default=None, description="Run as a SageMaker training job or an Azure ML compute cluster."
     )
     environments: Annotated[list[DnsLabel], Field(min_length=1), AfterValidator(_unique)] | None = (
-        Field(None, description="Environments this workload runs in (default: all).")
+        Field(default=None, description="Environments this workload runs in (default: all).")
     )
     tags: dict[str, str] = Field(default_factory=dict, description="Extra tags / labels.")
 
 
 class EnvironmentLimits(SpecModel):
-    max_gpus_per_workload: int | None = Field(None, ge=1, description="Cap on GPUs per workload.")
-    allowed_gpus: Annotated[list[GpuName], Field(min_length=1)] | None = Field(
-        None, description="GPU types allowed here (default: any)."
+    max_gpus_per_workload: int | None = Field(
+        default=None, ge=1, description="Cap on GPUs per workload."
     )
-    monthly_budget_usd: float | None = Field(None, gt=0, description="Monthly GPU budget.")
-    allow_on_demand: bool = Field(True, description="Allow on-demand capacity.")
+    allowed_gpus: Annotated[list[GpuName], Field(min_length=1)] | None = Field(
+        default=None, description="GPU types allowed here (default: any)."
+    )
+    monthly_budget_usd: float | None = Field(default=None, gt=0, description="Monthly GPU budget.")
+    allow_on_demand: bool = Field(default=True, description="Allow on-demand capacity.")
     max_commitment: Commitment = Field(
-        "3y", description="Longest reserved / committed-use term the planner may choose."
+        default="3y", description="Longest reserved / committed-use term the planner may choose."
     )
     replica_scale: float = Field(
-        1.0,
+        default=1.0,
         gt=0,
         le=1,
         description="Fraction of inference replicas (min and max) run here, rounded up.",
     )
-    max_replicas: int | None = Field(None, ge=1, description="Cap on inference replicas.")
+    max_replicas: int | None = Field(default=None, ge=1, description="Cap on inference replicas.")
     mirror: DnsLabel | None = Field(
-        None,
+        default=None,
         description=(
             "Use the instance types this other environment chose, when allowed here "
             "(staging mirrors prod by default)."
@@ -202,12 +230,16 @@ class EnvironmentLimits(SpecModel):
 
 
 class CommitmentDiscounts(SpecModel):
-    reserved_1y: float | None = Field(None, ge=0, lt=1, description="1-year discount, 0..1.")
-    reserved_3y: float | None = Field(None, ge=0, lt=1, description="3-year discount, 0..1.")
+    reserved_1y: float | None = Field(
+        default=None, ge=0, lt=1, description="1-year discount, 0..1."
+    )
+    reserved_3y: float | None = Field(
+        default=None, ge=0, lt=1, description="3-year discount, 0..1."
+    )
 
 
 class Defaults(SpecModel):
-    clouds: CloudList = Field(default_factory=lambda: list(ALL_CLOUDS))
+    clouds: CloudList = Field(default_factory=lambda: list(CLOUDS))
     regions: dict[Cloud, Annotated[list[str], Field(min_length=1)]] = Field(
         default_factory=dict, description="Allowed regions per cloud (default: every region)."
     )
@@ -216,7 +248,7 @@ class Defaults(SpecModel):
         | dict[Cloud, Annotated[float, Field(ge=0, le=5)]]
         | None
     ) = Field(
-        None,
+        default=None,
         description=(
             "Extra compute spot interruptions cost, as a fraction (0.1 = 10%), one number or per "
             "cloud; defaults per cloud in planner/pricing.py."

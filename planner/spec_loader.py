@@ -9,18 +9,19 @@ a pass are reported together, so a user fixes a file in one round, not one error
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from gpufleet.clouds import CLOUDS, Cloud
 from gpufleet.planner.catalog import Catalog, load_catalog
 from gpufleet.planner.environment_profiles import with_profile
 from gpufleet.planner.spec import (
-    ALL_CLOUDS,
     GPU_FORM_TAGS,
+    MANAGED_SERVICES,
     CommitmentDiscounts,
     Defaults,
     EnvironmentLimits,
@@ -32,9 +33,8 @@ from gpufleet.planner.spec import (
     WorkloadSpec,
 )
 from gpufleet.planner.yaml_lines import LocatedDocument, YamlSyntaxError, load_yaml_with_lines
+from gpufleet.tag_keys import set_by_gpufleet
 
-# Tags gpufleet sets itself from the spec; a workload may not override them.
-REQUIRED_TAG_KEYS = ("project", "owner", "cost-center", "environment", "workload", "managed-by")
 _FORBIDDEN_TAG_CHARS = set("<>%&\\?")
 
 Loc = tuple[str | int, ...]
@@ -156,7 +156,7 @@ def load_spec(path: Path, catalog: Catalog | None = None) -> WorkloadSpec:
 
 
 def cross_field_problems(spec: WorkloadSpec, catalog: Catalog) -> Iterable[tuple[Loc, str]]:
-    known_regions = {cloud: catalog.regions(cloud) for cloud in ALL_CLOUDS}
+    known_regions: dict[Cloud, set[str]] = {cloud: catalog.regions(cloud) for cloud in CLOUDS}
     for name, limits in spec.environments.items():
         target = limits.mirror
         if target is None:
@@ -200,10 +200,10 @@ def cross_field_problems(spec: WorkloadSpec, catalog: Catalog) -> Iterable[tuple
 
 
 def _region_problems(
-    regions: dict[str, list[str]],
-    clouds: list[str],
+    regions: Mapping[Cloud, Sequence[str]],
+    clouds: Sequence[Cloud],
     loc: Loc,
-    known: dict[str, set[str]],
+    known: Mapping[Cloud, set[str]],
 ) -> Iterable[tuple[Loc, str]]:
     for cloud, names in regions.items():
         if cloud not in clouds:
@@ -216,10 +216,9 @@ def _region_problems(
                 )
 
 
-_MANAGED = {"sagemaker": ("aws", {"training"}), "azureml": ("azure", {"training", "batch"})}
-
-
-def _shape_problems(workload: Workload, clouds: list[str], loc: Loc) -> Iterable[tuple[Loc, str]]:
+def _shape_problems(
+    workload: Workload, clouds: Sequence[Cloud], loc: Loc
+) -> Iterable[tuple[Loc, str]]:
     serving = workload.kind == "inference"
     if workload.always_on and not serving:
         yield (*loc, "always_on"), "always_on applies to inference (serving) workloads"
@@ -230,7 +229,8 @@ def _shape_problems(workload: Workload, clouds: list[str], loc: Loc) -> Iterable
     if workload.always_on and workload.replicas is not None and workload.replicas.min == 0:
         yield (*loc, "replicas", "min"), "always_on needs at least one replica"
     if workload.managed is not None:
-        cloud, kinds = _MANAGED[workload.managed]
+        service = MANAGED_SERVICES[workload.managed]
+        cloud, kinds = service.cloud, service.kinds
         if workload.kind not in kinds:
             yield (
                 (*loc, "managed"),
@@ -258,7 +258,7 @@ def _shape_problems(workload: Workload, clouds: list[str], loc: Loc) -> Iterable
 
 def _tag_problems(tags: dict[str, str], loc: Loc) -> Iterable[tuple[Loc, str]]:
     for key, value in tags.items():
-        if key in REQUIRED_TAG_KEYS:
+        if set_by_gpufleet(key):
             yield (*loc, key), f"{key!r} is set by gpufleet from the spec; remove it here"
         elif not 1 <= len(key) <= 128:
             yield (*loc, key), "tag keys are 1 to 128 characters"

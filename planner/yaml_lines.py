@@ -15,7 +15,7 @@ import yaml
 try:
     from yaml import CSafeLoader as _Loader
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+    from yaml import SafeLoader as _Loader
 
 Path_ = tuple[str | int, ...]
 _MERGE_TAG = "tag:yaml.org,2002:merge"
@@ -109,6 +109,7 @@ class _Builder:
     @staticmethod
     def _merge_sources(node: yaml.Node) -> list[yaml.MappingNode]:
         nodes = node.value if isinstance(node, yaml.SequenceNode) else [node]
-        if not all(isinstance(n, yaml.MappingNode) for n in nodes):
+        mappings = [n for n in nodes if isinstance(n, yaml.MappingNode)]
+        if len(mappings) != len(nodes):
             raise YamlSyntaxError(node.start_mark.line + 1, "'<<' must merge a mapping")
-        return nodes
+        return mappings

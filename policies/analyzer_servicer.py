@@ -136,7 +136,8 @@ class PackAnalyzer(_PolicyAnalyzerServicer):
         response = proto.AnalyzeResponse()
         shared: tuple[Any, Any, Any] | None = None
         for policy, level in self._select(request.type):
-            if not policy.has_validation():
+            # _select gave resource policies only; the isinstance says so to type checkers.
+            if not isinstance(policy, ResourceValidationPolicy) or not policy.has_validation():
                 response.not_applicable.append(
                     proto.PolicyNotApplicable(
                         policy_name=policy.name, reason="Policy does not implement validate"

@@ -29,6 +29,7 @@ from gpufleet.policies.policy_builders import (
 from gpufleet.policies.properties import get_path, is_unknown
 from gpufleet.policies.stack_capacity import stack_capacity
 from gpufleet.policies.taggable import tag_entries, tag_property
+from gpufleet.tag_keys import WORKLOAD_KIND
 
 TRAINING_JOB = "aws:sagemaker/trainingJob:TrainingJob"
 AML_COMPUTE = "azure-native:machinelearningservices:Compute"
@@ -45,7 +46,7 @@ TRAINING_CONFIG = {
         },
         "required": ["key", "value"],
         "additionalProperties": False,
-        "default": {"key": "workload-kind", "value": "training"},
+        "default": {"key": WORKLOAD_KIND, "value": "training"},
         "description": "The tag (GCP label) that marks training capacity.",
     },
 }

@@ -18,7 +18,7 @@ every rule needs the same way:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
@@ -76,7 +76,7 @@ class StackResource(ResourceView):
 class Findings:
     violations: list[tuple[str | None, str]] = field(default_factory=list)  # (urn, message)
     # (property path, unknown sentinel) that kept the rule from deciding, for an advisory.
-    unknown: tuple[list[str | int], str] | None = None
+    unknown: tuple[Sequence[str | int], Any] | None = None
 
     def violate(self, message: str, urn: str | None = None) -> None:
         self.violations.append((urn, message))

@@ -36,25 +36,25 @@ class DeserializedProps(Mapping[str, Any]):
     themselves, shared by every policy of the request — so policies must not modify them.
     """
 
-    __slots__ = ("_proxy", "values")
+    __slots__ = ("_proxy", "raw")
 
     def __init__(self, values: dict[str, Any]) -> None:
-        self.values = values
+        self.raw = values
         self._proxy: Mapping[str, Any] | None = None
 
     def _checked(self) -> Mapping[str, Any]:
         if self._proxy is None:
-            self._proxy = unknown_checking_proxy(self.values)
+            self._proxy = unknown_checking_proxy(self.raw)
         return self._proxy
 
     def __getitem__(self, key: str) -> Any:
         return self._checked()[key]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.values)
+        return iter(self.raw)
 
     def __len__(self) -> int:
-        return len(self.values)
+        return len(self.raw)
 
 
 def plain(value: Any) -> Any:
@@ -65,7 +65,7 @@ def plain(value: Any) -> Any:
     if kind in _SCALARS:
         return value
     if kind is DeserializedProps:
-        return value.values
+        return value.raw
     if kind is _DictProxy:
         value, kind = value[_TARGET], dict
     elif kind is _ListProxy:

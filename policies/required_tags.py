@@ -12,9 +12,9 @@ from pulumi_policy import ResourceValidationPolicy
 from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
 from gpufleet.policies.properties import get_path
 from gpufleet.policies.taggable import read_tags, tag_property, taggable_table
+from gpufleet.tag_keys import COST_KEYS
 
 NAME = "required-tags"
-DEFAULT_KEYS = ["project", "owner", "cost-center", "environment"]
 
 CONFIG = {
     "keys": {
@@ -22,7 +22,7 @@ CONFIG = {
         "items": {"type": "string", "minLength": 1},
         "minItems": 1,
         "uniqueItems": True,
-        "default": DEFAULT_KEYS,
+        "default": list(COST_KEYS),
         "description": "Tag keys every taggable resource must carry (GCP: as label keys).",
     },
 }

@@ -15,8 +15,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from gpufleet.components.gcp_labels import gcp_label_key
 from gpufleet.policies.properties import is_unknown, provider_object
+from gpufleet.tag_keys import gcp_label_key
 
 TABLE_PATH = Path(__file__).parent / "data" / "taggable_types.json"
 

@@ -34,6 +34,8 @@ from typing import Any, NoReturn
 
 import grpc
 
+# grpcio's Cython core: no type information to check against; None where grpcio lacks it.
+cygrpc: Any
 try:
     from grpc._cython import cygrpc
 except ImportError:  # pragma: no cover - grpcio always ships it today

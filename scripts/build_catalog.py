@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--source", type=Path, default=ROOT / "catalog-snapshot")
     parser.add_argument("--out", type=Path, default=ROOT / "planner" / "data")
     args = parser.parse_args(argv)

@@ -78,7 +78,7 @@ def _shape(container: str, element: str) -> str | None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if the table is stale")
     options = parser.parse_args()
     text = json.dumps(taggable_types(), indent=1) + "\n"

@@ -75,7 +75,8 @@ def build_stack(settings: StackSettings, site: dict[str, BaseModel]) -> dict[str
             cost_center=settings.cost_center,
             environment=settings.environment,
             workload=workload.name,
-            extra={**workload.tags, "workload-kind": workload.kind},
+            workload_kind=workload.kind,
+            extra=workload.tags,
         )
         opts = pulumi.ResourceOptions(providers=[providers[workload.provider]])
         parts = []

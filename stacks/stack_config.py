@@ -43,8 +43,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
-Cloud = Literal["aws", "gcp", "azure"]
-Pricing = Literal["spot", "on_demand", "reserved_1y", "reserved_3y"]
+from gpufleet.clouds import Cloud
+from gpufleet.planner.spec import Kind
+from gpufleet.pricing_models import Commitment, Pricing
+
 ComponentName = Literal[
     "aws:SpotFleet",
     "aws:PlacementCluster",
@@ -57,7 +59,6 @@ ComponentName = Literal[
     "azure:SpotScaleSet",
     "azure:CapacityReservationGroup",
 ]
-PROVIDER_PACKAGES: dict[str, str] = {"aws": "aws", "gcp": "gcp", "azure": "azure-native"}
 
 
 class ConfigModel(BaseModel):
@@ -82,7 +83,7 @@ class Part(ConfigModel):
 
 class WorkloadPlacement(ConfigModel):
     name: str
-    kind: Literal["training", "inference", "batch"]
+    kind: Kind
     cloud: Cloud
     region: str
     zone: str
@@ -101,7 +102,7 @@ class Limits(ConfigModel):
     allowed_gpus: list[str] | None = None
     monthly_budget_usd: float | None = None
     allow_on_demand: bool
-    max_commitment: Literal["none", "1y", "3y"]
+    max_commitment: Commitment
 
 
 class StackSettings(ConfigModel):

@@ -28,8 +28,8 @@ from gpufleet.components.gcp.instance_settings import service_account_id
 from gpufleet.components.gcp.machine_gpus import machine_gpus
 from gpufleet.components.gcp.reservation_pool import ReservationPool, ReservationPoolArgs
 from gpufleet.components.gcp.spot_group import SpotGroup, SpotGroupArgs
-from gpufleet.components.gcp_labels import gcp_label_key, gcp_label_value
 from gpufleet.components.tagging import RequiredTags
+from gpufleet.tag_keys import gcp_label_key, gcp_label_value
 
 from .component_checks import (
     TAGS,

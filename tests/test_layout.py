@@ -4,9 +4,11 @@ planning path."""
 from __future__ import annotations
 
 import importlib
+import os
 import re
 import subprocess
 import sys
+import sysconfig
 
 import yaml
 
@@ -51,6 +53,22 @@ def test_every_package_imports_and_says_what_lives_there() -> None:
     ):
         module = importlib.import_module(name)
         assert module.__doc__ and len(module.__doc__) > 20, name
+
+
+def test_a_plain_checkout_imports_the_package_folders() -> None:
+    """No editable install, no import hook: the dependencies on the path (their .pth files not
+    processed) and the checkout as the working directory are enough."""
+    code = "import gpufleet.planner.optimizer as m, gpufleet.policies.pack as p; print(m.__file__)"
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": sysconfig.get_paths()["purelib"]},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(ROOT / "gpufleet" / "planner" / "optimizer.py")
 
 
 def test_planning_never_imports_pulumi_or_cloud_sdks() -> None:

@@ -18,12 +18,12 @@ from gpufleet.planner.optimizer import Planner, plan_spec
 from gpufleet.planner.pricing import (
     DEFAULT_COMMITMENT_DISCOUNTS,
     DEFAULT_INTERRUPTION_OVERHEAD,
-    PRICING_ORDER,
     SAGEMAKER_MARKUP,
 )
 from gpufleet.planner.spec import GpuByMemory, GpuByModel, GpuByName, Workload, WorkloadSpec
 from gpufleet.planner.spec_loader import cross_field_problems, parse_spec
 from gpufleet.planner.vram import estimate_vram
+from gpufleet.pricing_models import PRICING_ORDER
 
 from .conftest import ROOT, catalog_of, make_offer, spec_text
 

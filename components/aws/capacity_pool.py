@@ -120,7 +120,7 @@ class CapacityPoolArgs(ComponentArgs):
     instance_platform: str = "Linux/UNIX"
     security_group_ids: list[StrInput] = Field(default_factory=list)
     ami_id: AmiId | None = None
-    root_volume_gib: int = Field(200, ge=30, le=16_384)
+    root_volume_gib: int = Field(default=200, ge=30, le=16_384)
     root_device_name: str = "/dev/sda1"
     kms_key_id: StrInput | None = None
     capacity_block: CapacityBlockRequest | None = None

@@ -18,8 +18,6 @@ import pulumi_aws as aws
 
 from gpufleet.planner.interconnect import AWS_EFA_INTERFACES, AWS_EFA_ONLY_LAYOUT
 
-INTERFACE_TYPES = frozenset({"interface", "efa", "efa-only"})
-
 
 def efa_interface_count(instance_type: str) -> int:
     if instance_type not in AWS_EFA_INTERFACES:

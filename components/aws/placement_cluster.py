@@ -61,8 +61,8 @@ class PlacementClusterArgs(ComponentArgs):
     capacity_reservation_id: StrInput | None = None
     extra_security_group_ids: list[StrInput] = Field(default_factory=list)
     ami_id: AmiId | None = None
-    user_data: str | None = Field(None, max_length=16 * 1024)
-    root_volume_gib: int = Field(500, ge=30, le=16_384)
+    user_data: str | None = Field(default=None, max_length=16 * 1024)
+    root_volume_gib: int = Field(default=500, ge=30, le=16_384)
     root_device_name: str = "/dev/sda1"
     kms_key_id: StrInput | None = None
     ssm_access: bool = True
@@ -83,8 +83,11 @@ class PlacementClusterArgs(ComponentArgs):
                 f"capacity_reservation_id is only used with capacity 'capacity_reservation', "
                 f"not {self.capacity!r}"
             )
-        known = reservation is not None and is_known(reservation)
-        if known and not CAPACITY_RESERVATION_ID.fullmatch(reservation):
+        if (
+            reservation is not None
+            and is_known(reservation)
+            and not CAPACITY_RESERVATION_ID.fullmatch(reservation)
+        ):
             raise ValueError(f"{reservation!r} is not a capacity reservation id (cr-...)")
         return self
 

@@ -86,12 +86,12 @@ class TrainingJobSpec(ComponentArgs):
 class SageMakerSpotTrainingArgs(ComponentArgs):
     tags: RequiredTags
     instance_type: str
-    instance_count: int = Field(1, ge=1, le=100)
+    instance_count: int = Field(default=1, ge=1, le=100)
     image_uri: str
-    max_run_seconds: int = Field(24 * 3600, ge=60, le=MAX_SECONDS)
-    max_wait_seconds: int | None = Field(None, ge=60, le=MAX_SECONDS)
-    volume_size_gib: int = Field(100, ge=1, le=16_384)
-    noncurrent_version_expiration_days: int = Field(30, ge=1, le=3650)
+    max_run_seconds: int = Field(default=24 * 3600, ge=60, le=MAX_SECONDS)
+    max_wait_seconds: int | None = Field(default=None, ge=60, le=MAX_SECONDS)
+    volume_size_gib: int = Field(default=100, ge=1, le=16_384)
+    noncurrent_version_expiration_days: int = Field(default=30, ge=1, le=3650)
     kms_key_arn: StrInput | None = None
     subnet_ids: list[StrInput] = Field(default_factory=list)
     security_group_ids: list[StrInput] = Field(default_factory=list)

@@ -70,11 +70,11 @@ class SpotFleetArgs(ComponentArgs):
     target_gpus: int = Field(ge=1, le=100_000)
     vpc_id: StrInput
     subnet_ids: list[StrInput] = Field(min_length=1)
-    on_demand_base_gpus: int = Field(0, ge=0)
-    max_price_per_gpu_hour: float | None = Field(None, gt=0)
+    on_demand_base_gpus: int = Field(default=0, ge=0)
+    max_price_per_gpu_hour: float | None = Field(default=None, gt=0)
     ami_id: AmiId | None = None
-    user_data: str | None = Field(None, max_length=USER_DATA_LIMIT)
-    root_volume_gib: int = Field(200, ge=30, le=16_384)
+    user_data: str | None = Field(default=None, max_length=USER_DATA_LIMIT)
+    root_volume_gib: int = Field(default=200, ge=30, le=16_384)
     root_device_name: str = "/dev/sda1"
     kms_key_id: StrInput | None = None
     public_ip: bool = False

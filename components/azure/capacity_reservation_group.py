@@ -44,7 +44,7 @@ class CapacityReservationGroupArgs(ComponentArgs):
     location: str = Field(min_length=2)
     vm_size: str
     capacity_per_zone: dict[Literal["1", "2", "3"], int] | None = None
-    regional_capacity: int | None = Field(None, ge=1, le=1000)
+    regional_capacity: int | None = Field(default=None, ge=1, le=1000)
 
     @field_validator("vm_size")
     @classmethod

@@ -52,8 +52,8 @@ class LowPriorityClusterArgs(ComponentArgs):
     max_nodes: int = Field(ge=1, le=1000)
     # Dedicated is for work the planner puts on pay-as-you-go nodes (not interruptible).
     vm_priority: Literal["LowPriority", "Dedicated"] = "LowPriority"
-    min_nodes: int = Field(0, ge=0)
-    idle_seconds_before_scale_down: int = Field(600, ge=60, le=7 * 24 * 3600)
+    min_nodes: int = Field(default=0, ge=0)
+    idle_seconds_before_scale_down: int = Field(default=600, ge=60, le=7 * 24 * 3600)
     workspace_name: StrInput | None = None
     subnet_id: StrInput | None = None
     ssh_public_key: str | None = None
@@ -89,7 +89,7 @@ class LowPriorityCluster(pulumi.ComponentResource):
     compute_name: pulumi.Output[str]
     compute_id: pulumi.Output[str]
     workspace_name: pulumi.Output[str]
-    principal_id: pulumi.Output[str]
+    principal_id: pulumi.Output[str | None]
 
     def __init__(
         self, name: str, args: LowPriorityClusterArgs, opts: pulumi.ResourceOptions | None = None
@@ -184,7 +184,7 @@ class LowPriorityCluster(pulumi.ComponentResource):
             vault_name=key_vault_name(name),
             properties=azure.keyvault.VaultPropertiesArgs(
                 tenant_id=client.tenant_id,
-                sku=azure.keyvault.SkuArgs(family="A", name="standard"),
+                sku=azure.keyvault.SkuArgs(family="A", name=azure.keyvault.SkuName.STANDARD),
                 enable_rbac_authorization=True,
                 enable_soft_delete=True,
                 enable_purge_protection=True,
@@ -222,7 +222,9 @@ class LowPriorityCluster(pulumi.ComponentResource):
             managed_network=azure.machinelearningservices.ManagedNetworkSettingsArgs(
                 isolation_mode="AllowInternetOutbound"
             ),
-            sku=azure.machinelearningservices.SkuArgs(name="Basic", tier="Basic"),
+            sku=azure.machinelearningservices.SkuArgs(
+                name="Basic", tier=azure.machinelearningservices.SkuTier.BASIC
+            ),
             tags=tags,
             opts=child,
             **common,

@@ -72,7 +72,7 @@ class SpotScaleSetArgs(ComponentArgs):
     zones: list[Literal["1", "2", "3"]] = Field(default_factory=list)
     proximity_placement_group: bool = False
     image: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_IMAGE))
-    os_disk_gib: int = Field(256, ge=30, le=4095)
+    os_disk_gib: int = Field(default=256, ge=30, le=4095)
     disk_encryption_set_id: StrInput | None = None
     network_security_group_id: StrInput | None = None
     custom_data: str | None = None
@@ -158,7 +158,7 @@ class SpotScaleSet(pulumi.ComponentResource):
             proximity_placement_group=None
             if placement is None
             else azure.compute.SubResourceArgs(id=placement.id),
-            upgrade_policy=azure.compute.UpgradePolicyArgs(mode="Manual"),
+            upgrade_policy=azure.compute.UpgradePolicyArgs(mode=azure.compute.UpgradeMode.MANUAL),
             virtual_machine_profile=azure.compute.VirtualMachineScaleSetVMProfileArgs(
                 priority=args.priority,
                 eviction_policy=args.eviction_policy if args.priority == "Spot" else None,
@@ -190,7 +190,7 @@ class SpotScaleSet(pulumi.ComponentResource):
                     image_reference=azure.compute.ImageReferenceArgs(**args.image),
                     os_disk=azure.compute.VirtualMachineScaleSetOSDiskArgs(
                         create_option="FromImage",
-                        caching="ReadWrite",
+                        caching=azure.compute.CachingTypes.READ_WRITE,
                         disk_size_gb=args.os_disk_gib,
                         delete_option="Delete",
                         managed_disk=azure.compute.VirtualMachineScaleSetManagedDiskParametersArgs(

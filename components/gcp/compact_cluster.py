@@ -65,7 +65,7 @@ class CompactClusterArgs(ComponentArgs):
     source_image: str = Field(min_length=1)
     provisioning: Literal["STANDARD", "SPOT"] = "STANDARD"
     reservation: StrInput | None = None
-    boot_disk_gib: int = Field(500, ge=10, le=65_536)
+    boot_disk_gib: int = Field(default=500, ge=10, le=65_536)
     boot_disk_type: Literal["pd-balanced", "pd-ssd", "hyperdisk-balanced"] = "pd-balanced"
     startup_script: str | None = None
     scopes: list[str] = Field(default_factory=lambda: list(vm.DEFAULT_SCOPES))

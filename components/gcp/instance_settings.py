@@ -22,6 +22,11 @@ from pydantic import AfterValidator
 
 from gpufleet.components.gcp.machine_gpus import MachineGpus
 
+# What these helpers return: plain input dicts. The SDK types the same dict under a different
+# TypedDict name for an instance and for a template (InstanceSchedulingArgsDict,
+# InstanceTemplateSchedulingArgsDict, ...), so one helper serving both is typed Any.
+InstanceInput = Any
+
 DEFAULT_SCOPES = (
     "https://www.googleapis.com/auth/logging.write",
     "https://www.googleapis.com/auth/monitoring.write",
@@ -66,7 +71,7 @@ def service_account_id(name: str) -> str:
 
 def scheduling(
     *, spot: bool, termination_action: str, max_run_seconds: int | None
-) -> dict[str, Any]:
+) -> InstanceInput:
     settings: dict[str, Any] = {
         "on_host_maintenance": "TERMINATE",
         "automatic_restart": not spot,
@@ -81,12 +86,12 @@ def scheduling(
     return settings
 
 
-def network_interface(network: Any, subnetwork: Any) -> dict[str, Any]:
+def network_interface(network: Any, subnetwork: Any) -> InstanceInput:
     # No access_configs: the VM gets no external IP.
     return {"network": network, "subnetwork": subnetwork}
 
 
-def shielded(secure_boot: bool) -> dict[str, Any]:
+def shielded(secure_boot: bool) -> InstanceInput:
     return {
         "enable_secure_boot": secure_boot,
         "enable_vtpm": True,
@@ -94,17 +99,17 @@ def shielded(secure_boot: bool) -> dict[str, Any]:
     }
 
 
-def accelerators(gpus: MachineGpus) -> list[dict[str, Any]] | None:
+def accelerators(gpus: MachineGpus) -> InstanceInput:
     if not gpus.attached:
         return None
     return [{"type": gpus.accelerator_type, "count": gpus.count}]
 
 
-def account(email: Any, scopes: tuple[str, ...] | list[str]) -> dict[str, Any]:
+def account(email: Any, scopes: tuple[str, ...] | list[str]) -> InstanceInput:
     return {"email": email, "scopes": list(scopes)}
 
 
-def reservation_affinity(reservation: Any) -> dict[str, Any]:
+def reservation_affinity(reservation: Any) -> InstanceInput:
     return {
         "type": "SPECIFIC_RESERVATION",
         "specific_reservation": {

@@ -78,17 +78,24 @@ class ReservationPool(pulumi.ComponentResource):
     ) -> None:
         super().__init__("gpufleet:gcp:ReservationPool", name, None, opts)
         gpus = args.gpus()
-        properties: dict[str, Any] = {"machine_type": args.machine_type}
-        if gpus.attached:
-            properties["guest_accelerators"] = [
-                {"accelerator_type": gpus.accelerator_type, "accelerator_count": gpus.count}
+        properties = gcp.compute.ReservationSpecificReservationInstancePropertiesArgs(
+            machine_type=args.machine_type,
+            guest_accelerators=[
+                gcp.compute.ReservationSpecificReservationInstancePropertiesGuestAcceleratorArgs(
+                    accelerator_type=gpus.accelerator_type, accelerator_count=gpus.count
+                )
             ]
+            if gpus.attached
+            else None,
+        )
         reservation = gcp.compute.Reservation(
             f"{name}-reservation",
             project=args.project,
             zone=args.zone,
             specific_reservation_required=args.specific_reservation_required,
-            specific_reservation={"count": args.count, "instance_properties": properties},
+            specific_reservation=gcp.compute.ReservationSpecificReservationArgs(
+                count=args.count, instance_properties=properties
+            ),
             share_settings=None
             if not args.share_with_projects
             else {

@@ -59,13 +59,13 @@ class SpotGroupArgs(ComponentArgs):
     network: StrInput
     subnetwork: StrInput
     source_image: str = Field(min_length=1)
-    boot_disk_gib: int = Field(200, ge=10, le=65_536)
+    boot_disk_gib: int = Field(default=200, ge=10, le=65_536)
     boot_disk_type: Literal["pd-balanced", "pd-ssd", "hyperdisk-balanced"] = "pd-balanced"
     termination_action: Literal["STOP", "DELETE"] = "DELETE"
     # STANDARD is for the rare single-node work the planner puts on on-demand VMs (not
     # interruptible); the group is otherwise identical, so it stays one component.
     provisioning_model: Literal["SPOT", "STANDARD"] = "SPOT"
-    max_run_seconds: int | None = Field(None, ge=30, le=MAX_RUN_SECONDS)
+    max_run_seconds: int | None = Field(default=None, ge=30, le=MAX_RUN_SECONDS)
     startup_script: str | None = None
     scopes: list[str] = Field(default_factory=lambda: list(vm.DEFAULT_SCOPES))
     secure_boot: bool = False
