@@ -99,8 +99,9 @@ def in_pack(resources: list) -> float:
 
     from gpufleet.checks.analyzer_protocol import analyze, configure, configure_stack, pack_info
     from gpufleet.checks.policy_config import load_policy_config, reconcile
-    from gpufleet.policies.analyzer_servicer import PackAnalyzer
-    from gpufleet.policies.pack import CONFIG_DIR, PACK_NAME, all_policies
+    from gpufleet.policies.pack import CONFIG_DIR, PACK_NAME
+    from gpufleet.policies.rules import all_policies
+    from gpufleet.policies.serving.analyzer_servicer import PackAnalyzer
     from gpufleet.policies.testing import InProcessAnalyzer
 
     analyzer = InProcessAnalyzer(
@@ -121,8 +122,8 @@ def over_grpc(
     from gpufleet.checks.analyzer_protocol import analyze, configure, configure_stack, pack_info
     from gpufleet.checks.policy_config import load_policy_config, reconcile
     from gpufleet.checks.policy_pack_process import PolicyPackProcess
-    from gpufleet.policies.analyzer_servicer import SERVER_ENV
     from gpufleet.policies.pack import CONFIG_DIR, PACK_DIR
+    from gpufleet.policies.serving.analyzer_servicer import SERVER_ENV
 
     config, text = load_policy_config(CONFIG_DIR / "prod.json")
     with (

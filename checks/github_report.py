@@ -1,7 +1,7 @@
 """A check report for GitHub Actions: workflow-command annotations and a job summary.
 
-``workflow_annotations`` are ``::error`` (mandatory) / ``::warning`` (advisory) commands, with file and
-line when known, shown on the pull request's diff. ``job_summary`` is markdown for
+``workflow_annotations`` are ``::error`` (mandatory) / ``::warning`` (advisory) commands, with
+file and line when known, shown on the pull request's diff. ``job_summary`` is markdown for
 ``$GITHUB_STEP_SUMMARY``: the verdict, a table of findings, what was suppressed and baselined.
 """
 

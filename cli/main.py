@@ -500,82 +500,40 @@ def check(
     """
     if stack is None:
         _fail_input(["give --env ENV (or --stack NAME): which stack to check"])
-    import atexit
-
     from gpufleet.atomic_write import atomic_write_text
-    from gpufleet.checks.analyzer_resources import (
-        DeploymentError,
-        from_capture,
-        load_deployment,
-    )
-    from gpufleet.checks.baseline import (
-        BaselineError,
-        apply_baseline,
-        load_baseline,
-        write_baseline,
-    )
-    from gpufleet.checks.check_run import run_check
-    from gpufleet.checks.policy_config import PolicyConfigError
-    from gpufleet.checks.policy_pack_process import PolicyPackError
-    from gpufleet.checks.source_locations import make_locator, relative_uri
+    from gpufleet.checks.stack_check import CheckInputError, CheckRequest, check_stack
     from gpufleet.cli import check_render
-    from gpufleet.engine.capture import close_runtime_loop
-    from gpufleet.engine.program_dir import (
-        ProgramError,
-        ProgramRunError,
-        load_project,
-        run_program_dir,
-    )
+    from gpufleet.engine.program_dir import ProgramRunError
     from gpufleet.policies.pack import PACK_DIR
 
-    pack = pack_dir or PACK_DIR
-    if policy_config is None and (pack / "config" / f"{stack}.json").is_file():
-        policy_config = pack / "config" / f"{stack}.json"
-    known: set[str] = set()
+    request = CheckRequest(
+        stack=stack,
+        program=program,
+        pack_dir=pack_dir or PACK_DIR,
+        config_file=config_file,
+        preview=as_preview,
+        export_file=export_file,
+        policy_config=policy_config,
+        baseline=baseline,
+        write_baseline=write_baseline_to,
+    )
     try:
-        known = load_baseline(baseline) if baseline else set()
-        if export_file is not None:
-            resources, project_name = load_deployment(export_file)
-            stack_settings, stack_file, dry_run = {}, None, as_preview
-        else:
-            atexit.register(close_runtime_loop)
-            project = load_project(program)
-            stack_file = config_file or project.stack_config_file(stack)
-            capture = run_program_dir(program, stack, config_file=config_file, preview=as_preview)
-            resources = from_capture(capture)
-            project_name, stack_settings, dry_run = capture.project, capture.config, as_preview
-        report = run_check(
-            resources,
-            pack_dir=pack,
-            policy_config=policy_config,
-            project=project_name,
-            stack=stack,
-            dry_run=dry_run,
-            stack_config=stack_settings,
-            locate=make_locator(resources, stack_file, Path.cwd()),
-        )
-    except (ProgramError, DeploymentError, BaselineError, PolicyPackError) as exc:
-        _fail_input([str(exc)])
-    except PolicyConfigError as exc:
+        outcome = check_stack(request, Path.cwd())
+    except CheckInputError as exc:
         _fail_input(exc.problems)
     except ProgramRunError as exc:
         click.echo(exc.describe(), err=True)
         sys.exit(1)
-    if write_baseline_to is not None:
-        write_baseline(report, write_baseline_to)
-        click.echo(f"{write_baseline_to}: {len(report.findings)} finding(s) recorded", err=True)
-    apply_baseline(report, known)
-    fallback = (
-        relative_uri(stack_file, Path.cwd())
-        if stack_file is not None and stack_file.exists()
-        else "Pulumi.yaml"
-    )
-    text = check_render.render(report, fmt, fallback_uri=fallback)
+    if outcome.baseline_recorded is not None:
+        click.echo(
+            f"{write_baseline_to}: {outcome.baseline_recorded} finding(s) recorded", err=True
+        )
+    text = check_render.render(outcome.report, fmt, fallback_uri=outcome.fallback_uri)
     if output is not None:
         atomic_write_text(output, text)
     else:
         click.echo(text, nl=False)
-    sys.exit(1 if report.mandatory else 0)
+    sys.exit(1 if outcome.report.mandatory else 0)
 
 
 @main.command()

@@ -373,6 +373,8 @@ def capture_program(
         }
     finally:
         monitor.close()
+        # The runtime's config is process-wide: leave none behind for whatever runs next.
+        pulumi.runtime.set_all_config({}, [])
     capture = Capture(
         project=project,
         stack=stack,

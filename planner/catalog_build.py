@@ -69,7 +69,6 @@ import ast
 import csv
 import json
 import math
-import re
 import statistics
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -78,6 +77,7 @@ from pathlib import Path
 
 from gpufleet.clouds import Cloud
 from gpufleet.planner.catalog import Offer
+from gpufleet.planner.gcp_machines import N1_GPUS, built_in_gpus
 from gpufleet.planner.gpus import GPUS, normalize_gpu_name
 
 SOURCE_FILES = ("aws_gpu.csv", "azure_gpu.csv", "gcp_gpu.csv", "gcp_gpu_hostvms.csv")
@@ -133,21 +133,6 @@ N1_SPOT_VCPU_HOURLY = 0.006655
 N1_SPOT_MEMORY_GIB_HOURLY = 0.000892
 N1_VCPUS_PER_GPU = 8  # n1-standard-8 per GPU: enough data-loader cores, within every GPU's vCPU cap
 N1_MEMORY_GIB_PER_VCPU = 3.75
-N1_GPUS = frozenset({"T4", "V100", "P100", "P4"})
-
-_GCP_BUILT_IN = re.compile(
-    r"^(?P<family>a2-highgpu|a2-megagpu|a2-ultragpu|a3-highgpu|a3-edgegpu|a3-megagpu|a3-ultragpu)-(?P<count>\d+)g(-nolssd)?$"
-)
-_GCP_FAMILY_SKU = {
-    "a2-highgpu": "A100",
-    "a2-megagpu": "A100",
-    "a2-ultragpu": "A100-80GB",
-    "a3-highgpu": "H100",
-    "a3-edgegpu": "H100",
-    "a3-megagpu": "H100-MEGA",
-    "a3-ultragpu": "H200",
-}
-_G2_L4_COUNT = {4: 1, 8: 1, 12: 1, 16: 1, 32: 1, 24: 2, 48: 4, 96: 8}
 
 
 @dataclass(frozen=True)
@@ -560,17 +545,6 @@ def _machine_offers(rows: Iterable[_Row], manifest: SnapshotManifest) -> list[Of
     ]
 
 
-def gcp_built_in_gpus(instance_type: str) -> tuple[str, int] | None:
-    """The GPU SKU and count built into a GCP accelerator-optimized machine type, if it is one."""
-    match = _GCP_BUILT_IN.match(instance_type)
-    if match:
-        return _GCP_FAMILY_SKU[match["family"]], int(match["count"])
-    g2 = re.fullmatch(r"g2-standard-(\d+)", instance_type)
-    if g2 and int(g2[1]) in _G2_L4_COUNT:
-        return "L4", _G2_L4_COUNT[int(g2[1])]
-    return None
-
-
 def _sum_spot(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else a + b
 
@@ -583,7 +557,7 @@ def _gcp_offers(
     offers: list[Offer] = []
     source = manifest.source_label("gcp_gpu.csv")
     for vm in vm_rows:
-        built_in = gcp_built_in_gpus(vm.instance_type)
+        built_in = built_in_gpus(vm.instance_type)
         if built_in is None:
             log.add(vm, "unknown_accelerator", "dropped", "not a known GPU machine type")
             continue

@@ -1,11 +1,16 @@
 """gpufleet's CrossGuard policy pack (``policies/``, runnable as ``pulumi preview --policy-pack
-policies``): ``pack`` lists the policies and serves them with ``analyzer_servicer`` (the SDK's
-servicer, reading each request once) on ``unary_server`` (a one-loop gRPC server); the rules
-live in ``required_tags``, ``gpu_limits``, ``gpu_budget``, ``cost_hygiene`` and ``security``;
-``policy_builders`` turns plain rule
+policies``).
+
+``pack`` names the pack and builds its servicer; ``rules/`` holds one module per policy,
+collected automatically; ``serving/`` is what serves them to the engine (the Analyzer servicer
+and a one-loop gRPC server). What rules build on: ``policy_builders`` turns plain rule
 functions into SDK policies (unknown-safe reads, config defaults, suppressions);
-``gpu_footprint`` / ``stack_capacity`` read GPU capacity from resources; ``taggable`` knows which
-types take tags (table generated from the SDKs); ``same_input_memo`` shares per-request work
-between policies; ``testing`` runs policies against resource dicts through the pack's servicer,
-for unit tests. Importing this package starts nothing.
+``footprints/`` reads the GPU capacity a resource describes (one module per cloud, registered
+by resource type) and ``stack_capacity`` that of a whole stack; ``taggable`` knows which types
+take tags (table generated from the SDKs); ``stack_limits`` reads the environment's limits from
+a generated stack's config; ``resource_types`` names the type tokens the rules read;
+``properties`` and ``same_input_memo`` keep evaluation exact and fast. ``testing`` runs
+policies against resource dicts through the pack's servicer, for unit tests. ``config/`` holds
+each environment's policy config (only what differs from the defaults). Importing this package
+starts nothing.
 """

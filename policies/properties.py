@@ -29,7 +29,7 @@ _SCALARS = (str, int, float, bool, type(None))
 
 
 class DeserializedProps(Mapping[str, Any]):
-    """Properties as the pack's servicer (``analyzer_servicer``) hands them to policies.
+    """Properties as the pack's servicer (``serving.analyzer_servicer``) hands them to policies.
 
     To a policy reading it as a mapping, it is the SDK's unknown-checking proxy (built on
     first read, as that copies every value); ``plain()`` returns the deserialized values

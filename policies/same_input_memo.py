@@ -1,6 +1,6 @@
 """Remember one computation per thread for as long as it is asked about the same object.
 
-The pack's servicer (``analyzer_servicer``) hands every policy the same props object for one
+The pack's servicer (``serving.analyzer_servicer``) hands every policy the same props object for one
 ``Analyze`` request and the same resource list for one ``AnalyzeStack``; converting them to
 plain data and working out GPU footprints once, not once per policy, is most of what makes
 evaluation fast. The memo keys on the identity of its first argument (and the value of any

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpufleet.policies.gpu_footprint import GpuFootprint, read_gpu_footprint, resolve_template
+from gpufleet.policies.footprints import read_gpu_footprint, resolve_template
+from gpufleet.policies.footprints.model import GpuFootprint
 from gpufleet.policies.policy_builders import StackResource
 from gpufleet.policies.same_input_memo import SameInputMemo
 

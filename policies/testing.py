@@ -37,7 +37,7 @@ from gpufleet.checks.analyzer_protocol import (
 from gpufleet.checks.analyzer_resources import AnalyzerResource, ProviderRef
 from gpufleet.checks.policy_config import reconcile
 from gpufleet.engine.wire import UNKNOWN
-from gpufleet.policies.analyzer_servicer import PackAnalyzer
+from gpufleet.policies.serving.analyzer_servicer import PackAnalyzer
 
 __all__ = ["UNKNOWN", "InProcessAnalyzer", "PolicyHarness", "StackInput", "Violation"]
 
@@ -98,7 +98,7 @@ class PolicyHarness:
         """``config`` is a policy pack config (as in ``policies/config/<env>.json``);
         PolicyConfigError when it violates a policy's schema."""
         if policies is None:
-            from gpufleet.policies.pack import all_policies
+            from gpufleet.policies.rules import all_policies
 
             policies = all_policies()
         self.stack = stack

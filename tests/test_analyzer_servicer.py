@@ -26,8 +26,9 @@ from gpufleet.checks.analyzer_protocol import (
 from gpufleet.checks.analyzer_resources import AnalyzerResource, from_capture
 from gpufleet.checks.policy_config import reconcile
 from gpufleet.engine.program_dir import run_program_dir
-from gpufleet.policies.analyzer_servicer import PackAnalyzer
-from gpufleet.policies.pack import CONFIG_DIR, all_policies
+from gpufleet.policies.pack import CONFIG_DIR
+from gpufleet.policies.rules import all_policies
+from gpufleet.policies.serving.analyzer_servicer import PackAnalyzer
 from gpufleet.policies.testing import UNKNOWN, InProcessAnalyzer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -147,7 +148,7 @@ def test_struct_reading_matches_the_sdk_deserialization() -> None:
         deserialize_properties,
     )
 
-    from gpufleet.policies.analyzer_servicer import struct_to_python
+    from gpufleet.policies.serving.analyzer_servicer import struct_to_python
 
     values = {
         "text": "a",

@@ -25,10 +25,10 @@ from gpufleet.components.azure.names import (
 from gpufleet.components.azure.spot_scale_set import SpotScaleSet, SpotScaleSetArgs
 from gpufleet.components.gcp.compact_cluster import CompactCluster, CompactClusterArgs
 from gpufleet.components.gcp.instance_settings import service_account_id
-from gpufleet.components.gcp.machine_gpus import machine_gpus
 from gpufleet.components.gcp.reservation_pool import ReservationPool, ReservationPoolArgs
 from gpufleet.components.gcp.spot_group import SpotGroup, SpotGroupArgs
 from gpufleet.components.tagging import RequiredTags
+from gpufleet.planner.gcp_machines import machine_gpus
 from gpufleet.tag_keys import gcp_label_key, gcp_label_value
 
 from .component_checks import (

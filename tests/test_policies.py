@@ -262,8 +262,8 @@ def test_undetermined_gpu_size_is_reported_not_ignored() -> None:
 
 
 def test_budget_counts_spot_and_on_demand_prices() -> None:
-    from gpufleet.policies.gpu_budget import monthly_cost
-    from gpufleet.policies.gpu_footprint import read_gpu_footprint
+    from gpufleet.policies.footprints import read_gpu_footprint
+    from gpufleet.policies.rules.gpu_budget import monthly_cost
 
     def cost(market: str) -> float:
         footprint = read_gpu_footprint(

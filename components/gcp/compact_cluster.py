@@ -49,8 +49,8 @@ from pydantic import Field, field_validator, model_validator
 
 from gpufleet.components.component_args import ComponentArgs, StrInput
 from gpufleet.components.gcp import instance_settings as vm
-from gpufleet.components.gcp.machine_gpus import MachineGpus, machine_gpus
 from gpufleet.components.tagging import RequiredTags
+from gpufleet.planner.gcp_machines import MachineGpus, machine_gpus
 
 COMPACT_SERIES = re.compile(r"(a2|a3|g2)-")
 

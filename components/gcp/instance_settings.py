@@ -20,7 +20,7 @@ import pulumi
 import pulumi_gcp as gcp
 from pydantic import AfterValidator
 
-from gpufleet.components.gcp.machine_gpus import MachineGpus
+from gpufleet.planner.gcp_machines import MachineGpus
 
 # What these helpers return: plain input dicts. The SDK types the same dict under a different
 # TypedDict name for an instance and for a template (InstanceSchedulingArgsDict,

@@ -34,8 +34,8 @@ from pydantic import Field, field_validator, model_validator
 
 from gpufleet.components.component_args import ComponentArgs
 from gpufleet.components.gcp import instance_settings as vm
-from gpufleet.components.gcp.machine_gpus import MachineGpus, machine_gpus
 from gpufleet.components.tagging import RequiredTags
+from gpufleet.planner.gcp_machines import MachineGpus, machine_gpus
 
 PROJECT_ID = re.compile(r"[a-z][-a-z0-9]{4,28}[a-z0-9]")
 

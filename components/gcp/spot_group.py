@@ -6,7 +6,8 @@ as GCP requires of them, ``instance_termination_action`` ``DELETE`` by default (
 workers: a reclaimed VM is recreated by the group; use ``STOP`` to keep its disk) and an
 optional ``max_run_duration``; plus a regional managed instance group holding ``target_size``
 VMs across the given zones. GPUs come with the machine type (A2, A3, G2) or are attached to N1
-machines (``gpu``, ``gpu_count``), checked against GCP's pairing rules (``machine_gpus.py``).
+machines (``gpu``, ``gpu_count``), checked against GCP's pairing rules
+(``planner/gcp_machines.py``).
 Secure defaults from ``instance_settings.py``: no external IP, shielded VM, OS Login, a
 dedicated service account with minimal scopes. Every VM and disk carries the required labels.
 
@@ -41,8 +42,8 @@ from pydantic import Field, model_validator
 
 from gpufleet.components.component_args import ComponentArgs, StrInput
 from gpufleet.components.gcp import instance_settings as vm
-from gpufleet.components.gcp.machine_gpus import MachineGpus, machine_gpus
 from gpufleet.components.tagging import RequiredTags
+from gpufleet.planner.gcp_machines import MachineGpus, machine_gpus
 
 MAX_RUN_SECONDS = 120 * 24 * 3600  # GCP's ceiling for max_run_duration
 GCP_REGION = re.compile(r"[a-z]+-[a-z]+\d+")

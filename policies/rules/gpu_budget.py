@@ -9,23 +9,27 @@ on-demand rate whether used or not; commitment discounts are billing, outside th
 SageMaker machines carry the SageMaker markup. VMs that run inside a reservation of the same
 stack are not counted twice. Capacity that cannot be priced is named in the message and in
 ``gpu-size-undetermined``.
+
+The budget is the policy config's ``monthlyBudgetUsd`` when it sets one, else the
+environment's ``monthly_budget_usd`` from the spec (``gpufleet:limits`` in a generated stack's
+config, ``stack_limits``), whatever the environment is called; without either, no budget.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pulumi_policy import StackValidationPolicy
-
-from gpufleet.policies.gpu_footprint import GpuFootprint, shipped_machine_catalog
+from gpufleet.policies.footprints.model import GpuFootprint, shipped_machine_catalog
 from gpufleet.policies.policy_builders import Findings, Settings, StackResource, stack_policy
 from gpufleet.policies.stack_capacity import stack_capacity
+from gpufleet.policies.stack_limits import stack_limits
 
 CONFIG = {
     "monthlyBudgetUsd": {
         "type": "number",
         "exclusiveMinimum": 0,
-        "description": "Most the stack's GPU capacity may cost per month (upper bound).",
+        "description": "Most the stack's GPU capacity may cost per month (upper bound). "
+        "Default: the spec's monthly_budget_usd for the environment.",
     },
 }
 
@@ -40,14 +44,14 @@ class CostLine:
 
 def monthly_cost(footprint: GpuFootprint) -> tuple[float | None, str]:
     """Upper-bound monthly cost of one capacity resource, or (None, why)."""
-    if footprint.pricing == "reserved-consumer":
+    if footprint.market == "in_reservation":
         return 0.0, ""
     if not footprint.machines or footprint.instances is None:
         return None, "; ".join(footprint.undetermined) or "size unknown"
     catalog = shipped_machine_catalog()
     prices = []
     for machine in footprint.machines:
-        on_demand = catalog.hourly(machine, footprint.region, "on-demand")
+        on_demand = catalog.hourly(machine, footprint.region, "on_demand")
         spot = catalog.hourly(machine, footprint.region, "spot")
         if on_demand is None:
             where = footprint.region or "any region"
@@ -56,9 +60,9 @@ def monthly_cost(footprint: GpuFootprint) -> tuple[float | None, str]:
     # The dearest machine option: an upper bound whichever the fleet ends up launching.
     on_demand_price, spot_price = max(prices)
     instances = footprint.instances
-    if footprint.pricing == "spot":
+    if footprint.market == "spot":
         hourly = instances * spot_price
-    elif footprint.pricing == "mixed" and footprint.on_demand_instances is not None:
+    elif footprint.market == "mixed" and footprint.on_demand_instances is not None:
         on_demand = min(footprint.on_demand_instances, instances)
         hourly = on_demand * on_demand_price + (instances - on_demand) * spot_price
     else:
@@ -78,6 +82,8 @@ def check_budget(resources: list[StackResource], settings: Settings) -> Findings
     findings = Findings()
     budget = settings.get("monthlyBudgetUsd")
     if budget is None:
+        budget = stack_limits().monthly_budget_usd
+    if budget is None:
         return findings
     lines = cost_lines(resources)
     total = sum(line.monthly_usd or 0.0 for line in lines)
@@ -93,12 +99,11 @@ def check_budget(resources: list[StackResource], settings: Settings) -> Findings
     return findings
 
 
-def policy() -> StackValidationPolicy:
-    return stack_policy(
-        "gpu-budget",
-        "The stack's estimated monthly GPU cost stays within the environment's budget.",
-        check_budget,
-        config=CONFIG,
-        remediation_steps="Use spot / low-priority capacity, smaller groups or machines "
-        "(gpufleet plan shows the cheapest fit), or raise monthlyBudgetUsd.",
-    )
+POLICY = stack_policy(
+    "gpu-budget",
+    "The stack's estimated monthly GPU cost stays within the environment's budget.",
+    check_budget,
+    config=CONFIG,
+    remediation_steps="Use spot / low-priority capacity, smaller groups or machines "
+    "(gpufleet plan shows the cheapest fit), or raise the environment's monthly_budget_usd.",
+)

@@ -51,9 +51,10 @@ from pulumi_policy.deserialize import SPECIAL_SIG_KEY, _deserialize_property
 from pulumi_policy.policy import _GRPC_CHANNEL_OPTIONS, _NotApplicableError, _PolicyAnalyzerServicer
 from pulumi_policy.proxy import UnknownValueError
 
+from gpufleet.policies import stack_limits
 from gpufleet.policies.policy_builders import TypedResourcePolicy
 from gpufleet.policies.properties import DeserializedProps
-from gpufleet.policies.unary_server import UnaryMethod, UnaryServer, core_bindings_missing
+from gpufleet.policies.serving.unary_server import UnaryMethod, UnaryServer, core_bindings_missing
 
 
 def struct_to_python(struct: struct_pb2.Struct) -> dict[str, Any]:
@@ -107,6 +108,11 @@ class PackAnalyzer(_PolicyAnalyzerServicer):
         response = super().Configure(request, context)
         self._selected = {}
         return response
+
+    def ConfigureStack(self, request: Any, context: Any) -> Any:  # noqa: N802
+        # The stack's config, for rules whose limits default to the spec's (stack_limits).
+        stack_limits.record(dict(request.config))
+        return super().ConfigureStack(request, context)
 
     def _select(self, resource_type: str | None) -> list[tuple[Policy, EnforcementLevel]]:
         """The enabled resource policies for ``resource_type``; the stack policies for None."""

@@ -7,14 +7,10 @@ the rule says it cannot decide rather than passing or failing blindly.
 
 from __future__ import annotations
 
-from pulumi_policy import ResourceValidationPolicy
-
 from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
 from gpufleet.policies.properties import get_path
 from gpufleet.policies.taggable import read_tags, tag_property, taggable_table
 from gpufleet.tag_keys import COST_KEYS
-
-NAME = "required-tags"
 
 CONFIG = {
     "keys": {
@@ -55,13 +51,12 @@ def check_required_tags(resource: ResourceView, settings: Settings) -> Findings:
     return findings
 
 
-def policy() -> ResourceValidationPolicy:
-    return resource_policy(
-        NAME,
-        "Taggable resources carry the cost tags (GCP labels) so every GPU dollar has an owner.",
-        check_required_tags,
-        config=CONFIG,
-        applies_to=lambda t: t in taggable_table(),
-        remediation_steps="Set the tags on the resource, or on the provider (AWS defaultTags, "
-        "GCP defaultLabels), or add them with a stack transform.",
-    )
+POLICY = resource_policy(
+    "required-tags",
+    "Taggable resources carry the cost tags (GCP labels) so every GPU dollar has an owner.",
+    check_required_tags,
+    config=CONFIG,
+    applies_to=lambda t: t in taggable_table(),
+    remediation_steps="Set the tags on the resource, or on the provider (AWS defaultTags, "
+    "GCP defaultLabels), or add them with a stack transform.",
+)

@@ -1,0 +1,134 @@
+"""``gpufleet check`` end to end, short of rendering: where the resources come from, which pack
+and policy config judge them, baselines in and out.
+
+``check_stack(request)`` runs the program under the offline engine (or reads a stack export),
+with its stack's config — also for an export, so limits a generated stack config carries
+(``gpufleet:limits``) still reach the pack — then ``run_check``, then the baseline. Mistakes in
+what the user gave (flags, files, config, export, pack) raise ``CheckInputError`` (exit 2); a
+program that raises raises ``ProgramRunError`` (exit 1).
+"""
+
+from __future__ import annotations
+
+import atexit
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpufleet.checks.analyzer_resources import DeploymentError, from_capture, load_deployment
+from gpufleet.checks.baseline import BaselineError, apply_baseline, load_baseline, write_baseline
+from gpufleet.checks.check_run import CheckReport, run_check
+from gpufleet.checks.policy_config import PolicyConfigError
+from gpufleet.checks.policy_pack_process import PolicyPackError
+from gpufleet.checks.source_locations import make_locator, relative_uri
+from gpufleet.engine.capture import close_runtime_loop
+from gpufleet.engine.program_dir import (
+    ProgramError,
+    load_project,
+    load_stack_config,
+    run_program_dir,
+)
+
+# Where findings without a location of their own point when there is no stack config file:
+# code scanning needs a physical location.
+FALLBACK_URI = "Pulumi.yaml"
+
+
+class CheckInputError(Exception):
+    """What the user gave cannot be used; one line per problem."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class CheckRequest:
+    stack: str
+    program: Path
+    pack_dir: Path
+    config_file: Path | None = None  # stack config instead of the project's Pulumi.<stack>.yaml
+    preview: bool = False
+    export_file: Path | None = None
+    policy_config: Path | None = None  # default: <pack>/config/<stack>.json when it exists
+    baseline: Path | None = None
+    write_baseline: Path | None = None
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    report: CheckReport  # with the baseline applied
+    fallback_uri: str  # for findings without a location (the stack config, else Pulumi.yaml)
+    baseline_recorded: int | None  # findings written to --write-baseline, if asked
+
+
+def check_stack(request: CheckRequest, root: Path) -> CheckOutcome:
+    """Check one stack; ``root`` is what report paths are relative to (the working directory).
+
+    CheckInputError for bad input; ProgramRunError when the program raises."""
+    try:
+        return _check(request, root)
+    except (ProgramError, DeploymentError, BaselineError, PolicyPackError) as exc:
+        raise CheckInputError([str(exc)]) from None
+    except PolicyConfigError as exc:
+        raise CheckInputError(exc.problems) from None
+
+
+def _check(request: CheckRequest, root: Path) -> CheckOutcome:
+    policy_config = request.policy_config
+    default_config = request.pack_dir / "config" / f"{request.stack}.json"
+    if policy_config is None and default_config.is_file():
+        policy_config = default_config
+    known = load_baseline(request.baseline) if request.baseline else set()
+    if request.export_file is not None:
+        resources, project_name = load_deployment(request.export_file)
+        stack_config, stack_file = _export_stack_config(request, project_name), None
+    else:
+        # At exit, not now: a closed loop could not run another capture in this process.
+        atexit.register(close_runtime_loop)
+        project = load_project(request.program)
+        stack_file = request.config_file or project.stack_config_file(request.stack)
+        capture = run_program_dir(
+            request.program,
+            request.stack,
+            config_file=request.config_file,
+            preview=request.preview,
+        )
+        resources, project_name, stack_config = (
+            from_capture(capture),
+            capture.project,
+            capture.config,
+        )
+    report = run_check(
+        resources,
+        pack_dir=request.pack_dir,
+        policy_config=policy_config,
+        project=project_name,
+        stack=request.stack,
+        dry_run=request.preview,
+        stack_config=stack_config,
+        locate=make_locator(resources, stack_file, root),
+    )
+    recorded = None
+    if request.write_baseline is not None:
+        write_baseline(report, request.write_baseline)
+        recorded = len(report.findings)
+    apply_baseline(report, known)
+    fallback = (
+        relative_uri(stack_file, root)
+        if stack_file is not None and stack_file.exists()
+        else FALLBACK_URI
+    )
+    return CheckOutcome(report, fallback, recorded)
+
+
+def _export_stack_config(request: CheckRequest, project_name: str) -> dict[str, str]:
+    """The stack config an export was made with, where the project has it: ``--config``, else
+    the project's ``Pulumi.<stack>.yaml``; none for an export from elsewhere."""
+    if request.config_file is not None:
+        return load_stack_config(project_name, request.config_file)[0]
+    try:
+        project = load_project(request.program)
+    except ProgramError:
+        return {}
+    path = project.stack_config_file(request.stack)
+    return load_stack_config(project.name, path)[0] if path.is_file() else {}

@@ -1,0 +1,72 @@
+"""What GPU capacity a resource describes: machines, how many, bought how, where.
+
+``read_gpu_footprint(type, props, provider_props)`` understands the resources through which GPU
+capacity is bought on the three clouds, whether written by gpufleet's components or by hand:
+templates (machines, no count) and capacity (machines x count). The readers live one module
+per cloud (``aws``, ``gcp``, ``azure``), registered by resource type (``reading.reads``); what
+a footprint is, and the catalog machines are looked up in, is ``model``.
+
+Capacity whose machine comes from a template (an ASG's launch template, a MIG's instance
+template) names the properties that reference it; ``resolve_template`` fills it in from the
+stack's property dependencies, which stay known in a preview even when the template's id does
+not. GPUs per machine come from the shipped catalog; a machine type that looks like a GPU type
+but is not in the catalog, or is unknown during a preview, is "undetermined", never ignored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+# Imported for their @reads registrations.
+from gpufleet.policies.footprints import aws, azure, gcp  # noqa: F401
+from gpufleet.policies.footprints.model import GpuFootprint, MachineCatalog, shipped_machine_catalog
+from gpufleet.policies.footprints.reading import READERS, Reading
+from gpufleet.policies.same_input_memo import SameInputMemo
+
+GPU_RESOURCE_TYPES = frozenset(READERS)
+
+
+def read_gpu_footprint(
+    type_: str,
+    props: dict[str, Any],
+    provider_props: dict[str, Any] | None = None,
+    machines: MachineCatalog | None = None,
+) -> GpuFootprint | None:
+    """The GPU footprint of one resource, or None when it holds no GPUs (or is no compute)."""
+    reader = READERS.get(type_)
+    if reader is None:
+        return None
+    return reader(Reading(props, provider_props or {}, machines or shipped_machine_catalog()))
+
+
+def _read_by_props(props: dict[str, Any], type_: str, provider_props: dict[str, Any]) -> Any:
+    return read_gpu_footprint(type_, props, provider_props)
+
+
+_footprint_memo = SameInputMemo(_read_by_props)
+
+
+def shared_gpu_footprint(
+    type_: str, props: dict[str, Any], provider_props: dict[str, Any]
+) -> GpuFootprint | None:
+    """``read_gpu_footprint`` for resource policies: the policies of one request get the same
+    props object, and read its footprint once between them."""
+    return _footprint_memo(props, type_, provider_props)
+
+
+def resolve_template(footprint: GpuFootprint, template: GpuFootprint | None) -> GpuFootprint:
+    """``footprint`` with the machines (and market) of the template it launches from."""
+    if not footprint.template_properties or footprint.machines:
+        return footprint
+    if template is None:
+        return replace(
+            footprint,
+            undetermined=(*footprint.undetermined, "its template is not in this stack"),
+        )
+    return replace(
+        footprint,
+        machines=template.machines,
+        undetermined=footprint.undetermined + template.undetermined,
+        market=footprint.market or template.market or "on_demand",
+    )

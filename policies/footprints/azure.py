@@ -1,0 +1,62 @@
+"""GPU footprints of Azure resources: VM scale sets (sku capacity; Spot or Low priority), Azure
+ML compute clusters (max nodes; low-priority VMs) and capacity reservations."""
+
+from __future__ import annotations
+
+from gpufleet.policies import resource_types as types
+from gpufleet.policies.footprints.model import GpuFootprint
+from gpufleet.policies.footprints.reading import Reading, reads
+from gpufleet.policies.properties import get_path, is_unknown
+
+
+def _region(r: Reading) -> str | None:
+    value = r.get("location")
+    return value.lower() if isinstance(value, str) and not is_unknown(value) else None
+
+
+@reads(types.AZURE_SCALE_SET)
+def scale_set(r: Reading) -> GpuFootprint | None:
+    machine = r.machine("azure", r.get("sku", "name"), "sku.name")
+    priority = r.get("virtualMachineProfile", "priority")
+    return r.footprint(
+        cloud="azure",
+        kind="VM scale set",
+        is_template=False,
+        machines=[machine],
+        instances=r.count("sku", "capacity", where="sku.capacity"),
+        market="spot" if priority in ("Spot", "Low") else "on_demand",
+        region=_region(r),
+    )
+
+
+@reads(types.AZURE_ML_COMPUTE)
+def ml_compute(r: Reading) -> GpuFootprint | None:
+    inner = r.get("properties", "properties")
+    if r.get("properties", "computeType") not in ("AmlCompute", None):
+        return None
+    machine = r.machine("azure", get_path(inner, "vmSize"), "vmSize")
+    return r.footprint(
+        cloud="azure",
+        kind="Azure ML compute cluster",
+        is_template=False,
+        machines=[machine],
+        instances=r.count(
+            "properties", "properties", "scaleSettings", "maxNodeCount", where="maxNodeCount"
+        ),
+        market="spot" if get_path(inner, "vmPriority") == "LowPriority" else "on_demand",
+        region=_region(r),
+    )
+
+
+@reads(types.AZURE_CAPACITY_RESERVATION)
+def capacity_reservation(r: Reading) -> GpuFootprint | None:
+    machine = r.machine("azure", r.get("sku", "name"), "sku.name")
+    return r.footprint(
+        cloud="azure",
+        kind="capacity reservation",
+        is_template=False,
+        machines=[machine],
+        instances=r.count("sku", "capacity", where="sku.capacity"),
+        market="reserved",
+        region=_region(r),
+    )

@@ -1,0 +1,119 @@
+"""GPU footprints of GCP resources: instance templates (machines, no count), VM instances (in a
+reservation or not), managed instance groups (target size; machines from their template) and
+reservations. Machine types may be names or URLs; GPUs come with accelerator-optimized machine
+types or as guest accelerators (``planner.gcp_machines``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpufleet.planner.gcp_machines import GPU_OF_ACCELERATOR, built_in_gpus
+from gpufleet.planner.gpus import normalize_gpu_name
+from gpufleet.policies import resource_types as types
+from gpufleet.policies.footprints.model import GpuFootprint, Machine
+from gpufleet.policies.footprints.reading import Reading, looks_like_gpu, number, reads
+from gpufleet.policies.properties import as_list, get_path, is_unknown
+from gpufleet.pricing_models import Market
+
+
+def _region(r: Reading) -> str | None:
+    for key in ("region", "zone"):
+        value = r.get(key)
+        if isinstance(value, str) and value and not is_unknown(value):
+            value = value.rsplit("/", 1)[-1]
+            return value if key == "region" else value.rsplit("-", 1)[0]
+    value = r.provider.get("region")
+    return value if isinstance(value, str) and not is_unknown(value) else None
+
+
+def _machine(r: Reading, machine_type: Any) -> Machine | None:
+    accelerators = [a for a in as_list(r.get("guestAccelerators")) if isinstance(a, dict)]
+    if is_unknown(r.get("guestAccelerators")):
+        r.undetermined.append("guestAccelerators are unknown during preview")
+        return None
+    if accelerators and not is_unknown(machine_type) and machine_type is not None:
+        kind = str(get_path(accelerators[0], "type") or "").rsplit("/", 1)[-1]
+        count = number(get_path(accelerators[0], "count"), None)
+        name = GPU_OF_ACCELERATOR.get(kind) or normalize_gpu_name(kind)
+        if name is None or count is None:
+            r.undetermined.append(f"guest accelerator {kind!r} is not a known GPU")
+            return None
+        # The accelerators say what the machine carries, whether or not the catalog prices
+        # this pairing (unpriced pairings show up in the budget instead).
+        known = r.catalog.machine("gcp", str(machine_type), (name, int(count)))
+        return known or Machine("gcp", str(machine_type), name, int(count))
+    if machine_type is not None and not is_unknown(machine_type):
+        built_in = built_in_gpus(str(machine_type).rsplit("/", 1)[-1])
+        if built_in is None and not looks_like_gpu("gcp", str(machine_type)):
+            return None
+    return r.machine("gcp", machine_type, "machineType")
+
+
+def _scheduling_market(r: Reading) -> Market:
+    model = r.get("scheduling", "provisioningModel")
+    preemptible = r.get("scheduling", "preemptible")
+    return "spot" if model == "SPOT" or preemptible is True else "on_demand"
+
+
+@reads(*types.GCP_INSTANCE_TEMPLATES)
+def instance_template(r: Reading) -> GpuFootprint | None:
+    machine = _machine(r, r.get("machineType"))
+    return r.footprint(
+        cloud="gcp",
+        kind="instance template",
+        is_template=True,
+        machines=[machine],
+        market=_scheduling_market(r),
+        region=_region(r),
+    )
+
+
+@reads(types.GCP_INSTANCE)
+def instance(r: Reading) -> GpuFootprint | None:
+    machine = _machine(r, r.get("machineType"))
+    reserved = r.get("reservationAffinity", "type") == "SPECIFIC_RESERVATION"
+    return r.footprint(
+        cloud="gcp",
+        kind="VM instance",
+        is_template=False,
+        machines=[machine],
+        instances=1.0,
+        # Runs inside a reservation this stack already pays for: not priced twice.
+        market="in_reservation" if reserved else _scheduling_market(r),
+        region=_region(r),
+    )
+
+
+@reads(*types.GCP_INSTANCE_GROUP_MANAGERS)
+def instance_group_manager(r: Reading) -> GpuFootprint | None:
+    return r.footprint(
+        cloud="gcp",
+        kind="managed instance group",
+        is_template=False,
+        instances=r.count("targetSize", where="targetSize"),
+        template_properties=("versions", "instanceTemplate"),
+        region=_region(r),
+    )
+
+
+@reads(types.GCP_RESERVATION)
+def reservation(r: Reading) -> GpuFootprint | None:
+    properties = r.get("specificReservation", "instanceProperties")
+    machine_type = get_path(properties, "machineType")
+    accelerators = [
+        a for a in as_list(get_path(properties, "guestAccelerators")) if isinstance(a, dict)
+    ]
+    sub = Reading(
+        {"guestAccelerators": accelerators} if accelerators else {}, r.provider, r.catalog
+    )
+    machine = _machine(sub, machine_type)
+    r.undetermined.extend(sub.undetermined)
+    return r.footprint(
+        cloud="gcp",
+        kind="reservation",
+        is_template=False,
+        machines=[machine],
+        instances=r.count("specificReservation", "count", where="specificReservation.count"),
+        market="reserved",
+        region=_region(r),
+    )

@@ -1,0 +1,32 @@
+"""Rule ``aml-scale-to-zero``: Azure ML compute clusters scale to zero nodes when idle (outside
+prod); a cluster that keeps nodes bills for them while nothing runs."""
+
+from __future__ import annotations
+
+from gpufleet.policies import resource_types as types
+from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
+from gpufleet.policies.properties import get_path, is_unknown
+
+
+def check_aml_scale_to_zero(resource: ResourceView, settings: Settings) -> Findings:
+    findings = Findings()
+    if get_path(resource.props, "properties", "computeType") != "AmlCompute":
+        return findings
+    minimum = get_path(resource.props, "properties", "properties", "scaleSettings", "minNodeCount")
+    if is_unknown(minimum):
+        findings.unknown = (["properties", "properties", "scaleSettings", "minNodeCount"], minimum)
+    elif minimum is not None and float(minimum) > 0:
+        findings.violate(
+            f"Azure ML cluster keeps {minimum:g} nodes when idle; set scaleSettings.minNodeCount "
+            "to 0 outside prod"
+        )
+    return findings
+
+
+POLICY = resource_policy(
+    "aml-scale-to-zero",
+    "Azure ML compute clusters scale to zero when idle.",
+    check_aml_scale_to_zero,
+    config={},
+    applies_to={types.AZURE_ML_COMPUTE},
+)

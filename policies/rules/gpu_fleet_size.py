@@ -1,0 +1,39 @@
+"""Rule ``gpu-fleet-size``: no fleet, group, cluster, reservation or training job able to hold
+more than ``maxGpusPerFleet`` GPUs (its most instances x GPUs per machine; groups launched from
+a template are resolved through their property dependencies)."""
+
+from __future__ import annotations
+
+from gpufleet.policies.policy_builders import Findings, Settings, StackResource, stack_policy
+from gpufleet.policies.stack_capacity import stack_footprints
+
+CONFIG = {"maxGpusPerFleet": {"type": "integer", "minimum": 0, "default": 64}}
+
+
+def check_fleet_size(resources: list[StackResource], settings: Settings) -> Findings:
+    findings = Findings()
+    limit = settings["maxGpusPerFleet"]
+    for item in stack_footprints(resources):
+        footprint = item.footprint
+        total = footprint.total_gpus
+        if footprint.is_template or total is None or total <= limit:
+            continue
+        machine = max(footprint.machines, key=lambda m: m.gpus)
+        findings.violate(
+            f"{footprint.kind} {item.resource.name} can hold {total:g} GPUs "
+            f"({footprint.instances:g} x {machine.instance_type}, {machine.gpus} x "
+            f"{machine.gpu_name} each); this environment allows at most {limit:g} per fleet",
+            item.resource.urn,
+        )
+    return findings
+
+
+POLICY = stack_policy(
+    "gpu-fleet-size",
+    "Fleets, groups, clusters, reservations and training jobs hold no more GPUs than "
+    "the environment allows.",
+    check_fleet_size,
+    config=CONFIG,
+    remediation_steps="Lower the group's max size / target size / node count, or raise "
+    "maxGpusPerFleet in the environment's policy config.",
+)

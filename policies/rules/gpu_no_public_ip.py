@@ -1,0 +1,96 @@
+"""Rule ``gpu-no-public-ip``: GPU machines get no public IP.
+
+Looked at: launch templates and instances (``associatePublicIpAddress``), Spot Fleet launch
+specifications, GCP instances and templates (``accessConfigs``), Azure scale sets
+(``publicIPAddressConfiguration``) and Azure ML clusters (``enableNodePublicIp`` must be false:
+Azure's default is a public IP per node). Only resources that hold GPUs are judged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpufleet.policies import resource_types as types
+from gpufleet.policies.footprints import shared_gpu_footprint
+from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
+from gpufleet.policies.properties import as_list, get_path, is_unknown
+
+
+def _truthy(value: Any) -> bool:
+    return value is True or (isinstance(value, str) and value.lower() == "true")
+
+
+def _public_ip_settings(resource: ResourceView) -> list[tuple[list[str | int], Any, bool]]:
+    """(path, value, is_public) for each setting that could give the machine a public IP."""
+    props = resource.props
+    found: list[tuple[list[str | int], Any, bool]] = []
+    if resource.type == types.AWS_LAUNCH_TEMPLATE:
+        for i, nic in enumerate(as_list(props.get("networkInterfaces"))):
+            value = get_path(nic, "associatePublicIpAddress")
+            found.append(
+                (["networkInterfaces", i, "associatePublicIpAddress"], value, _truthy(value))
+            )
+    elif resource.type == types.AWS_INSTANCE:
+        value = props.get("associatePublicIpAddress")
+        found.append((["associatePublicIpAddress"], value, _truthy(value)))
+    elif resource.type == types.AWS_SPOT_FLEET_REQUEST:
+        for i, spec in enumerate(as_list(props.get("launchSpecifications"))):
+            value = get_path(spec, "associatePublicIpAddress")
+            path: list[str | int] = ["launchSpecifications", i, "associatePublicIpAddress"]
+            found.append((path, value, _truthy(value)))
+    elif resource.type in (types.GCP_INSTANCE, *types.GCP_INSTANCE_TEMPLATES):
+        for i, nic in enumerate(as_list(props.get("networkInterfaces"))):
+            for key in ("accessConfigs", "ipv6AccessConfigs"):
+                value = get_path(nic, key)
+                found.append((["networkInterfaces", i, key], value, bool(value)))
+    elif resource.type == types.AZURE_SCALE_SET:
+        nics = get_path(
+            props, "virtualMachineProfile", "networkProfile", "networkInterfaceConfigurations"
+        )
+        for i, nic in enumerate(as_list(nics)):
+            for j, ip in enumerate(as_list(get_path(nic, "ipConfigurations"))):
+                value = get_path(ip, "publicIPAddressConfiguration")
+                path = ["networkInterfaceConfigurations", i, "ipConfigurations", j]
+                found.append(([*path, "publicIPAddressConfiguration"], value, value is not None))
+    elif resource.type == types.AZURE_ML_COMPUTE:
+        value = get_path(props, "properties", "properties", "enableNodePublicIp")
+        # Azure gives every node a public IP unless told not to.
+        found.append(
+            (["properties", "properties", "enableNodePublicIp"], value, value is not False)
+        )
+    return found
+
+
+def check_no_public_ip(resource: ResourceView, settings: Settings) -> Findings:
+    findings = Findings()
+    if shared_gpu_footprint(resource.type, resource.props, resource.provider_props) is None:
+        return findings  # not a GPU machine
+    unknown = None
+    for path, value, public in _public_ip_settings(resource):
+        if is_unknown(value):
+            unknown = (path, value)
+        elif public:
+            where = ".".join(str(p) for p in path)
+            findings.violate(f"GPU machines get a public IP ({where}); reach them privately")
+    if unknown is not None:
+        findings.unknown = unknown
+    return findings
+
+
+POLICY = resource_policy(
+    "gpu-no-public-ip",
+    "GPU machines get no public IP address.",
+    check_no_public_ip,
+    config={},
+    applies_to={
+        types.AWS_LAUNCH_TEMPLATE,
+        types.AWS_INSTANCE,
+        types.AWS_SPOT_FLEET_REQUEST,
+        types.GCP_INSTANCE,
+        *types.GCP_INSTANCE_TEMPLATES,
+        types.AZURE_SCALE_SET,
+        types.AZURE_ML_COMPUTE,
+    },
+    remediation_steps="Put GPU machines in private subnets; reach them through SSM, "
+    "IAP or Bastion, and the internet through NAT.",
+)

@@ -1,0 +1,32 @@
+"""Rule ``gpu-size-undetermined`` (advisory by default): GPU resources whose machine or count
+cannot be determined — unknown during a preview, or a GPU-looking type the catalog does not
+know — are listed, never silently passed."""
+
+from __future__ import annotations
+
+from pulumi_policy import EnforcementLevel
+
+from gpufleet.policies.policy_builders import Findings, Settings, StackResource, stack_policy
+from gpufleet.policies.stack_capacity import stack_footprints
+
+
+def check_undetermined(resources: list[StackResource], settings: Settings) -> Findings:
+    findings = Findings()
+    for item in stack_footprints(resources):
+        footprint = item.footprint
+        if footprint.undetermined:
+            findings.violate(
+                f"{footprint.kind} {item.resource.name}: GPU size not determined: "
+                f"{'; '.join(footprint.undetermined)}",
+                item.resource.urn,
+            )
+    return findings
+
+
+POLICY = stack_policy(
+    "gpu-size-undetermined",
+    "GPU resources whose size cannot be determined are reported, not ignored.",
+    check_undetermined,
+    config={},
+    enforcement_level=EnforcementLevel.ADVISORY,
+)

@@ -1,0 +1,33 @@
+"""Rule ``imdsv2-required``: every EC2 launch template and instance requires IMDSv2
+(``metadataOptions.httpTokens: required``) or disables the metadata endpoint; an instance
+launched from a template takes the template's settings, checked there."""
+
+from __future__ import annotations
+
+from gpufleet.policies import resource_types as types
+from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
+from gpufleet.policies.properties import get_path, is_unknown
+
+
+def check_imdsv2(resource: ResourceView, settings: Settings) -> Findings:
+    findings = Findings()
+    if resource.props.get("metadataOptions") is None and resource.props.get("launchTemplate"):
+        return findings  # the instance takes its launch template's settings, checked there
+    tokens = get_path(resource.props, "metadataOptions", "httpTokens")
+    endpoint = get_path(resource.props, "metadataOptions", "httpEndpoint")
+    if is_unknown(tokens) or is_unknown(endpoint):
+        findings.unknown = (["metadataOptions"], tokens if is_unknown(tokens) else endpoint)
+    elif tokens != "required" and endpoint != "disabled":
+        findings.violate(
+            "instance metadata allows IMDSv1; set metadataOptions.httpTokens: required"
+        )
+    return findings
+
+
+POLICY = resource_policy(
+    "imdsv2-required",
+    "EC2 launch templates and instances require IMDSv2.",
+    check_imdsv2,
+    config={},
+    applies_to={types.AWS_LAUNCH_TEMPLATE, types.AWS_INSTANCE},
+)

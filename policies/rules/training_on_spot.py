@@ -1,0 +1,68 @@
+"""Rule ``training-on-spot``: training capacity runs on spot / low-priority (mandatory in dev).
+
+Training is a SageMaker training job, or capacity tagged ``trainingTag`` (gpufleet's stacks tag
+every resource with its workload's kind); groups are judged by their own market settings or
+their template's. Capacity running inside a reservation is paid for by the reservation.
+"""
+
+from __future__ import annotations
+
+from gpufleet.policies import resource_types as types
+from gpufleet.policies.policy_builders import Findings, Settings, StackResource, stack_policy
+from gpufleet.policies.stack_capacity import stack_capacity
+from gpufleet.policies.taggable import tag_entries, tag_property
+from gpufleet.tag_keys import WORKLOAD_KIND
+
+CONFIG = {
+    "trainingTag": {
+        "type": "object",
+        "properties": {
+            "key": {"type": "string", "minLength": 1},
+            "value": {"type": "string", "minLength": 1},
+        },
+        "required": ["key", "value"],
+        "additionalProperties": False,
+        "default": {"key": WORKLOAD_KIND, "value": "training"},
+        "description": "The tag (GCP label) that marks training capacity.",
+    },
+}
+
+
+def _tag_value(resource: StackResource | None, key: str) -> str | None:
+    if resource is None:
+        return None
+    prop = tag_property(resource.type)
+    if prop is None:
+        return None
+    entries, _ = tag_entries(prop, resource.props, resource.provider_props)
+    value = entries.get(prop.key_for(key))
+    return value if isinstance(value, str) else None
+
+
+def check_training_on_spot(resources: list[StackResource], settings: Settings) -> Findings:
+    findings = Findings()
+    tag = settings["trainingTag"]
+    for item in stack_capacity(resources):
+        r, footprint = item.resource, item.footprint
+        training = r.type == types.AWS_TRAINING_JOB or tag["value"] in (
+            _tag_value(r, tag["key"]),
+            _tag_value(item.template, tag["key"]),
+        )
+        if not training or footprint.market in ("spot", "in_reservation"):
+            continue
+        findings.violate(
+            f"training {footprint.kind} {r.name} runs {footprint.market or 'on_demand'}; "
+            "training here must use spot / low-priority capacity (with checkpoints)",
+            r.urn,
+        )
+    return findings
+
+
+POLICY = stack_policy(
+    "training-on-spot",
+    "Training capacity runs on spot / low-priority VMs.",
+    check_training_on_spot,
+    config=CONFIG,
+    remediation_steps="Use SageMaker managed spot, a spot ASG mix (0% on-demand), GCP "
+    "provisioningModel SPOT, Azure priority Spot / vmPriority LowPriority.",
+)
