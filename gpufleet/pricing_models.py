@@ -36,8 +36,3 @@ HOURS_PER_MONTH = 730
 def is_commitment(pricing: Pricing) -> bool:
     return pricing in COMMITMENT_TERMS
 
-
-def market_of(pricing: Pricing) -> Market:
-    """The market a resource built for ``pricing`` runs in (a commitment buys reserved
-    capacity)."""
-    return "reserved" if is_commitment(pricing) else pricing

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gpufleet.clouds import Cloud
 from gpufleet.planner.catalog import Offer
 from gpufleet.planner.pricing import PricingAssumptions
-from gpufleet.planner.spec import EnvironmentLimits
+from gpufleet.planner.spec import EnvironmentLimits, Kind, Managed
 from gpufleet.pricing_models import PRICING_ORDER, Pricing
 
 
@@ -22,8 +23,8 @@ class Burst:
 @dataclass(frozen=True)
 class Placement:
     name: str
-    kind: str
-    managed: str | None
+    kind: Kind
+    managed: Managed | None
     offer: Offer
     instance_type: str
     instances: int
@@ -35,7 +36,7 @@ class Placement:
     burst: Burst | None
 
     @property
-    def cloud(self) -> str:
+    def cloud(self) -> Cloud:
         return self.offer.cloud
 
     @property
@@ -94,7 +95,7 @@ class Placement:
 @dataclass(frozen=True)
 class Unplaced:
     name: str
-    kind: str
+    kind: Kind
     reason: str
 
 

@@ -6,8 +6,14 @@ Config problems stop the program with ``pulumi.RunError`` (a message, no traceba
 import pulumi
 from pydantic import ValidationError
 
-from gpufleet.stacks.program import StackConfigError, build_stack, load_site
-from gpufleet.stacks.stack_config import SITE_MODELS, StackSettings, validation_problems
+from gpufleet.stacks.program import build_stack
+from gpufleet.stacks.stack_config import (
+    SITE_MODELS,
+    StackConfigError,
+    StackSettings,
+    load_site,
+    validation_problems,
+)
 
 
 def _object(config: pulumi.Config, key: str) -> object:

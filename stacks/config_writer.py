@@ -24,6 +24,7 @@ from ruamel.yaml.comments import CommentedMap
 from gpufleet.clouds import PULUMI_PACKAGES
 from gpufleet.planner.plan import EnvironmentPlan
 from gpufleet.planner.spec import WorkloadSpec
+from gpufleet.stacks.component_registry import COMPONENTS
 from gpufleet.stacks.placement_parts import placement_parts
 from gpufleet.stacks.stack_config import (
     Limits,
@@ -58,8 +59,8 @@ def stack_settings(spec: WorkloadSpec, env: EnvironmentPlan, catalog_as_of: str)
         workloads.append(
             WorkloadPlacement(
                 name=p.name,
-                kind=p.kind,  # type: ignore[arg-type]
-                cloud=p.cloud,  # type: ignore[arg-type]
+                kind=p.kind,
+                cloud=p.cloud,
                 region=p.offer.region,
                 zone=p.offer.zone,
                 instance_type=p.instance_type,
@@ -94,8 +95,8 @@ def generated_config(settings: StackSettings) -> dict[str, Any]:
     """The keys gpufleet owns, in the order they are written."""
     dumped = settings.model_dump(by_alias=True, exclude_none=True, mode="json")
     config = {f"{NAMESPACE}{key}": value for key, value in dumped.items()}
-    clouds = sorted({p.cloud for p in settings.providers})
-    config["pulumi:disable-default-providers"] = [PULUMI_PACKAGES[c] for c in clouds]
+    packages = sorted({PULUMI_PACKAGES[p.cloud] for p in settings.providers})
+    config["pulumi:disable-default-providers"] = packages
     return config
 
 
@@ -272,26 +273,13 @@ def missing_site_settings(settings: StackSettings, config: CommentedMap) -> list
     needs: dict[str, list[str]] = {}
     for w in settings.workloads:
         for part in w.parts:
-            for key in _site_keys(part.component, w.cloud, w.region):
+            for key in COMPONENTS[part.component].needed_site_keys(w.region):
                 needs.setdefault(key, []).append(w.name)
     missing = []
     for key, workloads in needs.items():
         if not _has_setting(config, key):
             missing.append(SiteNeed(key, tuple(dict.fromkeys(workloads))))
     return missing
-
-
-def _site_keys(component: str, cloud: str, region: str) -> list[str]:
-    if component == "aws:SageMakerSpotTraining":
-        return []
-    if component == "gcp:ReservationPool":
-        return ["site:gcp.project"]
-    keys = [f"site:{cloud}.regions.{region}"]
-    if cloud == "gcp":
-        keys += ["site:gcp.project", "site:gcp.sourceImage"]
-    if component == "azure:SpotScaleSet":
-        keys.append("site:azure.sshPublicKey")
-    return keys
 
 
 def _has_setting(config: Any, dotted: str) -> bool:

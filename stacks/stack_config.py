@@ -38,27 +38,30 @@ uses it too.
 
 from __future__ import annotations
 
-from typing import Literal
+from dataclasses import dataclass
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from gpufleet.clouds import Cloud
 from gpufleet.planner.spec import Kind
 from gpufleet.pricing_models import Commitment, Pricing
 
-ComponentName = Literal[
-    "aws:SpotFleet",
-    "aws:PlacementCluster",
-    "aws:CapacityPool",
-    "aws:SageMakerSpotTraining",
-    "gcp:SpotGroup",
-    "gcp:CompactCluster",
-    "gcp:ReservationPool",
-    "azure:LowPriorityCluster",
-    "azure:SpotScaleSet",
-    "azure:CapacityReservationGroup",
-]
+SiteT = TypeVar("SiteT", bound="ConfigModel")
+
+
+def _known_component(name: str) -> str:
+    # Imported here: the registry's entries are typed with this module's models.
+    from gpufleet.stacks.component_registry import COMPONENTS
+
+    if name not in COMPONENTS:
+        raise ValueError(f"unknown component {name!r}; gpufleet has: {', '.join(COMPONENTS)}")
+    return name
+
+
+# A component's name in the registry (``stacks/component_registry.py``), e.g. "aws:SpotFleet".
+ComponentName = Annotated[str, AfterValidator(_known_component)]
 
 
 class ConfigModel(BaseModel):
@@ -157,7 +160,66 @@ class AzureSite(ConfigModel):
     regions: dict[str, AzureRegion] = Field(default_factory=dict)
 
 
-SITE_MODELS: dict[str, type[ConfigModel]] = {"aws": AwsSite, "gcp": GcpSite, "azure": AzureSite}
+SITE_MODELS: dict[Cloud, type[ConfigModel]] = {"aws": AwsSite, "gcp": GcpSite, "azure": AzureSite}
+
+RegionT = TypeVar("RegionT")
+
+
+class StackConfigError(ValueError):
+    """The stack config lacks or contradicts what the program needs (a ``site:`` setting
+    missing, a ``gpufleet:`` key edited by hand)."""
+
+
+@dataclass(frozen=True)
+class Site:
+    """The ``site:`` settings of a stack, validated; each cloud's is asked for when a part on
+    that cloud needs it, and its absence is an error naming the key to set."""
+
+    aws_site: AwsSite | None = None
+    gcp_site: GcpSite | None = None
+    azure_site: AzureSite | None = None
+
+    def aws(self) -> AwsSite:
+        return _required(self.aws_site, "aws")
+
+    def gcp(self) -> GcpSite:
+        return _required(self.gcp_site, "gcp")
+
+    def azure(self) -> AzureSite:
+        return _required(self.azure_site, "azure")
+
+
+def _required(value: SiteT | None, cloud: Cloud) -> SiteT:
+    if value is None:
+        raise StackConfigError(
+            f"site:{cloud} is not set in this stack's config; the plan uses {cloud} "
+            "(see the README, Deploying: site settings)"
+        )
+    return value
+
+
+def site_region(regions: dict[str, RegionT], cloud: Cloud, region: str) -> RegionT:
+    """The site settings of one region; StackConfigError naming the key when absent."""
+    if region not in regions:
+        known = ", ".join(sorted(regions)) or "none"
+        raise StackConfigError(
+            f"site:{cloud}: regions has no {region} (the plan places work there; have: {known})"
+        )
+    return regions[region]
+
+
+def load_site(raw: dict[str, Any]) -> Site:
+    """Validate ``site:<cloud>`` values (None where unset); StackConfigError naming the key and
+    field."""
+    found: dict[str, Any] = {}
+    for cloud, model in SITE_MODELS.items():
+        if raw.get(cloud) is None:
+            continue
+        try:
+            found[f"{cloud}_site"] = model.model_validate(raw[cloud])
+        except ValidationError as exc:
+            raise StackConfigError(validation_problems(exc, f"site:{cloud}.")) from None
+    return Site(**found)
 
 
 def validation_problems(error: ValidationError, prefix: str) -> str:

@@ -1,0 +1,417 @@
+"""Every component the stacks can build, and how each is built from a stack config.
+
+An entry names a component (``aws:SpotFleet``: its type token is ``gpufleet:aws:SpotFleet``),
+the placements it is chosen for (``roles``, read by ``placement_parts``), the ``site:`` settings
+it needs (``gpufleet generate`` warns when they are missing), ``build``: its args from the
+workload's placement, the part and the site settings, returning the ids the stack exports, and
+whether the stack itself holds its GPUs (``holds_gpus``).
+
+Adding a component: write its module under ``components/<cloud>/``, add its entry here, and it
+is placed by the planner's parts, built by the program, checked by the registry-wide tests
+(``tests/stacks/test_component_registry.py``: built from a config, its GPUs seen by the
+policies, its exports resolved). Component modules are imported only when built, so listing
+the registry (``gpufleet generate``) never imports pulumi.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+from gpufleet.clouds import Cloud, is_cloud
+from gpufleet.planner.spec import Managed
+from gpufleet.stacks.stack_config import (
+    AwsRegion,
+    AwsSubnet,
+    Part,
+    Site,
+    StackConfigError,
+    WorkloadPlacement,
+    site_region,
+)
+
+if TYPE_CHECKING:
+    import pulumi
+
+    from gpufleet.components.tagging import RequiredTags
+
+# Which placements a component builds (``placement_parts``): anything else and every burst (a
+# fleet), a tightly coupled multi-node job, the always-on base on a commitment (reserved
+# capacity), or the capacity of a managed service (by the service's name).
+CapacityRole = Literal["fleet", "multi_node", "reserved"]
+Role = CapacityRole | Managed
+ROLES: tuple[Role, ...] = (*get_args(CapacityRole), *get_args(Managed))
+
+# AWS Deep Learning Containers: PyTorch training image, published in every commercial region
+# by account 763104351884 (github.com/aws/deep-learning-containers, available_images.md).
+SAGEMAKER_PYTORCH_IMAGE = (
+    "763104351884.dkr.ecr.{region}.amazonaws.com/"
+    "pytorch-training:2.5.1-gpu-py311-cu124-ubuntu22.04-sagemaker"
+)
+
+
+@dataclass(frozen=True)
+class BuildContext:
+    """What an entry builds one part from."""
+
+    name: str  # the component's resource name
+    workload: WorkloadPlacement
+    part: Part
+    tags: RequiredTags
+    site: Site
+    opts: pulumi.ResourceOptions  # the workload's provider
+
+
+@dataclass(frozen=True)
+class ComponentEntry:
+    name: str
+    roles: tuple[Role, ...]
+    # ``site:`` keys the component needs; ``{region}`` is the workload's region.
+    site_keys: tuple[str, ...]
+    build: Callable[[BuildContext], dict[str, Any]]
+    # False for a component that prepares capacity a run starts outside the stack (a SageMaker
+    # job from the SDK): the stack itself then holds no GPUs.
+    holds_gpus: bool = True
+
+    def __post_init__(self) -> None:
+        if not is_cloud(self.name.split(":", 1)[0]):
+            raise ValueError(f"component {self.name!r} is not named <cloud>:<Name>")
+
+    @property
+    def cloud(self) -> Cloud:
+        cloud = self.name.split(":", 1)[0]
+        if not is_cloud(cloud):
+            raise ValueError(self.name)
+        return cloud
+
+    @property
+    def type_token(self) -> str:
+        return f"gpufleet:{self.name}"
+
+    def needed_site_keys(self, region: str) -> list[str]:
+        return [key.format(region=region) for key in self.site_keys]
+
+
+# --- AWS -----------------------------------------------------------------------------------
+
+
+def _aws_region(ctx: BuildContext) -> AwsRegion:
+    return site_region(ctx.site.aws().regions, "aws", ctx.workload.region)
+
+
+def _zone_subnet(region: AwsRegion, zone_id: str) -> AwsSubnet | None:
+    return next((s for s in region.subnets if s.zone_id == zone_id), None)
+
+
+def _build_spot_fleet(ctx: BuildContext) -> dict[str, Any]:
+    from gpufleet.components.aws.spot_fleet import SpotFleet, SpotFleetArgs
+
+    w, part, region = ctx.workload, ctx.part, _aws_region(ctx)
+    gpus = part.instances * w.gpus_per_instance
+    fleet = SpotFleet(
+        ctx.name,
+        SpotFleetArgs(
+            tags=ctx.tags,
+            instance_types=[w.instance_type],
+            target_gpus=gpus,
+            vpc_id=region.vpc_id,
+            subnet_ids=[s.id for s in region.subnets],
+            on_demand_base_gpus=gpus if part.pricing == "on_demand" else 0,
+            max_price_per_gpu_hour=None
+            if w.max_price_per_hour is None
+            else w.max_price_per_hour / w.gpus_per_instance,
+        ),
+        ctx.opts,
+    )
+    return {"autoscalingGroup": fleet.autoscaling_group_name}
+
+
+def _build_placement_cluster(ctx: BuildContext) -> dict[str, Any]:
+    from gpufleet.components.aws.placement_cluster import PlacementCluster, PlacementClusterArgs
+
+    w, part, region = ctx.workload, ctx.part, _aws_region(ctx)
+    subnet = _zone_subnet(region, w.zone)
+    if subnet is None:
+        raise StackConfigError(
+            f"site:aws: regions.{w.region}.subnets has none in zone {w.zone}, where the "
+            f"plan puts {w.name}'s cluster"
+        )
+    cluster = PlacementCluster(
+        ctx.name,
+        PlacementClusterArgs(
+            tags=ctx.tags,
+            instance_type=w.instance_type,
+            nodes=part.instances,
+            vpc_id=region.vpc_id,
+            subnet_id=subnet.id,
+            capacity="spot" if part.pricing == "spot" else "on_demand",
+        ),
+        ctx.opts,
+    )
+    return {
+        "placementGroup": cluster.placement_group_name,
+        "autoscalingGroup": cluster.autoscaling_group_name,
+    }
+
+
+def _build_capacity_pool(ctx: BuildContext) -> dict[str, Any]:
+    from gpufleet.components.aws.capacity_pool import CapacityPool, CapacityPoolArgs
+
+    w, region = ctx.workload, _aws_region(ctx)
+    pool = CapacityPool(
+        ctx.name,
+        CapacityPoolArgs(
+            tags=ctx.tags,
+            instance_type=w.instance_type,
+            instance_count=ctx.part.instances,
+            availability_zone=(_zone_subnet(region, w.zone) or region.subnets[0]).zone,
+        ),
+        ctx.opts,
+    )
+    return {"capacityReservationId": pool.capacity_reservation_id}
+
+
+def _build_sagemaker_spot_training(ctx: BuildContext) -> dict[str, Any]:
+    from gpufleet.components.aws.sagemaker_spot_training import (
+        SageMakerSpotTraining,
+        SageMakerSpotTrainingArgs,
+    )
+
+    w = ctx.workload
+    aws_site = ctx.site.aws()
+    image = aws_site.sage_maker_image_uri or SAGEMAKER_PYTORCH_IMAGE.format(region=w.region)
+    job = SageMakerSpotTraining(
+        ctx.name,
+        SageMakerSpotTrainingArgs(
+            tags=ctx.tags,
+            instance_type=w.instance_type,
+            instance_count=ctx.part.instances,
+            image_uri=image,
+        ),
+        ctx.opts,
+    )
+    return {"checkpointBucket": job.checkpoint_bucket_name, "roleArn": job.role_arn}
+
+
+# --- GCP -----------------------------------------------------------------------------------
+
+
+def _attached_gpus(w: WorkloadPlacement) -> tuple[str | None, int | None]:
+    """(gpu, gpu_count) for N1 machines, which take attached GPUs; (None, None) for machine
+    types that carry theirs."""
+    if w.instance_type.startswith("n1-"):
+        return w.gpu, w.gpus_per_instance
+    return None, None
+
+
+def _build_spot_group(ctx: BuildContext) -> dict[str, Any]:
+    from gpufleet.components.gcp.spot_group import SpotGroup, SpotGroupArgs
+
+    w, site = ctx.workload, ctx.site.gcp()
+    region = site_region(site.regions, "gcp", w.region)
+    gpu, gpu_count = _attached_gpus(w)
+    group = SpotGroup(
+        ctx.name,
+        SpotGroupArgs(
+            tags=ctx.tags,
+            machine_type=w.instance_type,
+            region=w.region,
+            zones=[w.zone],
+            target_size=ctx.part.instances,
+            source_image=site.source_image,
+            provisioning_model="SPOT" if ctx.part.pricing == "spot" else "STANDARD",
+            project=site.project,
+            network=region.network,
+            subnetwork=region.subnetwork,
+            gpu=gpu,
+            gpu_count=gpu_count,
+        ),
+        ctx.opts,
+    )
+    return {"instanceGroupManager": group.instance_group_manager_self_link}
+
+
+def _build_compact_cluster(ctx: BuildContext) -> dict[str, Any]:
+    from gpufleet.components.gcp.compact_cluster import CompactCluster, CompactClusterArgs
+
+    w, site = ctx.workload, ctx.site.gcp()
+    region = site_region(site.regions, "gcp", w.region)
+    cluster = CompactCluster(
+        ctx.name,
+        CompactClusterArgs(
+            tags=ctx.tags,
+            machine_type=w.instance_type,
+            nodes=ctx.part.instances,
+            zone=w.zone,
+            source_image=site.source_image,
+            provisioning="SPOT" if ctx.part.pricing == "spot" else "STANDARD",
+            project=site.project,
+            network=region.network,
+            subnetwork=region.subnetwork,
+        ),
+        ctx.opts,
+    )
+    return {"resourcePolicy": cluster.resource_policy_self_link}
+
+
+def _build_reservation_pool(ctx: BuildContext) -> dict[str, Any]:
+    from gpufleet.components.gcp.reservation_pool import ReservationPool, ReservationPoolArgs
+
+    w, site = ctx.workload, ctx.site.gcp()
+    gpu, gpu_count = _attached_gpus(w)
+    pool = ReservationPool(
+        ctx.name,
+        ReservationPoolArgs(
+            tags=ctx.tags,
+            machine_type=w.instance_type,
+            zone=w.zone,
+            count=ctx.part.instances,
+            project=site.project,
+            gpu=gpu,
+            gpu_count=gpu_count,
+        ),
+        ctx.opts,
+    )
+    return {"reservation": pool.reservation_name}
+
+
+# --- Azure ---------------------------------------------------------------------------------
+
+
+def _build_low_priority_cluster(ctx: BuildContext) -> dict[str, Any]:
+    from gpufleet.components.azure.low_priority_cluster import (
+        LowPriorityCluster,
+        LowPriorityClusterArgs,
+    )
+
+    w = ctx.workload
+    region = site_region(ctx.site.azure().regions, "azure", w.region)
+    cluster = LowPriorityCluster(
+        ctx.name,
+        LowPriorityClusterArgs(
+            tags=ctx.tags,
+            resource_group_name=region.resource_group_name,
+            location=w.region,
+            vm_size=w.instance_type,
+            max_nodes=ctx.part.instances,
+            vm_priority="LowPriority" if ctx.part.pricing == "spot" else "Dedicated",
+            workspace_name=region.workspace_name,
+            subnet_id=region.subnet_id,
+        ),
+        ctx.opts,
+    )
+    return {"compute": cluster.compute_name, "workspace": cluster.workspace_name}
+
+
+def _build_capacity_reservation_group(ctx: BuildContext) -> dict[str, Any]:
+    from gpufleet.components.azure.capacity_reservation_group import (
+        CapacityReservationGroup,
+        CapacityReservationGroupArgs,
+    )
+
+    w = ctx.workload
+    region = site_region(ctx.site.azure().regions, "azure", w.region)
+    group = CapacityReservationGroup(
+        ctx.name,
+        CapacityReservationGroupArgs(
+            tags=ctx.tags,
+            resource_group_name=region.resource_group_name,
+            location=w.region,
+            vm_size=w.instance_type,
+            regional_capacity=ctx.part.instances,
+        ),
+        ctx.opts,
+    )
+    return {"capacityReservationGroup": group.group_id}
+
+
+def _build_spot_scale_set(ctx: BuildContext) -> dict[str, Any]:
+    from gpufleet.components.azure.spot_scale_set import SpotScaleSet, SpotScaleSetArgs
+
+    w, site = ctx.workload, ctx.site.azure()
+    region = site_region(site.regions, "azure", w.region)
+    if site.ssh_public_key is None:
+        raise StackConfigError(
+            "site:azure: sshPublicKey is not set; scale set VMs take SSH keys only"
+        )
+    scale_set = SpotScaleSet(
+        ctx.name,
+        SpotScaleSetArgs(
+            tags=ctx.tags,
+            resource_group_name=region.resource_group_name,
+            location=w.region,
+            vm_size=w.instance_type,
+            instances=ctx.part.instances,
+            subnet_id=region.subnet_id,
+            ssh_public_key=site.ssh_public_key,
+            priority="Spot" if ctx.part.pricing == "spot" else "Regular",
+            proximity_placement_group=w.kind != "inference" and ctx.part.instances > 1,
+        ),
+        ctx.opts,
+    )
+    return {"scaleSet": scale_set.scale_set_id}
+
+
+# --- the registry --------------------------------------------------------------------------
+
+_REGION = "site:{cloud}.regions.{{region}}"
+_AWS_REGION = _REGION.format(cloud="aws")
+_GCP_REGION = _REGION.format(cloud="gcp")
+_AZURE_REGION = _REGION.format(cloud="azure")
+_GCP_VM = ("site:gcp.project", "site:gcp.sourceImage")
+
+COMPONENTS: dict[str, ComponentEntry] = {
+    entry.name: entry
+    for entry in (
+        ComponentEntry("aws:SpotFleet", ("fleet",), (_AWS_REGION,), _build_spot_fleet),
+        ComponentEntry(
+            "aws:PlacementCluster", ("multi_node",), (_AWS_REGION,), _build_placement_cluster
+        ),
+        ComponentEntry("aws:CapacityPool", ("reserved",), (_AWS_REGION,), _build_capacity_pool),
+        ComponentEntry(
+            "aws:SageMakerSpotTraining",
+            ("sagemaker",),
+            (),
+            _build_sagemaker_spot_training,
+            holds_gpus=False,
+        ),
+        ComponentEntry("gcp:SpotGroup", ("fleet",), (_GCP_REGION, *_GCP_VM), _build_spot_group),
+        ComponentEntry(
+            "gcp:CompactCluster",
+            ("multi_node",),
+            (_GCP_REGION, *_GCP_VM),
+            _build_compact_cluster,
+        ),
+        ComponentEntry(
+            "gcp:ReservationPool", ("reserved",), ("site:gcp.project",), _build_reservation_pool
+        ),
+        ComponentEntry(
+            "azure:LowPriorityCluster",
+            ("azureml",),
+            (_AZURE_REGION,),
+            _build_low_priority_cluster,
+        ),
+        ComponentEntry(
+            "azure:SpotScaleSet",
+            ("fleet", "multi_node"),
+            (_AZURE_REGION, "site:azure.sshPublicKey"),
+            _build_spot_scale_set,
+        ),
+        ComponentEntry(
+            "azure:CapacityReservationGroup",
+            ("reserved",),
+            (_AZURE_REGION,),
+            _build_capacity_reservation_group,
+        ),
+    )
+}
+
+
+def component_for(cloud: Cloud, role: Role) -> ComponentEntry:
+    """The component that builds ``role`` on ``cloud``; LookupError if none does."""
+    found = [e for e in COMPONENTS.values() if e.cloud == cloud and role in e.roles]
+    if len(found) != 1:
+        names = ", ".join(e.name for e in found) or "none"
+        raise LookupError(f"{len(found)} components build {role} on {cloud}: {names}")
+    return found[0]

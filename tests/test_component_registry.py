@@ -1,0 +1,177 @@
+"""Every registered component, end to end, with no test of its own needed here: built by the
+stack program from a stack config, its GPUs seen by the policies, its exported ids resolved.
+
+A component added to the registry is picked up by these tests as it is; one whose GPUs sit in
+a resource type the policies do not read, or whose outputs the offline engine does not
+answer, fails them.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gpufleet.checks.analyzer_resources import from_capture
+from gpufleet.clouds import CLOUDS
+from gpufleet.engine.capture import capture_program, resolve
+from gpufleet.planner.catalog import Offer, load_catalog
+from gpufleet.planner.gpus import GPUS
+from gpufleet.planner.interconnect import supports_multi_node
+from gpufleet.planner.pricing import sagemaker_markup
+from gpufleet.policies.policy_builders import StackResource
+from gpufleet.policies.stack_capacity import stack_capacity
+from gpufleet.stacks.component_registry import COMPONENTS, ROLES, ComponentEntry, component_for
+from gpufleet.stacks.program import build_stack
+from gpufleet.stacks.stack_config import (
+    AwsRegion,
+    AwsSite,
+    AwsSubnet,
+    AzureRegion,
+    AzureSite,
+    GcpRegion,
+    GcpSite,
+    Limits,
+    Part,
+    ProviderSetting,
+    Site,
+    StackSettings,
+    WorkloadPlacement,
+)
+
+INSTANCES = 2
+
+
+def test_every_role_has_one_component_per_cloud() -> None:
+    for cloud in CLOUDS:
+        for role in ROLES:
+            builders = [e.name for e in COMPONENTS.values() if e.cloud == cloud and role in e.roles]
+            managed_elsewhere = role in ("sagemaker", "azureml")
+            assert len(builders) == 1 or (managed_elsewhere and not builders), (cloud, role)
+
+
+def test_an_unknown_component_name_is_a_config_error() -> None:
+    with pytest.raises(ValueError, match="unknown component 'aws:Nope'; gpufleet has: aws:"):
+        Part(component="aws:Nope", instances=1, pricing="spot")
+
+
+def _offer_for(entry: ComponentEntry) -> Offer:
+    """A catalog offer the component can build, for its first role."""
+    role = entry.roles[0]
+
+    def fits(offer: Offer) -> bool:
+        if offer.cloud != entry.cloud or not GPUS[offer.gpu_name].auto:
+            return False
+        if offer.instance_type.startswith("n1-"):  # attached GPUs: the GCP tests cover them
+            return False
+        if role == "multi_node":
+            return supports_multi_node(offer.cloud, offer.instance_type)
+        if role == "sagemaker":
+            return sagemaker_markup(offer.instance_type) is not None
+        return True
+
+    offers = sorted(
+        (o for o in load_catalog().offers if fits(o)),
+        key=lambda o: (o.gpu_count, o.instance_type, o.region, o.zone),
+    )
+    return offers[0]
+
+
+def _site(offer: Offer) -> Site:
+    region = offer.region
+    return Site(
+        aws_site=AwsSite(
+            regions={
+                region: AwsRegion(
+                    vpc_id="vpc-0123456789abcdef0",
+                    subnets=[
+                        AwsSubnet(
+                            id="subnet-0123456789abcdef0", zone_id=offer.zone, zone=f"{region}a"
+                        )
+                    ],
+                )
+            }
+        ),
+        gcp_site=GcpSite(
+            project="probe-project",
+            source_image="projects/debian-cloud/global/images/family/debian-12",
+            regions={region: GcpRegion(network="net", subnetwork="subnet")},
+        ),
+        azure_site=AzureSite(
+            ssh_public_key="ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGpufleetexamplekey probe",
+            regions={region: AzureRegion(resource_group_name="rg", subnet_id="/subnets/gpu")},
+        ),
+    )
+
+
+def _settings(entry: ComponentEntry, offer: Offer) -> StackSettings:
+    role = entry.roles[0]
+    sagemaker = role == "sagemaker"
+    workload = WorkloadPlacement(
+        name="probe",
+        kind="inference" if role in ("reserved", "fleet") else "training",
+        cloud=entry.cloud,
+        region=offer.region,
+        zone=offer.zone,
+        instance_type=f"ml.{offer.instance_type}" if sagemaker else offer.instance_type,
+        gpu=offer.gpu_name,
+        gpus_per_instance=offer.gpu_count,
+        provider="probe-provider",
+        parts=[
+            Part(
+                component=entry.name,
+                instances=INSTANCES,
+                pricing="reserved_1y" if role == "reserved" else "spot",
+            )
+        ],
+        monthly_usd=0.0,
+    )
+    return StackSettings(
+        environment="prod",
+        project="probe",
+        owner="team@example.com",
+        cost_center="cc-1",
+        catalog_as_of="2026-01-01",
+        limits=Limits(allow_on_demand=True, max_commitment="3y"),
+        providers=[ProviderSetting(name="probe-provider", cloud=entry.cloud, region=offer.region)],
+        workloads=[workload],
+    )
+
+
+@pytest.mark.parametrize("name", list(COMPONENTS))
+def test_component_built_from_a_stack_config_is_seen_by_the_policies(name: str) -> None:
+    entry = COMPONENTS[name]
+    offer = _offer_for(entry)
+    settings = _settings(entry, offer)
+    result = capture_program(lambda: build_stack(settings, _site(offer)))
+    capture = result.capture
+    assert [r.name for r in capture.registrations if r.type == entry.type_token] == ["probe"]
+    # Every id the stack exports is a real value under the offline engine.
+    (part,) = result.value["probe"]["parts"]
+    assert part["component"] == name
+    for key, value in part.items():
+        assert resolve(value) not in (None, ""), key
+    # The policies see at least the GPUs the part asked for, and nothing undetermined.
+    resources = [
+        StackResource(
+            r.type,
+            r.name,
+            r.urn,
+            r.state,
+            r.provider.properties if r.provider else {},
+            r.parent,
+            r.property_dependencies,
+        )
+        for r in from_capture(capture)
+    ]
+    capacity = [c.footprint for c in stack_capacity(resources)]
+    if not entry.holds_gpus:
+        assert capacity == []
+        return
+    assert capacity, f"{name}: no GPU capacity seen"
+    assert all(not f.undetermined for f in capacity), [f.undetermined for f in capacity]
+    seen = sum(f.total_gpus or 0 for f in capacity if f.market != "in_reservation")
+    assert seen >= INSTANCES * offer.gpu_count
+
+
+def test_component_for_names_the_missing_role() -> None:
+    with pytest.raises(LookupError, match="0 components build sagemaker on gcp"):
+        component_for("gcp", "sagemaker")
