@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gpufleet.planner.catalog import COLUMNS, Offer, offer_to_row
-from gpufleet.planner.optimizer import Evaluation
+from gpufleet.planner.explanation import Evaluation
 from gpufleet.planner.plan import EnvironmentPlan, Placement, Plan
 
 

@@ -35,4 +35,3 @@ HOURS_PER_MONTH = 730
 
 def is_commitment(pricing: Pricing) -> bool:
     return pricing in COMMITMENT_TERMS
-

@@ -4,14 +4,10 @@ SageMaker runs the job on spot capacity and, when an instance is reclaimed, rest
 latest checkpoint it synced from ``/opt/ml/checkpoints`` to S3. This component provides what
 that needs:
 
-- a checkpoint bucket: private (public access blocked, ACLs disabled, TLS-only policy),
-  encrypted (SSE-KMS with ``kms_key_arn``, else SSE-S3), versioned so a bad checkpoint never
-  overwrites the last good one, with old versions expiring after
-  ``noncurrent_version_expiration_days``; it is retained on ``pulumi destroy``, so checkpoints
-  survive the stack;
-- an execution role that reaches only that bucket, the given ECR image repository and the
-  SageMaker training log group (plus ``ecr:GetAuthorizationToken``, which AWS does not allow to
-  be scoped to a resource, and the VPC network-interface actions when the job runs in a VPC);
+- a checkpoint bucket (``checkpoint_bucket.py``): private, encrypted, versioned, retained on
+  ``pulumi destroy``, so checkpoints survive the stack;
+- an execution role (``sagemaker_execution_role.py``) that reaches only that bucket, the given
+  ECR image repository and the SageMaker training log group;
 - ``estimator_kwargs``: the keyword arguments of the SageMaker Python SDK's ``Estimator``
   (``use_spot_instances, max_run, max_wait, checkpoint_s3_uri, checkpoint_local_path, role,
   instance_type, instance_count``), so a notebook or pipeline starts the job with
@@ -43,7 +39,6 @@ Example::
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -51,6 +46,8 @@ import pulumi
 import pulumi_aws as aws
 from pydantic import Field, field_validator, model_validator
 
+from gpufleet.components.aws.checkpoint_bucket import checkpoint_bucket
+from gpufleet.components.aws.sagemaker_execution_role import sagemaker_execution_role
 from gpufleet.components.component_args import ComponentArgs, StrInput
 from gpufleet.components.tagging import RequiredTags
 from gpufleet.planner.catalog import load_catalog
@@ -63,7 +60,6 @@ ECR_IMAGE = re.compile(
     r"(?P<repository>[a-z0-9](?:[a-z0-9._/-]*[a-z0-9])?)(?::[\w.-]{1,128}|@sha256:[0-9a-f]{64})?"
 )
 JOB_NAME = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}")
-_TRAINING_LOG_GROUP = "/aws/sagemaker/TrainingJobs"
 
 
 class TrainingJobSpec(ComponentArgs):
@@ -160,51 +156,25 @@ class SageMakerSpotTraining(pulumi.ComponentResource):
         self, name: str, args: SageMakerSpotTrainingArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         super().__init__("gpufleet:aws:SageMakerSpotTraining", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
         tags = args.tags.as_tags()
 
-        bucket = aws.s3.Bucket(
-            f"{name}-checkpoints",
+        bucket = checkpoint_bucket(
+            name,
+            parent=self,
             bucket_prefix=_bucket_prefix(args.tags),
-            force_destroy=False,
             tags=tags,
-            opts=pulumi.ResourceOptions(parent=self, retain_on_delete=True),
+            kms_key_arn=args.kms_key_arn,
+            noncurrent_version_expiration_days=args.noncurrent_version_expiration_days,
         )
-        self._secure_bucket(name, bucket, args, child)
         checkpoint_uri = bucket.bucket.apply(lambda b: f"s3://{b}/checkpoints/")
-
-        identity = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self))
-        region = aws.get_region_output(opts=pulumi.InvokeOutputOptions(parent=self))
-        partition = aws.get_partition_output(opts=pulumi.InvokeOutputOptions(parent=self))
-        role = aws.iam.Role(
-            f"{name}-role",
-            assume_role_policy=json.dumps(
-                {
-                    "Version": "2012-10-17",
-                    "Statement": [
-                        {
-                            "Effect": "Allow",
-                            "Principal": {"Service": "sagemaker.amazonaws.com"},
-                            "Action": "sts:AssumeRole",
-                        }
-                    ],
-                }
-            ),
-            description="gpufleet SageMaker managed spot training",
+        role, access = sagemaker_execution_role(
+            name,
+            parent=self,
             tags=tags,
-            opts=child,
-        )
-        access = aws.iam.RolePolicy(
-            f"{name}-access",
-            role=role.id,
-            policy=pulumi.Output.all(
-                bucket.arn,
-                partition.partition,
-                region.region,
-                identity.account_id,
-                args.kms_key_arn,
-            ).apply(lambda v: _execution_policy(args, *v)),
-            opts=child,
+            bucket_arn=bucket.arn,
+            repository_arn=args.repository_arn(),
+            kms_key_arn=args.kms_key_arn,
+            in_vpc=bool(args.subnet_ids),
         )
 
         self.checkpoint_bucket_name = bucket.bucket
@@ -235,75 +205,6 @@ class SageMakerSpotTraining(pulumi.ComponentResource):
                 "estimator_kwargs": self.estimator_kwargs,
                 "training_job_arn": self.training_job_arn,
             }
-        )
-
-    @staticmethod
-    def _secure_bucket(
-        name: str,
-        bucket: aws.s3.Bucket,
-        args: SageMakerSpotTrainingArgs,
-        child: pulumi.ResourceOptions,
-    ) -> None:
-        aws.s3.BucketPublicAccessBlock(
-            f"{name}-checkpoints-public-access",
-            bucket=bucket.id,
-            block_public_acls=True,
-            block_public_policy=True,
-            ignore_public_acls=True,
-            restrict_public_buckets=True,
-            opts=child,
-        )
-        aws.s3.BucketOwnershipControls(
-            f"{name}-checkpoints-ownership",
-            bucket=bucket.id,
-            rule=aws.s3.BucketOwnershipControlsRuleArgs(object_ownership="BucketOwnerEnforced"),
-            opts=child,
-        )
-        aws.s3.BucketServerSideEncryptionConfiguration(
-            f"{name}-checkpoints-encryption",
-            bucket=bucket.id,
-            rules=[
-                aws.s3.BucketServerSideEncryptionConfigurationRuleArgs(
-                    apply_server_side_encryption_by_default=aws.s3.BucketServerSideEncryptionConfigurationRuleApplyServerSideEncryptionByDefaultArgs(
-                        sse_algorithm="aws:kms" if args.kms_key_arn else "AES256",
-                        kms_master_key_id=args.kms_key_arn,
-                    ),
-                    bucket_key_enabled=bool(args.kms_key_arn),
-                )
-            ],
-            opts=child,
-        )
-        aws.s3.BucketVersioning(
-            f"{name}-checkpoints-versioning",
-            bucket=bucket.id,
-            versioning_configuration=aws.s3.BucketVersioningVersioningConfigurationArgs(
-                status="Enabled"
-            ),
-            opts=child,
-        )
-        aws.s3.BucketLifecycleConfiguration(
-            f"{name}-checkpoints-lifecycle",
-            bucket=bucket.id,
-            rules=[
-                aws.s3.BucketLifecycleConfigurationRuleArgs(
-                    id="expire-old-checkpoint-versions",
-                    status="Enabled",
-                    filter=aws.s3.BucketLifecycleConfigurationRuleFilterArgs(prefix=""),
-                    noncurrent_version_expiration=aws.s3.BucketLifecycleConfigurationRuleNoncurrentVersionExpirationArgs(
-                        noncurrent_days=args.noncurrent_version_expiration_days
-                    ),
-                    abort_incomplete_multipart_upload=aws.s3.BucketLifecycleConfigurationRuleAbortIncompleteMultipartUploadArgs(
-                        days_after_initiation=7
-                    ),
-                )
-            ],
-            opts=child,
-        )
-        aws.s3.BucketPolicy(
-            f"{name}-checkpoints-tls-only",
-            bucket=bucket.id,
-            policy=bucket.arn.apply(_tls_only),
-            opts=child,
         )
 
     def _training_job(
@@ -355,110 +256,3 @@ class SageMakerSpotTraining(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, depends_on=[access]),
         )
         return training.arn
-
-
-def _tls_only(bucket_arn: str) -> str:
-    return json.dumps(
-        {
-            "Version": "2012-10-17",
-            "Statement": [
-                {
-                    "Sid": "DenyInsecureTransport",
-                    "Effect": "Deny",
-                    "Principal": "*",
-                    "Action": "s3:*",
-                    "Resource": [bucket_arn, f"{bucket_arn}/*"],
-                    "Condition": {"Bool": {"aws:SecureTransport": "false"}},
-                }
-            ],
-        }
-    )
-
-
-def _execution_policy(
-    args: SageMakerSpotTrainingArgs,
-    bucket_arn: str,
-    partition: str,
-    region: str,
-    account: str,
-    kms_key_arn: str | None,
-) -> str:
-    logs = f"arn:{partition}:logs:{region}:{account}:log-group:{_TRAINING_LOG_GROUP}"
-    statements: list[dict[str, Any]] = [
-        {
-            "Sid": "CheckpointBucket",
-            "Effect": "Allow",
-            "Action": ["s3:ListBucket", "s3:GetBucketLocation"],
-            "Resource": bucket_arn,
-        },
-        {
-            "Sid": "CheckpointObjects",
-            "Effect": "Allow",
-            "Action": [
-                "s3:GetObject",
-                "s3:PutObject",
-                "s3:DeleteObject",
-                "s3:AbortMultipartUpload",
-            ],
-            "Resource": f"{bucket_arn}/*",
-        },
-        {
-            "Sid": "PullTrainingImage",
-            "Effect": "Allow",
-            "Action": [
-                "ecr:BatchGetImage",
-                "ecr:GetDownloadUrlForLayer",
-                "ecr:BatchCheckLayerAvailability",
-            ],
-            "Resource": args.repository_arn(),
-        },
-        {
-            # AWS does not allow scoping GetAuthorizationToken to a resource.
-            "Sid": "EcrLogin",
-            "Effect": "Allow",
-            "Action": "ecr:GetAuthorizationToken",
-            "Resource": "*",
-        },
-        {
-            "Sid": "TrainingLogs",
-            "Effect": "Allow",
-            "Action": [
-                "logs:CreateLogGroup",
-                "logs:CreateLogStream",
-                "logs:PutLogEvents",
-                "logs:DescribeLogStreams",
-            ],
-            "Resource": [logs, f"{logs}:log-stream:*"],
-        },
-    ]
-    if kms_key_arn:
-        statements.append(
-            {
-                "Sid": "EncryptionKey",
-                "Effect": "Allow",
-                "Action": ["kms:Decrypt", "kms:GenerateDataKey"],
-                "Resource": kms_key_arn,
-            }
-        )
-    if args.subnet_ids:
-        statements.append(
-            {
-                # SageMaker creates the job's network interfaces itself; their ids do not exist
-                # yet, so these actions cannot name resources.
-                "Sid": "JobNetworkInterfaces",
-                "Effect": "Allow",
-                "Action": [
-                    "ec2:CreateNetworkInterface",
-                    "ec2:CreateNetworkInterfacePermission",
-                    "ec2:DeleteNetworkInterface",
-                    "ec2:DeleteNetworkInterfacePermission",
-                    "ec2:DescribeNetworkInterfaces",
-                    "ec2:DescribeVpcs",
-                    "ec2:DescribeDhcpOptions",
-                    "ec2:DescribeSubnets",
-                    "ec2:DescribeSecurityGroups",
-                ],
-                "Resource": "*",
-            }
-        )
-    return json.dumps({"Version": "2012-10-17", "Statement": statements})

@@ -1,0 +1,253 @@
+"""What one offer costs a workload, under each pricing model it may use.
+
+A workload's size (``Sizing``): inference runs ``replicas.max`` instances, or for ``always_on``
+serving ``replicas.min`` all month (730 h) plus a burst to ``replicas.max`` for
+``hours_per_month``; training and batch run ``nodes`` instances for ``hours_per_month``.
+Inference replicas scale with the environment (``replica_scale``, rounded up so serving keeps
+one replica) and are capped by ``max_replicas``; the nodes of a tightly coupled job never are.
+
+An offer is priced (``offer_pricer``) as a candidate per pricing model its base capacity may
+use, each with the cheapest burst:
+
+- ``spot`` (only for ``interruptible`` work, where the offer has a spot price, and never for
+  the always-on base of serving): expected cost, spot x (1 + overhead x nodes), ``pricing``;
+- ``on_demand`` (when the environment allows it);
+- ``reserved_1y`` / ``reserved_3y`` (only for ``always_on`` capacity, up to the environment's
+  ``max_commitment``); the burst is spot if interruptible, else on-demand, because commitments
+  only pay off for capacity that never stops.
+
+``bucket_lower_bound`` prices a bucket of offers (one GPU type and count in one region) at its
+cheapest prices: a cost no offer in it can beat, which lets the search skip whole buckets.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from gpufleet.clouds import CLOUDS
+from gpufleet.planner.catalog import Offer
+from gpufleet.planner.plan import Burst, Placement
+from gpufleet.planner.pricing import PricingAssumptions, sagemaker_markup
+from gpufleet.planner.spec import EnvironmentLimits, Workload
+from gpufleet.pricing_models import HOURS_PER_MONTH, PRICING_ORDER, TERMS_UP_TO
+
+_SPOT = PRICING_ORDER.index("spot")
+_ON_DEMAND = PRICING_ORDER.index("on_demand")
+
+# A priced candidate, ordered exactly like the tie-break rule: monthly cost, cloud, region, zone,
+# instance type, pricing model, then GPU name and catalog position (GCP N1 hosts share an
+# instance type across GPUs), so two candidates never compare their Offer objects. Plain tuples
+# keep evaluating thousands of offers cheap; the winner becomes a Placement (``to_placement``).
+Candidate = tuple[float, str, str, str, str, int, str, int, Offer, float, "Burst | None"]
+
+
+@dataclass(frozen=True)
+class Sizing:
+    instances: int  # run for base_hours
+    burst_instances: int  # above them, for the workload's hours_per_month
+    base_hours: float
+
+    def baseline_hours(self, workload: Workload) -> float:
+        """Instance-hours a month that the on-demand baseline pays for."""
+        return self.instances * self.base_hours + self.burst_instances * workload.hours_per_month
+
+
+def sizing(workload: Workload, limits: EnvironmentLimits) -> Sizing:
+    base_hours = HOURS_PER_MONTH if workload.always_on else workload.hours_per_month
+    if workload.kind != "inference":
+        return Sizing(workload.nodes, 0, base_hours)
+    replicas_min = workload.replicas.min if workload.replicas else 1
+    replicas_max = workload.replicas.max if workload.replicas else 1
+    cap = limits.max_replicas or replicas_max
+    replicas_max = min(cap, max(1, math.ceil(replicas_max * limits.replica_scale - 1e-9)))
+    replicas_min = min(replicas_max, math.ceil(replicas_min * limits.replica_scale - 1e-9))
+    if workload.always_on:
+        return Sizing(replicas_min, replicas_max - replicas_min, base_hours)
+    return Sizing(replicas_max, 0, base_hours)
+
+
+@dataclass
+class OfferBucket:
+    """Offers of one GPU type and count in one cloud region, with their cheapest prices."""
+
+    offers: list[Offer]
+    min_on_demand: float = math.inf
+    min_spot: float = math.inf
+
+    def add(self, offer: Offer) -> None:
+        self.offers.append(offer)
+        self.min_on_demand = min(self.min_on_demand, offer.on_demand_hourly)
+        if offer.spot_hourly is not None:
+            self.min_spot = min(self.min_spot, offer.spot_hourly)
+
+
+def _nodes_failing_together(workload: Workload) -> int:
+    # Inference replicas fail independently (and only inference has a burst): one node each.
+    return workload.nodes if workload.kind != "inference" else 1
+
+
+def offer_pricer(
+    workload: Workload,
+    limits: EnvironmentLimits,
+    assumptions: PricingAssumptions,
+    size: Sizing,
+    position: dict[int, int],
+) -> Callable[[Offer], list[Candidate] | None]:
+    """A function giving, for one offer, a candidate per pricing model its base capacity may
+    use (each with the cheapest burst); [] if all are over ``max_price_per_hour``; None if
+    the environment allows none. ``position`` is each offer's place in the catalog, by id."""
+    a = assumptions
+    sagemaker = workload.managed == "sagemaker"
+    instances, burst_instances, base_hours = size.instances, size.burst_instances, size.base_hours
+    # Always-on capacity must not be reclaimed: only its burst may run on spot.
+    spot_base = workload.interruptible and not workload.always_on
+    spot_burst = workload.interruptible and burst_instances > 0
+    allow_on_demand = limits.allow_on_demand
+    nodes = _nodes_failing_together(workload)
+    spot_factor = {cloud: a.spot_multiplier(cloud, nodes) for cloud in CLOUDS}
+    terms = (
+        [
+            (
+                PRICING_ORDER.index(term),
+                {cloud: a.commitment_multiplier(cloud, term) for cloud in CLOUDS},
+            )
+            for term in TERMS_UP_TO[limits.max_commitment]
+        ]
+        if workload.always_on
+        else []
+    )
+    cap = workload.max_price_per_hour
+    burst_hours = workload.hours_per_month
+
+    def price(offer: Offer) -> list[Candidate] | None:
+        markup = (sagemaker_markup(offer.instance_type) or 1.0) if sagemaker else 1.0
+        on_demand = offer.on_demand_hourly * markup
+        spot = None if offer.spot_hourly is None else offer.spot_hourly * markup
+        cloud = offer.cloud
+        # (pricing index, expected hourly per instance, list price per instance for the cap)
+        base: list[tuple[int, float, float]] = []
+        if spot_base and spot is not None:
+            base.append((_SPOT, spot * spot_factor[cloud], spot))
+        if allow_on_demand:
+            base.append((_ON_DEMAND, on_demand, on_demand))
+        for index, multiplier in terms:
+            committed = on_demand * multiplier[cloud]
+            base.append((index, committed, committed))
+        burst: list[tuple[int, float, float]] = []
+        if burst_instances:
+            if spot_burst and spot is not None:
+                burst.append((_SPOT, spot * spot_factor[cloud], spot))
+            if allow_on_demand:
+                burst.append((_ON_DEMAND, on_demand, on_demand))
+        if not base or (burst_instances and not burst):
+            return None
+        if cap is not None:
+            base = [b for b in base if b[2] <= cap]
+            burst = [b for b in burst if b[2] <= cap]
+            if not base or (burst_instances and not burst):
+                return []
+        best_burst: Burst | None = None
+        burst_monthly = 0.0
+        if burst_instances:
+            index, per_instance, _ = min(burst, key=lambda b: (b[1], b[0]))
+            hourly = per_instance * burst_instances
+            burst_monthly = hourly * burst_hours
+            best_burst = Burst(
+                burst_instances, PRICING_ORDER[index], hourly, burst_hours, burst_monthly
+            )
+        instance_type = f"ml.{offer.instance_type}" if sagemaker else offer.instance_type
+        return [
+            (
+                per_instance * instances * base_hours + burst_monthly,
+                cloud,
+                offer.region,
+                offer.zone,
+                instance_type,
+                index,
+                offer.gpu_name,
+                position[id(offer)],
+                offer,
+                per_instance * instances,
+                best_burst,
+            )
+            for index, per_instance, _ in base
+        ]
+
+    return price
+
+
+def bucket_lower_bound(
+    workload: Workload,
+    limits: EnvironmentLimits,
+    assumptions: PricingAssumptions,
+    size: Sizing,
+) -> Callable[[OfferBucket], float | None]:
+    """Mirror of ``offer_pricer`` on a bucket's cheapest prices; None if no pricing model is
+    allowed for it. Valid because every factor it leaves out only raises a price: SageMaker
+    markups are >= 1 and the cap only removes options."""
+    a = assumptions
+    instances, burst_instances, base_hours = size.instances, size.burst_instances, size.base_hours
+    spot_base = workload.interruptible and not workload.always_on
+    spot_burst = workload.interruptible and burst_instances > 0
+    allow_on_demand = limits.allow_on_demand
+    nodes = _nodes_failing_together(workload)
+    commitment = (
+        {
+            cloud: min(
+                (a.commitment_multiplier(cloud, t) for t in TERMS_UP_TO[limits.max_commitment]),
+                default=math.inf,
+            )
+            for cloud in CLOUDS
+        }
+        if workload.always_on
+        else dict.fromkeys(CLOUDS, math.inf)
+    )
+    spot_factor = {cloud: a.spot_multiplier(cloud, nodes) for cloud in CLOUDS}
+    base_weight = instances * base_hours
+    burst_weight = burst_instances * workload.hours_per_month
+
+    def bound(bucket: OfferBucket) -> float | None:
+        cloud = bucket.offers[0].cloud
+        od = bucket.min_on_demand
+        base = min(
+            bucket.min_spot * spot_factor[cloud] if spot_base else math.inf,
+            od if allow_on_demand else math.inf,
+            od * commitment[cloud],
+        )
+        if base == math.inf:
+            return None
+        cost = base * base_weight
+        if burst_instances:
+            burst = min(
+                bucket.min_spot * spot_factor[cloud] if spot_burst else math.inf,
+                od if allow_on_demand else math.inf,
+            )
+            if burst == math.inf:
+                return None
+            cost += burst * burst_weight
+        return cost
+
+    return bound
+
+
+def to_placement(workload: Workload, candidate: Candidate, size: Sizing) -> Placement:
+    monthly, _, _, _, instance_type, pricing_index, _, _, offer, hourly, burst = candidate
+    markup = (
+        (sagemaker_markup(offer.instance_type) or 1.0) if workload.managed == "sagemaker" else 1.0
+    )
+    return Placement(
+        name=workload.name,
+        kind=workload.kind,
+        managed=workload.managed,
+        offer=offer,
+        instance_type=instance_type,
+        instances=size.instances,
+        pricing=PRICING_ORDER[pricing_index],
+        hourly_usd=hourly,
+        hours_per_month=size.base_hours,
+        monthly_usd=monthly,
+        baseline_monthly_usd=offer.on_demand_hourly * markup * size.baseline_hours(workload),
+        burst=burst,
+    )
