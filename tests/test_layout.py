@@ -12,7 +12,7 @@ import sysconfig
 
 import yaml
 
-from .conftest import ROOT
+from tests.helpers import ROOT
 
 
 def test_promised_top_level_layout() -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT
+from tests.helpers import ROOT
 
 # Stack configs are the example project's, not the package's: `gpufleet generate` writes them
 # into the user's project.

@@ -1,0 +1,1 @@
+"""Tests of checks/: gpufleet check's protocol, config, reports."""

@@ -1,0 +1,54 @@
+"""Running ``gpufleet check`` as users do, for the checks tests: the console script in the
+repository root, and the bad program (``tests/programs/bad_gpu``) that every policy fires on."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.helpers import ROOT
+
+GPUFLEET = str(Path(sys.executable).with_name("gpufleet"))
+BAD = "tests/programs/bad_gpu"
+BAD_FINDINGS = {
+    ("aml-scale-to-zero", "always-on"),
+    ("checkpoint-bucket-private", "ckpt-store"),
+    ("gpu-budget", ""),
+    ("gpu-fleet-size", "train-group"),
+    ("gpu-instance-size", "mega-node"),
+    ("gpu-no-public-ip", "always-on"),
+    ("gpu-no-public-ip", "mega-node"),
+    ("gpu-no-public-ip", "train-template"),
+    ("imdsv2-required", "train-template"),
+    ("required-tags", "train-template"),
+    ("reservation-end-date", "hold-a100"),
+    ("sagemaker-spot-checkpointing", "finetune-job"),
+    ("training-on-spot", "train-group"),
+}
+DEV_CONFIG = "policies/config/dev.json"
+# The program line that creates the launch template (the SDK's source position).
+TEMPLATE_LINE = next(
+    number
+    for number, line in enumerate((ROOT / BAD / "__main__.py").read_text().splitlines(), 1)
+    if "= aws.ec2.LaunchTemplate(" in line
+)
+
+
+def gpufleet(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [GPUFLEET, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, **(env or {})},
+        timeout=300,
+    )
+
+
+def bad(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return gpufleet(
+        "check", "--env", "dev", "--program", BAD, "--policy-config", DEV_CONFIG, *args, env=env
+    )

@@ -1,0 +1,141 @@
+"""gpufleet check end to end: the program captured offline, the pack started as a plugin process
+and driven through the Analyzer gRPC protocol, exports, suppressions, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.checks.check_runs import BAD, BAD_FINDINGS, DEV_CONFIG, TEMPLATE_LINE, bad, gpufleet
+from tests.helpers import ROOT
+
+
+@pytest.mark.parametrize("env", ["dev", "staging", "prod"])
+def test_example_stacks_pass(env: str) -> None:
+    result = gpufleet("check", "--env", env, "--format", "json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(result.stdout)
+    assert report["summary"]["mandatory"] == 0
+    assert report["resources"] > 20 and len(report["policies"]) == 12
+
+
+def test_example_stack_passes_in_a_preview() -> None:
+    result = gpufleet("check", "--env", "prod", "--preview", "--format", "json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert json.loads(result.stdout)["preview"] is True
+
+
+def test_bad_program_every_policy_fires(bad_json: dict) -> None:
+    found = {(f["policy"], f["name"]) for f in bad_json["findings"]}
+    assert found == BAD_FINDINGS
+    assert {f["level"] for f in bad_json["findings"]} == {"mandatory"}
+    template = next(f for f in bad_json["findings"] if f["name"] == "train-template")
+    # Nested in the user's own component, located at the program line that created it.
+    assert "acme:ml:TrainingStack$aws:ec2/launchTemplate" in template["urn"]
+    assert template["location"] == {"path": f"{BAD}/__main__.py", "line": TEMPLATE_LINE}
+
+
+def test_the_pack_served_by_grpc_server_finds_the_same(bad_json: dict) -> None:
+    # The pack serves with UnaryServer unless told otherwise; grpc.server (what PolicyPack
+    # uses) must give the same report, finding for finding.
+    result = bad("--format", "json", env={"GPUFLEET_PACK_SERVER": "grpc"})
+    assert result.returncode == 1, result.stderr
+    assert json.loads(result.stdout)["findings"] == bad_json["findings"]
+
+
+def test_unknown_pack_server_is_an_input_error() -> None:
+    result = bad(env={"GPUFLEET_PACK_SERVER": "fast"})
+    assert result.returncode == 2
+    assert "GPUFLEET_PACK_SERVER='fast': expected one of unary, grpc" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_bad_program_table(bad_json: dict) -> None:
+    result = bad()
+    assert result.returncode == 1
+    assert f"{len(bad_json['findings'])} mandatory violation(s)" in result.stdout
+    assert "train-template" in result.stdout
+
+
+def test_suppression_in_config(tmp_path: Path) -> None:
+    config = json.loads((ROOT / DEV_CONFIG).read_text())
+    config["aml-scale-to-zero"] = {
+        "suppressions": [{"resource": "always-on", "reason": "warm pool for the demo week"}]
+    }
+    path = tmp_path / "dev.json"
+    path.write_text(json.dumps(config))
+    result = gpufleet(
+        "check", "--env", "dev", "--program", BAD, "--policy-config", str(path), "--format", "json"
+    )
+    report = json.loads(result.stdout)
+    assert ("aml-scale-to-zero", "always-on") not in {
+        (f["policy"], f["name"]) for f in report["findings"]
+    }
+    assert [s["reason"] for s in report["suppressed"]] == ["warm pool for the demo week"]
+
+
+def test_from_export_gives_the_same_findings(tmp_path: Path, bad_json: dict) -> None:
+    export = tmp_path / "stack.json"
+    made = gpufleet("preview", "--env", "dev", "--program", BAD, "--export", str(export))
+    assert made.returncode == 0, made.stderr
+    result = gpufleet(
+        "check",
+        "--env",
+        "dev",
+        "--from-export",
+        str(export),
+        "--policy-config",
+        DEV_CONFIG,
+        "--format",
+        "json",
+    )
+    assert result.returncode == 1, result.stderr
+    found = {(f["policy"], f["name"]) for f in json.loads(result.stdout)["findings"]}
+    assert found == {(p, n) for p, n in BAD_FINDINGS}
+
+
+def test_transform_tags_are_seen(tmp_path: Path) -> None:
+    config = tmp_path / "team.json"
+    config.write_text(json.dumps({"required-tags": {"keys": ["team", "managed-by"]}}))
+    result = gpufleet(
+        "check",
+        "--env",
+        "dev",
+        "--program",
+        "tests/programs/plain_aws",
+        "--policy-config",
+        str(config),
+        "--format",
+        "json",
+    )
+    report = json.loads(result.stdout)
+    assert [f for f in report["findings"] if f["policy"] == "required-tags"] == []
+    assert report["resources"] >= 4
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["check"], "give --env ENV"),
+        (["check", "--env", "dev", "--program", "tests"], "no Pulumi.yaml"),
+        (["check", "--env", "prdo"], "stacks/Pulumi.prdo.yaml: no such stack config"),
+        (["check", "--env", "dev", "--from-export", "README.md"], "not valid JSON"),
+        (["check", "--env", "dev", "--policy-pack", "tests"], "no PulumiPolicy.yaml"),
+    ],
+)
+def test_bad_input_exits_2(args: list[str], message: str) -> None:
+    result = gpufleet(*args)
+    assert result.returncode == 2
+    assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_bad_policy_config_names_file_line_and_field(tmp_path: Path) -> None:
+    config = tmp_path / "bad.json"
+    config.write_text('{\n  "all": "mandatory",\n  "gpu-budget": {"monthlyBudgetUsd": "lots"}\n}\n')
+    result = gpufleet("check", "--env", "dev", "--policy-config", str(config))
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        f"{config}:3: gpu-budget.monthlyBudgetUsd: 'lots' is not of type 'number'"
+    ]

@@ -1,0 +1,1 @@
+"""Tests of cli/: the gpufleet command and its renderers."""

@@ -1,0 +1,1 @@
+"""Tests of components/, and the checks every component test makes on a capture."""

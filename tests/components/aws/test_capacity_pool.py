@@ -1,0 +1,136 @@
+"""CapacityPool under the offline engine: a targeted, protected reservation; Capacity Blocks looked
+up, bought only when asked; validation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from gpufleet.components.aws.ami import DLAMI_PARAMETERS
+from gpufleet.components.aws.capacity_pool import (
+    CapacityBlockRequest,
+    CapacityPool,
+    CapacityPoolArgs,
+)
+from tests.components.component_checks import (
+    TAGS,
+    assert_children_of,
+    assert_nothing_deprecated,
+    assert_provider_would_accept,
+    assert_tagged,
+)
+from tests.components.pulumi_mocks import Capture, capture, resolve
+
+
+def pool(**overrides: Any) -> tuple[Capture, CapacityPool]:
+    values: dict[str, Any] = {
+        "tags": TAGS,
+        "instance_type": "p5.48xlarge",
+        "instance_count": 2,
+        "availability_zone": "us-east-1a",
+    }
+    values.update(overrides)
+    args = CapacityPoolArgs(**values)
+    return capture(lambda: CapacityPool("reserved", args))
+
+
+def test_capacity_pool_reservation_is_targeted_and_protected() -> None:
+    cap, component = pool(end_date="2027-06-30T00:00:00Z")
+    assert_children_of(cap, "gpufleet:aws:CapacityPool", "reserved")
+    assert assert_tagged(cap) == 4
+    assert assert_provider_would_accept(cap) >= 5
+    assert_nothing_deprecated(cap)
+    reservation = cap.one("aws:ec2/capacityReservation:CapacityReservation")
+    assert reservation.protect is True
+    assert reservation.inputs["instanceMatchCriteria"] == "targeted"
+    assert reservation.inputs["instanceCount"] == 2
+    assert reservation.inputs["availabilityZone"] == "us-east-1a"
+    assert reservation.inputs["instancePlatform"] == "Linux/UNIX"
+    assert (reservation.inputs["endDate"], reservation.inputs["endDateType"]) == (
+        "2027-06-30T00:00:00Z",
+        "limited",
+    )
+    template = cap.one("aws:ec2/launchTemplate:LaunchTemplate").inputs
+    target = template["capacityReservationSpecification"]["capacityReservationTarget"]
+    assert target["capacityReservationId"] == reservation.outputs["id"]
+    assert template["metadataOptions"]["httpTokens"] == "required"
+    assert resolve(component.capacity_reservation_id) == reservation.outputs["id"]
+    # No capacity block unless asked.
+    assert cap.invokes == [
+        ("aws:ssm/getParameter:getParameter", {"name": DLAMI_PARAMETERS[("cuda", "x86_64")]})
+    ]
+    assert component.capacity_block_notice is None
+
+
+def test_capacity_pool_without_end_date_is_unlimited() -> None:
+    cap, _ = pool()
+    reservation = cap.one("aws:ec2/capacityReservation:CapacityReservation").inputs
+    assert reservation["endDateType"] == "unlimited" and "endDate" not in reservation
+
+
+BLOCK = CapacityBlockRequest(
+    instance_count=2, duration_hours=168, start_date_range="2027-03-01T00:00:00Z"
+)
+
+
+def test_capacity_block_is_looked_up_but_not_bought_by_default() -> None:
+    cap, component = pool(capacity_block=BLOCK)
+    (lookup,) = [args for token, args in cap.invokes if token.endswith("getCapacityBlockOffering")]
+    assert lookup == {
+        "instanceType": "p5.48xlarge",
+        "instanceCount": 2,
+        "capacityDurationHours": 168,
+        "startDateRange": "2027-03-01T00:00:00Z",
+    }
+    assert not cap.of_type("aws:ec2/capacityBlockReservation:CapacityBlockReservation")
+    notice = resolve(component.capacity_block_notice)
+    assert notice.startswith("NOT PURCHASED: Capacity Block offering cb-")
+    assert "18437.76 USD upfront" in notice and "purchase_capacity_block=True" in notice
+
+
+def test_capacity_block_is_bought_only_when_asked() -> None:
+    cap, component = pool(capacity_block=BLOCK, purchase_capacity_block=True)
+    block = cap.one("aws:ec2/capacityBlockReservation:CapacityBlockReservation")
+    offering_id = resolve(component.capacity_block_offering_id)
+    assert block.inputs["capacityBlockOfferingId"] == offering_id
+    assert block.protect is True and block.retain_on_delete is True
+    assert resolve(component.capacity_block_notice).startswith(
+        f"PURCHASED: Capacity Block {block.outputs['id']} charged 18437.76 USD at once"
+    )
+    assert assert_tagged(cap) == 5
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"purchase_capacity_block": True}, "purchase_capacity_block needs capacity_block"),
+        (
+            {"instance_type": "g6.xlarge", "capacity_block": BLOCK},
+            "g6.xlarge is not sold as Capacity Blocks",
+        ),
+        ({"instance_type": "m5.large"}, "not an AWS GPU instance type"),
+        ({"availability_zone": "use1-az4"}, "not an availability zone name"),
+        ({"ami_id": "ami-1"}, "'ami-1' is not an AMI id"),
+        ({"end_date": "next summer"}, "not an RFC 3339 time"),
+        ({"end_date": "2027-06-30T00:00:00"}, "needs a time zone"),
+        ({"instance_platform": "Linux"}, "is not one of"),
+        ({"instance_count": 0}, "greater than or equal to 1"),
+    ],
+)
+def test_capacity_pool_validation(overrides: dict[str, Any], message: str) -> None:
+    values: dict[str, Any] = {
+        "tags": TAGS,
+        "instance_type": "p5.48xlarge",
+        "instance_count": 1,
+        "availability_zone": "us-east-1a",
+    }
+    with pytest.raises(ValueError, match=message):
+        CapacityPoolArgs(**(values | overrides))
+
+
+@pytest.mark.parametrize("hours", [25, 0, 15 * 24, 183 * 24])
+def test_capacity_block_durations(hours: int) -> None:
+    with pytest.raises(ValueError, match="not a Capacity Block length"):
+        CapacityBlockRequest(instance_count=1, duration_hours=hours)
+    assert CapacityBlockRequest(instance_count=1, duration_hours=21 * 24).duration_hours == 504

@@ -1,0 +1,186 @@
+"""SageMakerSpotTraining under the offline engine: the checkpoint bucket, the execution role's
+reach, estimator arguments, the optional job, validation."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from gpufleet.components.aws.sagemaker_spot_training import (
+    SageMakerSpotTraining,
+    SageMakerSpotTrainingArgs,
+    TrainingJobSpec,
+)
+from tests.components.aws.site import SUBNETS
+from tests.components.component_checks import (
+    TAGS,
+    assert_children_of,
+    assert_nothing_deprecated,
+    assert_provider_would_accept,
+    assert_tagged,
+    policy_document,
+)
+from tests.components.pulumi_mocks import ACCOUNT, REGION, Capture, capture, resolve
+
+IMAGE = "123456789012.dkr.ecr.us-west-2.amazonaws.com/ml/ranker:2026-11"
+
+
+def sagemaker(**overrides: Any) -> tuple[Capture, SageMakerSpotTraining]:
+    values: dict[str, Any] = {
+        "tags": TAGS,
+        "instance_type": "ml.g5.12xlarge",
+        "image_uri": IMAGE,
+        "max_run_seconds": 8 * 3600,
+    }
+    values.update(overrides)
+    args = SageMakerSpotTrainingArgs(**values)
+    return capture(lambda: SageMakerSpotTraining("ranker", args))
+
+
+def test_sagemaker_checkpoint_bucket_is_private_encrypted_versioned_and_retained() -> None:
+    cap, component = sagemaker()
+    assert_children_of(cap, "gpufleet:aws:SageMakerSpotTraining", "ranker")
+    assert assert_tagged(cap) == 2
+    assert assert_provider_would_accept(cap) >= 4
+    assert_nothing_deprecated(cap)
+    bucket = cap.one("aws:s3/bucket:Bucket")
+    assert bucket.retain_on_delete is True
+    assert bucket.inputs["bucketPrefix"] == "acme-ml-trainer-ckpt-"
+    assert bucket.inputs["forceDestroy"] is False
+    name = bucket.outputs["bucket"]
+    access = cap.one("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock").inputs
+    assert access == {
+        "bucket": name,
+        "blockPublicAcls": True,
+        "blockPublicPolicy": True,
+        "ignorePublicAcls": True,
+        "restrictPublicBuckets": True,
+    }
+    ownership = cap.one("aws:s3/bucketOwnershipControls:BucketOwnershipControls").inputs
+    assert ownership["rule"] == {"objectOwnership": "BucketOwnerEnforced"}
+    sse = cap.one(
+        "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration"
+    ).inputs
+    assert sse["rules"][0]["applyServerSideEncryptionByDefault"] == {"sseAlgorithm": "AES256"}
+    versioning = cap.one("aws:s3/bucketVersioning:BucketVersioning").inputs
+    assert versioning["versioningConfiguration"] == {"status": "Enabled"}
+    (rule,) = cap.one("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration").inputs[
+        "rules"
+    ]
+    assert rule["noncurrentVersionExpiration"] == {"noncurrentDays": 30}
+    (deny,) = policy_document(cap.one("aws:s3/bucketPolicy:BucketPolicy"))["Statement"]
+    assert deny["Effect"] == "Deny" and deny["Condition"] == {
+        "Bool": {"aws:SecureTransport": "false"}
+    }
+    assert resolve(component.checkpoint_s3_uri) == f"s3://{name}/checkpoints/"
+
+
+def test_sagemaker_role_reaches_only_its_bucket_image_and_logs() -> None:
+    cap, _ = sagemaker()
+    bucket_arn = cap.one("aws:s3/bucket:Bucket").outputs["arn"]
+    trust = json.loads(cap.one("aws:iam/role:Role").inputs["assumeRolePolicy"])
+    assert [s["Principal"] for s in trust["Statement"]] == [{"Service": "sagemaker.amazonaws.com"}]
+    statements = {
+        s["Sid"]: s for s in policy_document(cap.one("aws:iam/rolePolicy:RolePolicy"))["Statement"]
+    }
+    assert set(statements) == {
+        "CheckpointBucket",
+        "CheckpointObjects",
+        "PullTrainingImage",
+        "EcrLogin",
+        "TrainingLogs",
+    }
+    assert statements["CheckpointBucket"]["Resource"] == bucket_arn
+    assert statements["CheckpointObjects"]["Resource"] == f"{bucket_arn}/*"
+    assert statements["PullTrainingImage"]["Resource"] == (
+        "arn:aws:ecr:us-west-2:123456789012:repository/ml/ranker"
+    )
+    logs = f"arn:aws:logs:{REGION}:{ACCOUNT}:log-group:/aws/sagemaker/TrainingJobs"
+    assert statements["TrainingLogs"]["Resource"] == [logs, f"{logs}:log-stream:*"]
+    wildcard = [sid for sid, s in statements.items() if s["Resource"] == "*"]
+    assert wildcard == ["EcrLogin"]
+
+
+def test_sagemaker_estimator_kwargs() -> None:
+    cap, component = sagemaker(instance_count=2)
+    role_arn = cap.one("aws:iam/role:Role").outputs["arn"]
+    bucket = cap.one("aws:s3/bucket:Bucket").outputs["bucket"]
+    assert resolve(component.estimator_kwargs) == {
+        "use_spot_instances": True,
+        "max_run": 8 * 3600,
+        "max_wait": 16 * 3600,
+        "checkpoint_s3_uri": f"s3://{bucket}/checkpoints/",
+        "checkpoint_local_path": "/opt/ml/checkpoints",
+        "role": role_arn,
+        "instance_type": "ml.g5.12xlarge",
+        "instance_count": 2,
+    }
+    assert not cap.of_type("aws:sagemaker/trainingJob:TrainingJob")
+    assert component.training_job_arn is None
+
+
+def test_sagemaker_training_job_when_asked() -> None:
+    job = TrainingJobSpec(job_name="ranker-2026-11-22", hyperparameters={"epochs": "3"})
+    cap, component = sagemaker(
+        instance_type="g5.12xlarge", training_job=job, max_wait_seconds=9 * 3600
+    )
+    training = cap.one("aws:sagemaker/trainingJob:TrainingJob")
+    inputs = training.inputs
+    assert inputs["enableManagedSpotTraining"] is True
+    assert inputs["checkpointConfig"]["localPath"] == "/opt/ml/checkpoints"
+    assert inputs["stoppingCondition"] == {
+        "maxRuntimeInSeconds": 8 * 3600,
+        "maxWaitTimeInSeconds": 9 * 3600,
+    }
+    assert inputs["resourceConfig"]["instanceType"] == "ml.g5.12xlarge"
+    assert inputs["algorithmSpecification"]["trainingImage"] == IMAGE
+    assert inputs["hyperParameters"] == {"epochs": "3"}
+    access = cap.one("aws:iam/rolePolicy:RolePolicy")
+    assert access.urn in training.dependencies
+    assert assert_tagged(cap) == 3
+    assert resolve(component.training_job_arn).endswith("training-job/ranker-2026-11-22")
+
+
+def test_sagemaker_kms_and_vpc() -> None:
+    key = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+    cap, _ = sagemaker(
+        kms_key_arn=key, subnet_ids=SUBNETS, security_group_ids=["sg-0123456789abcdef0"]
+    )
+    sse = cap.one(
+        "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration"
+    ).inputs["rules"][0]
+    assert sse["applyServerSideEncryptionByDefault"] == {
+        "sseAlgorithm": "aws:kms",
+        "kmsMasterKeyId": key,
+    }
+    assert sse["bucketKeyEnabled"] is True
+    statements = {
+        s["Sid"]: s for s in policy_document(cap.one("aws:iam/rolePolicy:RolePolicy"))["Statement"]
+    }
+    assert statements["EncryptionKey"]["Resource"] == key
+    assert "JobNetworkInterfaces" in statements
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (
+            {"max_run_seconds": 7200, "max_wait_seconds": 3600},
+            r"max_wait_seconds \(3600\) must be at least max_run_seconds \(7200\)",
+        ),
+        ({"max_run_seconds": 29 * 24 * 3600}, "less than or equal to 2419200"),
+        ({"instance_type": "ml.m5.xlarge"}, "not a GPU instance type SageMaker trains on"),
+        ({"instance_type": "gr6.4xlarge"}, "not a GPU instance type SageMaker trains on"),
+        ({"image_uri": "docker.io/library/pytorch:latest"}, "not an ECR image URI"),
+        ({"subnet_ids": SUBNETS}, "needs both subnet_ids and security_group_ids"),
+        ({"instance_count": 0}, "greater than or equal to 1"),
+    ],
+)
+def test_sagemaker_validation(overrides: dict[str, Any], message: str) -> None:
+    values: dict[str, Any] = {"tags": TAGS, "instance_type": "ml.p4d.24xlarge", "image_uri": IMAGE}
+    with pytest.raises(ValueError, match=message):
+        SageMakerSpotTrainingArgs(**(values | overrides))
+    with pytest.raises(ValueError, match="not a training job name"):
+        TrainingJobSpec(job_name="has_underscores")

@@ -1,0 +1,92 @@
+"""SpotScaleSet under the offline engine: Spot VMs, placement groups, price cap, eviction,
+validation."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from gpufleet.components.azure.spot_scale_set import SpotScaleSet, SpotScaleSetArgs
+from tests.components.azure.site import SSH_KEY, SUBNET_ID
+from tests.components.component_checks import (
+    TAGS,
+    assert_component_basics,
+)
+from tests.components.pulumi_mocks import Capture, capture, resolve
+
+
+def scale_set(**overrides: Any) -> tuple[Capture, SpotScaleSet]:
+    values: dict[str, Any] = {
+        "tags": TAGS,
+        "resource_group_name": "rg-ml",
+        "location": "eastus",
+        "vm_size": "Standard_NC24ads_A100_v4",
+        "instances": 2,
+        "subnet_id": SUBNET_ID,
+        "ssh_public_key": SSH_KEY,
+    }
+    args = SpotScaleSetArgs(**(values | overrides))
+    return capture(lambda: SpotScaleSet("workers", args))
+
+
+def test_spot_scale_set() -> None:
+    cap, component = scale_set()
+    assert_component_basics(cap, "gpufleet:azure:SpotScaleSet", "workers", tagged=1)
+    vmss = cap.one("azure-native:compute:VirtualMachineScaleSet").inputs
+    profile = vmss["virtualMachineProfile"]
+    assert vmss["sku"] == {"name": "Standard_NC24ads_A100_v4", "capacity": 2, "tier": "Standard"}
+    assert profile["priority"] == "Spot" and profile["evictionPolicy"] == "Delete"
+    assert profile["billingProfile"] == {"maxPrice": -1}
+    assert profile["scheduledEventsProfile"]["terminateNotificationProfile"]["enable"] is True
+    linux = profile["osProfile"]["linuxConfiguration"]
+    assert linux["disablePasswordAuthentication"] is True
+    assert linux["ssh"]["publicKeys"][0]["keyData"] == SSH_KEY
+    (nic,) = profile["networkProfile"]["networkInterfaceConfigurations"]
+    (ip,) = nic["ipConfigurations"]
+    assert "publicIPAddressConfiguration" not in ip and "publicIpAddressConfiguration" not in ip
+    assert ip["subnet"] == {"id": SUBNET_ID}
+    assert "proximityPlacementGroup" not in vmss
+    assert resolve(component.scale_set_name)
+    assert component.proximity_placement_group_id is None
+
+
+def test_spot_scale_set_with_placement_group_price_cap_and_deallocate() -> None:
+    cap, component = scale_set(
+        proximity_placement_group=True, max_price=1.25, eviction_policy="Deallocate", zones=["1"]
+    )
+    assert_component_basics(cap, "gpufleet:azure:SpotScaleSet", "workers", tagged=2)
+    group = cap.one("azure-native:compute:ProximityPlacementGroup")
+    vmss = cap.one("azure-native:compute:VirtualMachineScaleSet").inputs
+    assert vmss["proximityPlacementGroup"] == {"id": group.outputs["id"]}
+    assert vmss["zones"] == ["1"] and group.inputs["zones"] == ["1"]
+    assert vmss["virtualMachineProfile"]["billingProfile"] == {"maxPrice": 1.25}
+    assert vmss["virtualMachineProfile"]["evictionPolicy"] == "Deallocate"
+    assert resolve(component.proximity_placement_group_id) == group.outputs["id"]
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"max_price": 0}, "is -1 (up to the on-demand price) or a price above 0"),
+        ({"max_price": -2}, "is -1 (up to the on-demand price) or a price above 0"),
+        ({"eviction_policy": "Stop"}, "Input should be 'Deallocate' or 'Delete'"),
+        ({"vm_size": "Standard_D2s_v3"}, "not an Azure GPU size"),
+        ({"ssh_public_key": "not-a-key"}, "not an OpenSSH public key"),
+        ({"zones": ["4"]}, "Input should be '1', '2' or '3'"),
+        ({"image": {"publisher": "x"}}, "needs publisher, offer, sku and version"),
+    ],
+)
+def test_spot_scale_set_validation(overrides: dict[str, Any], message: str) -> None:
+    values: dict[str, Any] = {
+        "tags": TAGS,
+        "resource_group_name": "rg",
+        "location": "eastus",
+        "vm_size": "Standard_NC24ads_A100_v4",
+        "instances": 1,
+        "subnet_id": SUBNET_ID,
+        "ssh_public_key": SSH_KEY,
+    }
+    with pytest.raises(ValueError, match=re.escape(message)):
+        SpotScaleSetArgs(**(values | overrides))

@@ -1,0 +1,402 @@
+"""Checks every component test makes on a capture: tags on every taggable child, children
+parented and named from the component, and input values a provider would reject (mocks accept
+anything, so the allowed values are written down here, from the SDK's enums where it has them
+and from the AWS API references where it does not)."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import re
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pulumi_aws as aws
+import pulumi_azure_native as azure
+
+from gpufleet.components.tagging import RequiredTags
+from gpufleet.planner.catalog import load_catalog
+from gpufleet.planner.gcp_machines import ACCELERATOR_TYPES, N1_GPUS
+from tests.components.pulumi_mocks import Capture, Registration
+
+TAGS = RequiredTags(
+    project="acme-ml",
+    owner="ml-platform@acme.example",
+    cost_center="cc-4200",
+    environment="dev",
+    workload="trainer",
+    extra={"team": "research"},
+)
+
+
+def policy_document(registration: Registration) -> dict[str, Any]:
+    """An IAM / bucket / queue policy input as a dict (inputs hold it as JSON text)."""
+    document = registration.inputs["policy"]
+    return json.loads(document) if isinstance(document, str) else document
+
+
+@cache
+def resource_class(type_token: str) -> type | None:
+    """The SDK class for a type token such as ``aws:ec2/launchTemplate:LaunchTemplate``."""
+    package, module_path, class_name = type_token.split(":")
+    module = module_path.split("/")[0]
+    python_package = {
+        "aws": "pulumi_aws",
+        "gcp": "pulumi_gcp",
+        "azure-native": "pulumi_azure_native",
+    }.get(package)
+    if python_package is None:
+        return None
+    name = python_package if module == "index" else f"{python_package}.{module}"
+    return getattr(importlib.import_module(name), class_name)
+
+
+def tag_property(type_token: str) -> str:
+    """Where a resource keeps its cost tags: GCP ``labels`` (its ``tags`` are network tags)."""
+    return "labels" if type_token.startswith("gcp:") else "tags"
+
+
+@cache
+def taggable(type_token: str) -> bool:
+    """Whether the SDK's resource class for ``type_token`` takes tags (GCP: labels)."""
+    cls = resource_class(type_token)
+    if cls is None:
+        return False
+    return tag_property(type_token) in inspect.signature(cls._internal_init).parameters
+
+
+@cache
+def deprecated_inputs(type_token: str) -> frozenset[str]:
+    """Input names (snake_case) the SDK marks deprecated, and ``*`` if the resource itself is."""
+    cls = resource_class(type_token)
+    if cls is None:
+        return frozenset()
+    module = importlib.import_module(cls.__module__)
+    found: set[str] = set()
+    if "has been deprecated in favor of" in Path(inspect.getfile(module)).read_text():
+        found.add("*")
+    for args_name in (f"{cls.__name__}Args", f"{cls.__name__}InitArgs"):
+        args_cls = getattr(module, args_name, None)
+        for name, attr in vars(args_cls or object).items():
+            if isinstance(attr, property) and hasattr(attr.fget, "_pulumi_deprecated_callable"):
+                found.add(name)
+    return frozenset(found)
+
+
+def assert_nothing_deprecated(capture: Capture) -> None:
+    """No registered resource is a deprecated resource or sets a deprecated input (the SDK only
+    warns when its Args classes are constructed, not for keyword arguments)."""
+    for r in capture.registrations:
+        deprecated = deprecated_inputs(r.type)
+        assert "*" not in deprecated, f"{r.type} is deprecated"
+        used = {re.sub(r"(?<!^)([A-Z])", r"_\1", key).lower() for key in r.inputs}
+        assert not used & deprecated, f"{r.name} sets deprecated {sorted(used & deprecated)}"
+
+
+def tags_of(inputs: dict[str, Any], prop: str = "tags") -> dict[str, str] | None:
+    """A resource's tags as a dict: most resources take a map, Auto Scaling groups a list of
+    ``{key, value, propagateAtLaunch}``."""
+    tags = inputs.get(prop)
+    if isinstance(tags, list):
+        return {t["key"]: t["value"] for t in tags}
+    return tags
+
+
+def assert_tagged(capture: Capture, tags: RequiredTags = TAGS) -> int:
+    """Every taggable custom resource carries the required tags and the user's; returns how many
+    resources were checked (so a test can tell the check was not vacuous)."""
+    checked = 0
+    for r in capture.registrations:
+        if not r.custom or not taggable(r.type):
+            continue
+        checked += 1
+        prop = tag_property(r.type)
+        expected = tags.as_labels() if prop == "labels" else tags.as_tags()
+        assert tags_of(r.inputs, prop) == expected, f"{r.type} {r.name}: {r.inputs.get(prop)}"
+        for spec in r.inputs.get("tagSpecifications", []):
+            assert spec["tags"] == expected, f"{r.name}: {spec['resourceType']} tags"
+        # GCP disks created with a VM carry labels of their own.
+        for disk in [
+            *r.inputs.get("disks", []),
+            r.inputs.get("bootDisk", {}).get("initializeParams"),
+        ]:
+            if disk is not None:
+                assert disk.get("labels") == expected, f"{r.name}: disk labels"
+    return checked
+
+
+def assert_children_of(capture: Capture, component_type: str, name: str) -> Registration:
+    """The component registered once with its type token; every other resource is its child
+    and named after it."""
+    (component,) = capture.of_type(component_type)
+    assert component.name == name and not component.custom
+    for r in capture.registrations:
+        if r is component:
+            continue
+        assert r.parent == component.urn, f"{r.name} has parent {r.parent}"
+        assert r.name.startswith(f"{name}-"), r.name
+    return component
+
+
+def values_at(inputs: Any, path: str) -> list[Any]:
+    """Values at a dotted path; ``[]`` after a key walks a list."""
+    current: list[Any] = [inputs]
+    for part in path.split("."):
+        step: list[Any] = []
+        key, many = (part[:-2], True) if part.endswith("[]") else (part, False)
+        for value in current:
+            if isinstance(value, dict) and key in value and value[key] is not None:
+                step.extend(value[key] if many else [value[key]])
+        current = step
+    return current
+
+
+def _enum(values: Iterable[Any]) -> frozenset[str]:
+    return frozenset(v.value for v in values)
+
+
+AZURE_GPU_SIZES = frozenset(load_catalog().instance_types("azure"))
+GCP_DISK_TYPES = frozenset(
+    {
+        "pd-standard",
+        "pd-balanced",
+        "pd-ssd",
+        "pd-extreme",
+        "hyperdisk-balanced",
+        "hyperdisk-extreme",
+        "hyperdisk-throughput",
+    }
+)
+GCP_ATTACHABLE = frozenset(ACCELERATOR_TYPES[gpu] for gpu in N1_GPUS)
+
+# (resource type, input path) -> values the provider accepts.
+ALLOWED: dict[tuple[str, str], frozenset[str]] = {
+    (
+        "aws:autoscaling/group:Group",
+        "mixedInstancesPolicy.instancesDistribution.spotAllocationStrategy",
+    ): frozenset(
+        {
+            "lowest-price",
+            "capacity-optimized",
+            "capacity-optimized-prioritized",
+            "price-capacity-optimized",
+        }
+    ),
+    (
+        "aws:autoscaling/group:Group",
+        "mixedInstancesPolicy.instancesDistribution.onDemandAllocationStrategy",
+    ): frozenset({"prioritized", "lowest-price"}),
+    ("aws:autoscaling/group:Group", "desiredCapacityType"): frozenset(
+        {"units", "vcpu", "memory-mib"}
+    ),
+    ("aws:autoscaling/group:Group", "healthCheckType"): frozenset(
+        {"EC2", "ELB", "EBS", "VPC_LATTICE"}
+    ),
+    (
+        "aws:autoscaling/group:Group",
+        "mixedInstancesPolicy.launchTemplate.overrides[].instanceType",
+    ): _enum(aws.ec2.InstanceType),
+    ("aws:ec2/placementGroup:PlacementGroup", "strategy"): _enum(aws.ec2.PlacementStrategy),
+    ("aws:ec2/launchTemplate:LaunchTemplate", "instanceType"): _enum(aws.ec2.InstanceType),
+    ("aws:ec2/launchTemplate:LaunchTemplate", "networkInterfaces[].interfaceType"): frozenset(
+        {"interface", "efa", "efa-only"}
+    ),
+    ("aws:ec2/launchTemplate:LaunchTemplate", "metadataOptions.httpTokens"): frozenset(
+        {"optional", "required"}
+    ),
+    ("aws:ec2/launchTemplate:LaunchTemplate", "metadataOptions.httpEndpoint"): frozenset(
+        {"enabled", "disabled"}
+    ),
+    ("aws:ec2/launchTemplate:LaunchTemplate", "metadataOptions.instanceMetadataTags"): frozenset(
+        {"enabled", "disabled"}
+    ),
+    ("aws:ec2/launchTemplate:LaunchTemplate", "blockDeviceMappings[].ebs.volumeType"): frozenset(
+        {"standard", "gp2", "gp3", "io1", "io2", "sc1", "st1"}
+    ),
+    ("aws:ec2/launchTemplate:LaunchTemplate", "tagSpecifications[].resourceType"): frozenset(
+        {"instance", "volume", "network-interface", "spot-instances-request", "elastic-gpu"}
+    ),
+    ("aws:ec2/capacityReservation:CapacityReservation", "instanceType"): _enum(
+        aws.ec2.InstanceType
+    ),
+    ("aws:ec2/capacityReservation:CapacityReservation", "instanceMatchCriteria"): frozenset(
+        {"open", "targeted"}
+    ),
+    ("aws:ec2/capacityReservation:CapacityReservation", "endDateType"): frozenset(
+        {"unlimited", "limited"}
+    ),
+    ("aws:ec2/capacityReservation:CapacityReservation", "instancePlatform"): _enum(
+        aws.ec2.InstancePlatform
+    ),
+    ("aws:ec2/capacityBlockReservation:CapacityBlockReservation", "instancePlatform"): _enum(
+        aws.ec2.InstancePlatform
+    ),
+    ("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "ipProtocol"): frozenset(
+        {"-1", "tcp", "udp", "icmp", "icmpv6"}
+    ),
+    ("aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule", "ipProtocol"): frozenset(
+        {"-1", "tcp", "udp", "icmp", "icmpv6"}
+    ),
+    (
+        "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
+        "rules[].applyServerSideEncryptionByDefault.sseAlgorithm",
+    ): frozenset({"AES256", "aws:kms", "aws:kms:dsse"}),
+    ("aws:s3/bucketVersioning:BucketVersioning", "versioningConfiguration.status"): frozenset(
+        {"Enabled", "Suspended", "Disabled"}
+    ),
+    (
+        "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration",
+        "rules[].status",
+    ): frozenset({"Enabled", "Disabled"}),
+    ("aws:s3/bucketOwnershipControls:BucketOwnershipControls", "rule.objectOwnership"): frozenset(
+        {"BucketOwnerPreferred", "ObjectWriter", "BucketOwnerEnforced"}
+    ),
+    (
+        "aws:sagemaker/trainingJob:TrainingJob",
+        "algorithmSpecification.trainingInputMode",
+    ): frozenset({"File", "Pipe", "FastFile"}),
+    # GCP (compute API v1 reference: enums of Scheduling, AttachedDisk, ResourcePolicy, ...)
+    ("gcp:compute/instanceTemplate:InstanceTemplate", "scheduling.provisioningModel"): frozenset(
+        {"STANDARD", "SPOT", "FLEX_START"}
+    ),
+    (
+        "gcp:compute/instanceTemplate:InstanceTemplate",
+        "scheduling.instanceTerminationAction",
+    ): frozenset({"STOP", "DELETE"}),
+    ("gcp:compute/instanceTemplate:InstanceTemplate", "scheduling.onHostMaintenance"): frozenset(
+        {"MIGRATE", "TERMINATE"}
+    ),
+    ("gcp:compute/instanceTemplate:InstanceTemplate", "disks[].diskType"): GCP_DISK_TYPES,
+    ("gcp:compute/instanceTemplate:InstanceTemplate", "guestAccelerators[].type"): GCP_ATTACHABLE,
+    ("gcp:compute/instance:Instance", "scheduling.provisioningModel"): frozenset(
+        {"STANDARD", "SPOT", "FLEX_START"}
+    ),
+    ("gcp:compute/instance:Instance", "scheduling.instanceTerminationAction"): frozenset(
+        {"STOP", "DELETE"}
+    ),
+    ("gcp:compute/instance:Instance", "scheduling.onHostMaintenance"): frozenset(
+        {"MIGRATE", "TERMINATE"}
+    ),
+    ("gcp:compute/instance:Instance", "bootDisk.initializeParams.type"): GCP_DISK_TYPES,
+    ("gcp:compute/instance:Instance", "reservationAffinity.type"): frozenset(
+        {"ANY_RESERVATION", "SPECIFIC_RESERVATION", "NO_RESERVATION"}
+    ),
+    (
+        "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
+        "distributionPolicyTargetShape",
+    ): frozenset({"EVEN", "BALANCED", "ANY", "ANY_SINGLE_ZONE"}),
+    (
+        "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
+        "updatePolicy.type",
+    ): frozenset({"PROACTIVE", "OPPORTUNISTIC"}),
+    (
+        "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
+        "updatePolicy.minimalAction",
+    ): frozenset({"NONE", "REFRESH", "RESTART", "REPLACE"}),
+    (
+        "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
+        "updatePolicy.instanceRedistributionType",
+    ): frozenset({"PROACTIVE", "NONE"}),
+    ("gcp:compute/resourcePolicy:ResourcePolicy", "groupPlacementPolicy.collocation"): frozenset(
+        {"COLLOCATED", "UNSPECIFIED_COLLOCATION"}
+    ),
+    ("gcp:compute/reservation:Reservation", "shareSettings.shareType"): frozenset(
+        {"LOCAL", "SPECIFIC_PROJECTS", "ORGANIZATION"}
+    ),
+    (
+        "gcp:compute/reservation:Reservation",
+        "specificReservation.instanceProperties.guestAccelerators[].acceleratorType",
+    ): GCP_ATTACHABLE,
+    # Azure (SDK enums)
+    ("azure-native:machinelearningservices:Compute", "properties.computeType"): _enum(
+        azure.machinelearningservices.ComputeType
+    ),
+    ("azure-native:machinelearningservices:Compute", "properties.properties.vmPriority"): _enum(
+        azure.machinelearningservices.VmPriority
+    ),
+    ("azure-native:machinelearningservices:Compute", "properties.properties.osType"): _enum(
+        azure.machinelearningservices.OsType
+    ),
+    (
+        "azure-native:machinelearningservices:Compute",
+        "properties.properties.remoteLoginPortPublicAccess",
+    ): _enum(azure.machinelearningservices.RemoteLoginPortPublicAccess),
+    ("azure-native:machinelearningservices:Compute", "identity.type"): _enum(
+        azure.machinelearningservices.ManagedServiceIdentityType
+    ),
+    ("azure-native:machinelearningservices:Workspace", "identity.type"): _enum(
+        azure.machinelearningservices.ManagedServiceIdentityType
+    ),
+    ("azure-native:machinelearningservices:Workspace", "managedNetwork.isolationMode"): _enum(
+        azure.machinelearningservices.IsolationMode
+    ),
+    ("azure-native:storage:StorageAccount", "kind"): _enum(azure.storage.Kind),
+    ("azure-native:storage:StorageAccount", "sku.name"): _enum(azure.storage.SkuName),
+    ("azure-native:storage:StorageAccount", "minimumTlsVersion"): _enum(
+        azure.storage.MinimumTlsVersion
+    ),
+    ("azure-native:keyvault:Vault", "properties.sku.name"): _enum(azure.keyvault.SkuName),
+    ("azure-native:keyvault:Vault", "properties.sku.family"): _enum(azure.keyvault.SkuFamily),
+    ("azure-native:compute:VirtualMachineScaleSet", "virtualMachineProfile.priority"): _enum(
+        azure.compute.VirtualMachinePriorityTypes
+    ),
+    ("azure-native:compute:VirtualMachineScaleSet", "virtualMachineProfile.evictionPolicy"): _enum(
+        azure.compute.VirtualMachineEvictionPolicyTypes
+    ),
+    ("azure-native:compute:VirtualMachineScaleSet", "orchestrationMode"): _enum(
+        azure.compute.OrchestrationMode
+    ),
+    ("azure-native:compute:VirtualMachineScaleSet", "upgradePolicy.mode"): _enum(
+        azure.compute.UpgradeMode
+    ),
+    (
+        "azure-native:compute:VirtualMachineScaleSet",
+        "virtualMachineProfile.storageProfile.osDisk.createOption",
+    ): _enum(azure.compute.DiskCreateOptionTypes),
+    (
+        "azure-native:compute:VirtualMachineScaleSet",
+        "virtualMachineProfile.storageProfile.osDisk.caching",
+    ): _enum(azure.compute.CachingTypes),
+    (
+        "azure-native:compute:VirtualMachineScaleSet",
+        "virtualMachineProfile.storageProfile.osDisk.managedDisk.storageAccountType",
+    ): _enum(azure.compute.StorageAccountTypes),
+    ("azure-native:compute:VirtualMachineScaleSet", "sku.name"): AZURE_GPU_SIZES,
+    ("azure-native:compute:CapacityReservation", "sku.name"): AZURE_GPU_SIZES,
+    (
+        "azure-native:machinelearningservices:Compute",
+        "properties.properties.vmSize",
+    ): AZURE_GPU_SIZES,
+    ("azure-native:compute:ProximityPlacementGroup", "proximityPlacementGroupType"): _enum(
+        azure.compute.ProximityPlacementGroupType
+    ),
+}
+
+
+def assert_component_basics(
+    cap: Capture, component_type: str, name: str, tagged: int, enums: int = 3
+) -> None:
+    """Children parented and named from the component, ``tagged`` taggable resources all
+    tagged, at least ``enums`` inputs checked against what the provider accepts, nothing
+    deprecated."""
+    assert_children_of(cap, component_type, name)
+    assert assert_tagged(cap) == tagged
+    assert assert_provider_would_accept(cap) >= enums
+    assert_nothing_deprecated(cap)
+
+
+def assert_provider_would_accept(capture: Capture) -> int:
+    """Every value at a known enum-like input is one the provider accepts; returns the number of
+    values checked."""
+    checked = 0
+    for r in capture.registrations:
+        for (type_, path), allowed in ALLOWED.items():
+            if r.type != type_:
+                continue
+            for value in values_at(r.inputs, path):
+                checked += 1
+                assert value in allowed, f"{r.name}: {path} = {value!r} is not one of {allowed}"
+    return checked

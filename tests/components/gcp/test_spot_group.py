@@ -1,0 +1,144 @@
+"""SpotGroup under the offline engine: template and group, Spot scheduling, secure defaults, N1
+with attached GPUs, labels, validation."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from gpufleet.components.gcp.spot_group import SpotGroup, SpotGroupArgs
+from gpufleet.components.tagging import RequiredTags
+from tests.components.component_checks import (
+    TAGS,
+    assert_component_basics,
+    assert_provider_would_accept,
+)
+from tests.components.gcp.site import IMAGE, NET
+from tests.components.pulumi_mocks import Capture, capture, resolve
+
+
+def test_label_collisions_are_errors() -> None:
+    tags = RequiredTags(
+        project="p",
+        owner="o",
+        cost_center="c",
+        environment="e",
+        workload="w",
+        extra={"Team": "a", "team": "b"},
+    )
+    with pytest.raises(ValueError, match="tags 'Team' and 'team' both become GCP label 'team'"):
+        tags.as_labels()
+    with pytest.raises(ValueError, match="both become GCP label"):
+        SpotGroupArgs(**spot_args(tags=tags))
+
+
+def spot_args(**overrides: Any) -> dict[str, Any]:
+    values: dict[str, Any] = {
+        "tags": TAGS,
+        "machine_type": "g2-standard-8",
+        "region": "us-central1",
+        "zones": ["us-central1-a", "us-central1-b"],
+        "target_size": 4,
+        "source_image": IMAGE,
+        **NET,
+    }
+    return values | overrides
+
+
+def spot_group(**overrides: Any) -> tuple[Capture, SpotGroup]:
+    args = SpotGroupArgs(**spot_args(**overrides))
+    return capture(lambda: SpotGroup("eval", args))
+
+
+def test_spot_group_resources_and_scheduling() -> None:
+    cap, group = spot_group()
+    assert cap.types == sorted(
+        [
+            "gpufleet:gcp:SpotGroup",
+            "gcp:serviceaccount/account:Account",
+            "gcp:compute/instanceTemplate:InstanceTemplate",
+            "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
+        ]
+    )
+    assert_component_basics(cap, "gpufleet:gcp:SpotGroup", "eval", tagged=1)
+    template = cap.one("gcp:compute/instanceTemplate:InstanceTemplate").inputs
+    assert template["scheduling"] == {
+        "provisioningModel": "SPOT",
+        "preemptible": True,
+        "automaticRestart": False,
+        "onHostMaintenance": "TERMINATE",
+        "instanceTerminationAction": "DELETE",
+    }
+    assert template["machineType"] == "g2-standard-8"
+    assert "guestAccelerators" not in template  # G2 carries its L4
+    manager = cap.one("gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager").inputs
+    assert manager["targetSize"] == 4 and manager["region"] == "us-central1"
+    assert manager["distributionPolicyZones"] == ["us-central1-a", "us-central1-b"]
+    template_out = cap.one("gcp:compute/instanceTemplate:InstanceTemplate").outputs
+    assert manager["versions"] == [
+        {"name": "primary", "instanceTemplate": template_out["selfLinkUnique"]}
+    ]
+    assert resolve(group.service_account_email) == "eval-sa@acme-ml-prod.iam.gserviceaccount.com"
+    assert re.search(
+        r"/regions/us-central1/instanceGroups/eval-group-[0-9a-f]+$", resolve(group.instance_group)
+    )
+
+
+def test_spot_group_secure_defaults() -> None:
+    cap, _ = spot_group()
+    template = cap.one("gcp:compute/instanceTemplate:InstanceTemplate").inputs
+    (nic,) = template["networkInterfaces"]
+    assert "accessConfigs" not in nic  # no external IP
+    assert template["shieldedInstanceConfig"] == {
+        "enableSecureBoot": False,
+        "enableVtpm": True,
+        "enableIntegrityMonitoring": True,
+    }
+    assert template["metadata"] == {"enable-oslogin": "TRUE", "block-project-ssh-keys": "TRUE"}
+    email = cap.one("gcp:serviceaccount/account:Account").outputs["email"]
+    assert template["serviceAccount"]["email"] == email
+    assert (
+        "https://www.googleapis.com/auth/cloud-platform" not in template["serviceAccount"]["scopes"]
+    )
+    (disk,) = template["disks"]
+    assert disk["boot"] and disk["autoDelete"] and disk["sourceImage"] == IMAGE
+
+
+def test_spot_group_on_n1_with_t4_stop_and_max_run() -> None:
+    cap, _ = spot_group(
+        machine_type="n1-standard-8",
+        gpu="t4",
+        gpu_count=2,
+        termination_action="STOP",
+        max_run_seconds=4 * 3600,
+    )
+    template = cap.one("gcp:compute/instanceTemplate:InstanceTemplate").inputs
+    assert template["guestAccelerators"] == [{"type": "nvidia-tesla-t4", "count": 2}]
+    assert template["scheduling"]["instanceTerminationAction"] == "STOP"
+    assert template["scheduling"]["maxRunDuration"] == {"seconds": 4 * 3600}
+    assert_provider_would_accept(cap)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"machine_type": "n1-standard-8"}, "needs gpu and gpu_count"),
+        (
+            {"machine_type": "a2-highgpu-1g", "gpu": "A100", "gpu_count": 1},
+            "carries 1 A100 already",
+        ),
+        ({"zones": ["europe-west4-a"]}, "not in region us-central1"),
+        ({"zones": []}, "at least 1"),
+        ({"zones": ["us-central1"]}, "'us-central1' is not a GCP zone"),
+        ({"region": "us central"}, "not a GCP region"),
+        ({"termination_action": "TERMINATE"}, "Input should be 'STOP' or 'DELETE'"),
+        ({"max_run_seconds": 10}, "greater than or equal to 30"),
+        ({"target_size": -1}, "greater than or equal to 0"),
+        ({"source_image": ""}, "at least 1 character"),
+    ],
+)
+def test_spot_group_validation(overrides: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        SpotGroupArgs(**spot_args(**overrides))

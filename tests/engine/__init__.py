@@ -1,0 +1,1 @@
+"""Tests of engine/: the offline engine."""

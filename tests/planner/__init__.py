@@ -1,0 +1,1 @@
+"""Tests of planner/: spec, catalog, GPU vocabulary, VRAM estimator, pricing, optimizer."""

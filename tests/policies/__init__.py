@@ -1,0 +1,1 @@
+"""Tests of policies/: the policy pack and what its rules build on."""

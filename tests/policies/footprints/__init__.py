@@ -1,0 +1,1 @@
+"""Tests of policies/footprints/: GPU footprints per cloud."""

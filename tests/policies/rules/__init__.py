@@ -1,0 +1,1 @@
+"""One test module per rule of the pack, named after it."""

@@ -1,0 +1,42 @@
+"""The ``gpu-fleet-size`` rule through the servicer the pack serves: resources that must pass and
+resources that must fail, as users write them."""
+
+from __future__ import annotations
+
+from gpufleet.policies.testing import PolicyHarness, StackInput
+from tests.policies.inputs import GCP_TEMPLATE, LT, MIG, SECURE_LT, TAGS, asg_from_template
+
+
+def test_gpu_fleet_size_resolves_the_launch_template_in_a_preview() -> None:
+    harness = PolicyHarness(config={"gpu-fleet-size": {"maxGpusPerFleet": 16}}, dry_run=True)
+    template = StackInput(LT, {**SECURE_LT, "instanceType": "g5.12xlarge"}, "tpl")
+    small = harness.analyze_stack([template, asg_from_template(4, template.urn("dev"))])
+    assert [v for v in small if v.policy == "gpu-fleet-size"] == []
+    big = harness.analyze_stack([template, asg_from_template(5, template.urn("dev"))])
+    found = [v for v in big if v.policy == "gpu-fleet-size"]
+    assert len(found) == 1 and "can hold 20 GPUs (5 x g5.12xlarge" in found[0].message
+    assert found[0].urn == asg_from_template(5, "").urn("dev")
+
+
+def test_gpu_fleet_size_mig_and_reservation() -> None:
+    harness = PolicyHarness(config={"gpu-fleet-size": {"maxGpusPerFleet": 8}})
+    template = StackInput(GCP_TEMPLATE, {"labels": TAGS, "machineType": "a2-highgpu-4g"}, "t")
+    mig = StackInput(
+        MIG, {"targetSize": 3}, "g", property_dependencies={"versions": [template.urn("dev")]}
+    )
+    reservation = StackInput(
+        "gcp:compute/reservation:Reservation",
+        {
+            "specificReservation": {
+                "count": 2,
+                "instanceProperties": {"machineType": "a3-highgpu-8g"},
+            }
+        },
+        "res",
+    )
+    found = [
+        v
+        for v in harness.analyze_stack([template, mig, reservation])
+        if v.policy == "gpu-fleet-size"
+    ]
+    assert sorted(v.message.split(" can hold ")[1].split(" GPUs")[0] for v in found) == ["12", "16"]

@@ -1,0 +1,1 @@
+"""Tests of policies/serving/: the servicer and the server."""

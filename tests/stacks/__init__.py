@@ -1,0 +1,1 @@
+"""Tests of stacks/: the program, the component registry and gpufleet generate."""
