@@ -122,8 +122,9 @@ def _check(request: CheckRequest, root: Path) -> CheckOutcome:
 
 
 def _export_stack_config(request: CheckRequest, project_name: str) -> dict[str, str]:
-    """The stack config an export was made with, where the project has it: ``--config``, else
-    the project's ``Pulumi.<stack>.yaml``; none for an export from elsewhere."""
+    """The stack config an export was made with, where it can be had: ``--config``, else the
+    ``Pulumi.<stack>.yaml`` of ``--program``'s project when the export is of that project; none
+    for an export from elsewhere."""
     if request.config_file is not None:
         return load_stack_config(project_name, request.config_file)[0]
     try:
@@ -131,4 +132,6 @@ def _export_stack_config(request: CheckRequest, project_name: str) -> dict[str, 
     except ProgramError:
         return {}
     path = project.stack_config_file(request.stack)
-    return load_stack_config(project.name, path)[0] if path.is_file() else {}
+    if project.name != project_name or not path.is_file():
+        return {}
+    return load_stack_config(project.name, path)[0]

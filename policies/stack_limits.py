@@ -8,23 +8,24 @@ Pulumi CLI as with ``gpufleet check``.
 
 The engine hands a pack the stack's config twice: in the ``ConfigureStack`` request and as
 ``PULUMI_CONFIG`` in the pack process's environment (the SDK loads that into the runtime
-config). ``record`` keeps the first (the pack's servicer calls it); without it the second is
-read. Values are the engine's config strings: objects as JSON text. No pydantic here: the pack
-starts without it.
+config). The pack's servicer reads the first into ``StackLimits`` once and makes them current
+for each call it serves (``current_limits``); without it the second is read. No pydantic here:
+the pack starts without it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import pulumi
 
 LIMITS_KEY = "gpufleet:limits"
-
-_recorded: dict[str, str] = {}
 
 
 @dataclass(frozen=True)
@@ -33,18 +34,38 @@ class StackLimits:
     allowed_gpus: tuple[str, ...] | None = None
 
 
-def record(config: Mapping[str, str]) -> None:
-    """Remember the stack config of a ``ConfigureStack`` request (empty: none was sent)."""
-    _recorded.clear()
-    _recorded.update(config)
+_current: ContextVar[StackLimits | None] = ContextVar("gpufleet_stack_limits", default=None)
+
+
+def limits_in(config: Mapping[str, str]) -> StackLimits | None:
+    """The limits in an engine config map, None when it has no ``gpufleet:limits``."""
+    text = config.get(LIMITS_KEY)
+    return _parse(text) if text else None
+
+
+@contextmanager
+def current_limits(limits: StackLimits | None) -> Iterator[None]:
+    """Make ``limits`` the stack's for the calls inside (None: read the runtime config)."""
+    token = _current.set(limits)
+    try:
+        yield
+    finally:
+        _current.reset(token)
 
 
 def stack_limits() -> StackLimits:
-    """The limits in this stack's config; empty when it has none (not a gpufleet stack) or
+    """The limits of the stack being checked; empty when it has none (not a gpufleet stack) or
     they cannot be read."""
-    text = _recorded.get(LIMITS_KEY) if _recorded else _runtime_config(LIMITS_KEY)
-    if not text:
-        return StackLimits()
+    limits = _current.get()
+    if limits is not None:
+        return limits
+    namespace, _, name = LIMITS_KEY.partition(":")
+    text = pulumi.Config(namespace).get(name)
+    return _parse(text) if text else StackLimits()
+
+
+@cache
+def _parse(text: str) -> StackLimits:
     try:
         limits: Any = json.loads(text)
     except ValueError:
@@ -59,8 +80,3 @@ def stack_limits() -> StackLimits:
         else None,
         allowed_gpus=tuple(str(g) for g in allowed) if isinstance(allowed, list) else None,
     )
-
-
-def _runtime_config(key: str) -> str | None:
-    namespace, _, name = key.partition(":")
-    return pulumi.Config(namespace).get(name)

@@ -94,9 +94,11 @@ class PolicyHarness:
         *,
         stack: str = "dev",
         dry_run: bool = False,
+        stack_config: dict[str, str] | None = None,
     ) -> None:
         """``config`` is a policy pack config (as in ``policies/config/<env>.json``);
-        PolicyConfigError when it violates a policy's schema."""
+        PolicyConfigError when it violates a policy's schema. ``stack_config`` is the stack's
+        config as the engine hands it over (``namespace:key`` -> string, objects as JSON)."""
         if policies is None:
             from gpufleet.policies.rules import all_policies
 
@@ -108,7 +110,13 @@ class PolicyHarness:
         info = pack_info(self._analyzer)
         self._descriptions = {p.name: p.description for p in info.policies}
         configure(self._analyzer, reconcile(info, config or {}))
-        configure_stack(self._analyzer, project="test", stack=stack, dry_run=dry_run, config={})
+        configure_stack(
+            self._analyzer,
+            project="test",
+            stack=stack,
+            dry_run=dry_run,
+            config=stack_config or {},
+        )
 
     def analyze(
         self,

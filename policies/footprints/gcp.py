@@ -100,8 +100,12 @@ def instance_group_manager(r: Reading) -> GpuFootprint | None:
 def reservation(r: Reading) -> GpuFootprint | None:
     properties = r.get("specificReservation", "instanceProperties")
     machine_type = get_path(properties, "machineType")
+    # A reservation names its accelerators' fields acceleratorType / acceleratorCount, where
+    # instances and templates say type / count.
     accelerators = [
-        a for a in as_list(get_path(properties, "guestAccelerators")) if isinstance(a, dict)
+        {"type": a.get("acceleratorType"), "count": a.get("acceleratorCount")}
+        for a in as_list(get_path(properties, "guestAccelerators"))
+        if isinstance(a, dict)
     ]
     sub = Reading(
         {"guestAccelerators": accelerators} if accelerators else {}, r.provider, r.catalog

@@ -103,6 +103,7 @@ class PackAnalyzer(_PolicyAnalyzerServicer):
         # Enabled policies with their levels, by resource type (the resource policies that look
         # at it) and under None (the stack policies); fixed until the next Configure.
         self._selected: dict[str | None, list[tuple[Policy, EnforcementLevel]]] = {}
+        self._stack_limits: stack_limits.StackLimits | None = None
 
     def Configure(self, request: Any, context: Any) -> Any:  # noqa: N802 - gRPC method name
         response = super().Configure(request, context)
@@ -111,7 +112,7 @@ class PackAnalyzer(_PolicyAnalyzerServicer):
 
     def ConfigureStack(self, request: Any, context: Any) -> Any:  # noqa: N802
         # The stack's config, for rules whose limits default to the spec's (stack_limits).
-        stack_limits.record(dict(request.config))
+        self._stack_limits = stack_limits.limits_in(dict(request.config))
         return super().ConfigureStack(request, context)
 
     def _select(self, resource_type: str | None) -> list[tuple[Policy, EnforcementLevel]]:
@@ -138,6 +139,14 @@ class PackAnalyzer(_PolicyAnalyzerServicer):
         return self._PolicyAnalyzerServicer__stack_tags  # type: ignore[attr-defined]
 
     def Analyze(self, request: Any, _context: Any) -> Any:  # noqa: N802 - gRPC method name
+        with stack_limits.current_limits(self._stack_limits):
+            return self._analyze(request)
+
+    def AnalyzeStack(self, request: Any, _context: Any) -> Any:  # noqa: N802
+        with stack_limits.current_limits(self._stack_limits):
+            return self._analyze_stack(request)
+
+    def _analyze(self, request: Any) -> Any:
         self._configure_once()
         response = proto.AnalyzeResponse()
         shared: tuple[Any, Any, Any] | None = None
@@ -173,7 +182,7 @@ class PackAnalyzer(_PolicyAnalyzerServicer):
             self._run(policy, args, level, response)
         return response
 
-    def AnalyzeStack(self, request: Any, _context: Any) -> Any:  # noqa: N802
+    def _analyze_stack(self, request: Any) -> Any:
         self._configure_once()
         response = proto.AnalyzeResponse()
         resources: list[PolicyResource] | None = None

@@ -77,23 +77,22 @@ def test_suppression_in_config(tmp_path: Path) -> None:
 
 
 def test_from_export_gives_the_same_findings(tmp_path: Path, bad_json: dict) -> None:
+    """With its project's stack config (the budget is in it), and without: an export from
+    another project than --program's is checked without that project's config."""
     export = tmp_path / "stack.json"
     made = gpufleet("preview", "--env", "dev", "--program", BAD, "--export", str(export))
     assert made.returncode == 0, made.stderr
-    result = gpufleet(
-        "check",
-        "--env",
-        "dev",
-        "--from-export",
-        str(export),
-        "--policy-config",
-        DEV_CONFIG,
-        "--format",
-        "json",
-    )
-    assert result.returncode == 1, result.stderr
-    found = {(f["policy"], f["name"]) for f in json.loads(result.stdout)["findings"]}
-    assert found == {(p, n) for p, n in BAD_FINDINGS}
+
+    def findings(*program: str) -> set[tuple[str, str]]:
+        result = gpufleet(
+            "check", "--env", "dev", "--from-export", str(export), *program,
+            "--policy-config", DEV_CONFIG, "--format", "json",
+        )  # fmt: skip
+        assert result.returncode == 1, result.stderr
+        return {(f["policy"], f["name"]) for f in json.loads(result.stdout)["findings"]}
+
+    assert findings("--program", BAD) == BAD_FINDINGS
+    assert findings() == BAD_FINDINGS - {("gpu-budget", "")}
 
 
 def test_transform_tags_are_seen(tmp_path: Path) -> None:

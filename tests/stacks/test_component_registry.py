@@ -53,14 +53,15 @@ def test_an_unknown_component_name_is_a_config_error() -> None:
         Part(component="aws:Nope", instances=1, pricing="spot")
 
 
-def _offer_for(entry: ComponentEntry) -> Offer:
-    """A catalog offer the component can build, for its first role."""
+def _offer_for(entry: ComponentEntry, attached: bool = False) -> Offer:
+    """A catalog offer the component can build, for its first role; with ``attached``, one
+    whose GPUs are attached to the machine (GCP N1)."""
     role = entry.roles[0]
 
     def fits(offer: Offer) -> bool:
         if offer.cloud != entry.cloud or not GPUS[offer.gpu_name].auto:
             return False
-        if offer.instance_type.startswith("n1-"):  # attached GPUs: the GCP tests cover them
+        if offer.instance_type.startswith("n1-") != attached:
             return False
         if role == "multi_node":
             return supports_multi_node(offer.cloud, offer.instance_type)
@@ -136,10 +137,21 @@ def _settings(entry: ComponentEntry, offer: Offer) -> StackSettings:
     )
 
 
-@pytest.mark.parametrize("name", list(COMPONENTS))
-def test_component_built_from_a_stack_config_is_seen_by_the_policies(name: str) -> None:
+# Every component, and again with attached GPUs where a cloud has them (GCP N1 hosts) and the
+# component's placement can use them (multi-node jobs need cluster networking, which N1 lacks).
+CASES = [(name, False) for name in COMPONENTS] + [
+    (name, True)
+    for name, entry in COMPONENTS.items()
+    if entry.cloud == "gcp" and "multi_node" not in entry.roles
+]
+
+
+@pytest.mark.parametrize(("name", "attached"), CASES)
+def test_component_built_from_a_stack_config_is_seen_by_the_policies(
+    name: str, attached: bool
+) -> None:
     entry = COMPONENTS[name]
-    offer = _offer_for(entry)
+    offer = _offer_for(entry, attached)
     settings = _settings(entry, offer)
     result = capture_program(lambda: build_stack(settings, _site(offer)))
     capture = result.capture

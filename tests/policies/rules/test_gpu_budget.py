@@ -3,7 +3,15 @@ resources that must fail, as users write them."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from gpufleet.checks.stack_check import CheckRequest, check_stack
+from gpufleet.cli.main import main
+from gpufleet.policies.pack import PACK_DIR
 from gpufleet.policies.testing import PolicyHarness, StackInput
+from tests.helpers import ROOT
 from tests.policies.inputs import LT, SECURE_LT, asg_from_template
 
 
@@ -36,3 +44,43 @@ def test_budget_over_and_under() -> None:
     assert len(found) == 1 and "exceeds the budget of $1,000/month" in found[0].message
     under = PolicyHarness(config={"gpu-budget": {"monthlyBudgetUsd": 10_000_000}})
     assert [v for v in under.analyze_stack([template, group]) if v.policy == "gpu-budget"] == []
+
+
+PERF_SPEC = """\
+version: 1
+project: acme-ml
+owner: ml-platform@acme.example
+cost_center: cc-1
+environments:
+  perf: {monthly_budget_usd: 50}
+workloads:
+  - {name: evals, kind: batch, gpu: {name: L4}, interruptible: true, hours_per_month: 100,
+     clouds: [gcp], regions: {gcp: [us-central1]}}
+"""
+PERF_SITE = """\
+  site:gcp:
+    project: acme-perf
+    sourceImage: projects/acme-perf/global/images/gpu-base
+    regions:
+      us-central1: {network: net, subnetwork: sub}
+"""
+
+
+def test_a_specs_budget_reaches_the_policy_whatever_the_environment_is_called(
+    tmp_path: Path,
+) -> None:
+    """No policy config exists for "perf": the budget comes from the generated stack config."""
+    (tmp_path / "spec.yaml").write_text(PERF_SPEC)
+    (tmp_path / "Pulumi.yaml").write_text(
+        f"name: gpufleet\nruntime: python\nmain: {ROOT / 'stacks'}\nstackConfigDir: stacks\n"
+    )
+    stacks = str(tmp_path / "stacks")
+    spec = str(tmp_path / "spec.yaml")
+    made = CliRunner().invoke(main, ["generate", spec, "--env", "perf", "--stacks-dir", stacks])
+    assert made.exit_code == 0, made.output
+    stack_file = tmp_path / "stacks" / "Pulumi.perf.yaml"
+    stack_file.write_text(stack_file.read_text() + PERF_SITE)
+    assert not (PACK_DIR / "config" / "perf.json").exists()
+    outcome = check_stack(CheckRequest(stack="perf", program=tmp_path, pack_dir=PACK_DIR), tmp_path)
+    found = [f.message for f in outcome.report.findings if f.policy == "gpu-budget"]
+    assert len(found) == 1 and "exceeds the budget of $50/month" in found[0]

@@ -3,6 +3,8 @@ resources that must fail, as users write them."""
 
 from __future__ import annotations
 
+import pytest
+
 from gpufleet.policies.testing import PolicyHarness, StackInput
 from tests.policies.inputs import GCP_TEMPLATE, LT, MIG, SECURE_LT, TAGS, asg_from_template
 
@@ -40,3 +42,68 @@ def test_gpu_fleet_size_mig_and_reservation() -> None:
         if v.policy == "gpu-fleet-size"
     ]
     assert sorted(v.message.split(" can hold ")[1].split(" GPUs")[0] for v in found) == ["12", "16"]
+
+
+@pytest.mark.parametrize(
+    ("resources", "name", "gpus"),
+    [
+        (
+            [
+                StackInput(
+                    "aws:ec2/fleet:Fleet",
+                    {
+                        "launchTemplateConfigs": [
+                            {"overrides": [{"instanceType": "p4d.24xlarge"}]}
+                        ],
+                        "targetCapacitySpecification": {"totalTargetCapacity": 3},
+                    },
+                    "ec2-fleet",
+                )
+            ],
+            "ec2-fleet",
+            24,
+        ),
+        (
+            [
+                StackInput(
+                    "aws:ec2/spotFleetRequest:SpotFleetRequest",
+                    {
+                        "launchSpecifications": [{"instanceType": "g5.48xlarge"}],
+                        "targetCapacity": 2,
+                    },
+                    "spot-fleet",
+                )
+            ],
+            "spot-fleet",
+            16,
+        ),
+        (
+            [
+                StackInput(
+                    "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate",
+                    {"labels": TAGS, "region": "us-east4", "machineType": "a3-highgpu-8g"},
+                    "tpl",
+                ),
+                StackInput(
+                    "gcp:compute/instanceGroupManager:InstanceGroupManager",
+                    {"zone": "us-east4-a", "targetSize": 2},
+                    "zonal",
+                    property_dependencies={
+                        "versions": [
+                            "urn:pulumi:dev::test::gcp:compute/regionInstanceTemplate:"
+                            "RegionInstanceTemplate::tpl"
+                        ]
+                    },
+                ),
+            ],
+            "zonal",
+            16,
+        ),
+    ],
+)
+def test_fleets_and_groups_of_every_kind(resources: list[StackInput], name: str, gpus: int) -> None:
+    harness = PolicyHarness(config={"gpu-fleet-size": {"maxGpusPerFleet": 8}})
+    found = [v for v in harness.analyze_stack(resources) if v.policy == "gpu-fleet-size"]
+    assert [(v.urn.rsplit("::", 1)[1], f"can hold {gpus} GPUs" in v.message) for v in found] == [
+        (name, True)
+    ]

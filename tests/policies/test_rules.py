@@ -1,0 +1,54 @@
+"""The pack's rules are collected from policies/rules/: one module per policy, named after it,
+each with its test module and its README row; a new module is picked up with no other edit."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from gpufleet.policies import rules
+from gpufleet.policies.rules import all_policies, rule_modules
+from tests.helpers import ROOT
+
+README_POLICIES = re.findall(r"^\| `([a-z0-9-]+)` \|", (ROOT / "README.md").read_text(), re.M)
+
+
+def test_every_rule_module_defines_its_policy_under_its_own_name() -> None:
+    names = [p.name for p in all_policies()]
+    assert names == sorted(names)  # as the engine lists a pack's policies
+    assert names == [module.replace("_", "-") for module in rule_modules()]
+
+
+@pytest.mark.parametrize("module", rule_modules())
+def test_every_rule_has_its_test_module_and_its_readme_row(module: str) -> None:
+    assert (ROOT / "tests" / "policies" / "rules" / f"test_{module}.py").is_file()
+    assert module.replace("_", "-") in README_POLICIES
+
+
+def test_a_new_rule_module_is_collected(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "no_h100_on_sundays.py").write_text(
+        textwrap.dedent(
+            """
+            from gpufleet.policies.policy_builders import Findings, resource_policy
+
+            POLICY = resource_policy(
+                "no-h100-on-sundays", "A rule added by dropping in a module.",
+                lambda resource, settings: Findings(), config={}, applies_to=set(),
+            )
+            """
+        )
+    )
+    monkeypatch.setattr(rules, "__path__", [*rules.__path__, str(tmp_path)])
+    assert "no-h100-on-sundays" in [p.name for p in all_policies()]
+
+
+def test_a_rule_module_without_a_policy_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "half_done.py").write_text("THRESHOLD = 4\n")
+    monkeypatch.setattr(rules, "__path__", [*rules.__path__, str(tmp_path)])
+    with pytest.raises(TypeError, match="half_done defines no POLICY"):
+        all_policies()

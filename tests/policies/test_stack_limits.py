@@ -1,0 +1,68 @@
+"""The environment's limits from a generated stack's config (``gpufleet:limits``): read as the
+engine hands them over, current for the calls the pack serves, overridden by the policy
+config."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gpufleet.policies.stack_limits import StackLimits, current_limits, limits_in, stack_limits
+from gpufleet.policies.testing import PolicyHarness, StackInput
+from tests.policies.inputs import GCP_TEMPLATE, LT, SECURE_LT, TAGS, asg_from_template
+
+
+def limits(**values: object) -> dict[str, str]:
+    return {"gpufleet:limits": json.dumps(values)}
+
+
+def test_limits_are_read_from_the_engine_config() -> None:
+    found = limits_in(limits(monthlyBudgetUsd=6000, allowedGpus=["L4", "T4"], allowOnDemand=False))
+    assert found == StackLimits(monthly_budget_usd=6000.0, allowed_gpus=("L4", "T4"))
+    assert limits_in({"aws:region": "us-east-1"}) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["not json", "[1, 2]", '{"monthlyBudgetUsd": "lots"}', '{"monthlyBudgetUsd": true}'],
+)
+def test_unreadable_limits_are_no_limits(text: str) -> None:
+    found = limits_in({"gpufleet:limits": text})
+    assert found is not None and found.monthly_budget_usd is None
+
+
+def test_current_limits_apply_inside_only() -> None:
+    with current_limits(StackLimits(monthly_budget_usd=5.0)):
+        assert stack_limits().monthly_budget_usd == 5.0
+    assert stack_limits() == StackLimits()
+
+
+def budget_findings(harness: PolicyHarness) -> list[str]:
+    template = StackInput(LT, {**SECURE_LT, "instanceType": "p5.48xlarge"}, "tpl")
+    group = asg_from_template(2, template.urn("dev"))
+    return [v.message for v in harness.analyze_stack([template, group]) if v.policy == "gpu-budget"]
+
+
+def test_the_budget_comes_from_the_stack_unless_the_policy_config_sets_one() -> None:
+    assert budget_findings(PolicyHarness()) == []  # no budget anywhere
+    from_stack = budget_findings(PolicyHarness(stack_config=limits(monthlyBudgetUsd=1000)))
+    assert len(from_stack) == 1 and "exceeds the budget of $1,000/month" in from_stack[0]
+    overridden = PolicyHarness(
+        config={"gpu-budget": {"monthlyBudgetUsd": 10_000_000}},
+        stack_config=limits(monthlyBudgetUsd=1000),
+    )
+    assert budget_findings(overridden) == []
+
+
+def test_allowed_gpus_come_from_the_stack_unless_the_policy_config_sets_them() -> None:
+    a100 = {"labels": TAGS, "machineType": "a2-highgpu-1g"}
+    from_stack = PolicyHarness(stack_config=limits(allowedGpus=["L4"]))
+    assert [v.message for v in from_stack.analyze(GCP_TEMPLATE, a100)] == [
+        "a2-highgpu-1g carries A100; allowed here: L4"
+    ]
+    any_gpu = PolicyHarness(
+        config={"gpu-instance-size": {"allowedGpuTypes": []}},
+        stack_config=limits(allowedGpus=["L4"]),
+    )
+    assert any_gpu.analyze(GCP_TEMPLATE, a100) == []

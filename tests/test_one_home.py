@@ -1,0 +1,73 @@
+"""Facts gpufleet states in one place only: a literal that names one of them appears in code
+(not prose: comments and docstrings are free to mention it) in its home module and nowhere
+else. A new use imports the name instead of writing the value again."""
+
+from __future__ import annotations
+
+import io
+import tokenize
+from pathlib import Path
+
+from tests.helpers import ROOT
+
+PACKAGE_FOLDERS = (
+    "gpufleet",
+    "planner",
+    "cli",
+    "components",
+    "engine",
+    "checks",
+    "policies",
+    "stacks",
+)
+
+# literal as the tokenizer sees it -> its home (relative path)
+HOMES = {
+    "730": "gpufleet/pricing_models.py",
+    "730.0": "gpufleet/pricing_models.py",
+    '"cost-center"': "gpufleet/tag_keys.py",
+    '"managed-by"': "gpufleet/tag_keys.py",
+    '"workload-kind"': "gpufleet/tag_keys.py",
+    '"azure-native"': "gpufleet/clouds.py",
+    '"on-demand"': None,  # the word is on_demand, everywhere
+    '"reserved-consumer"': None,
+    '"nvidia-tesla-t4"': "planner/gcp_machines.py",
+    '"nvidia-h100-mega-80gb"': "planner/gcp_machines.py",
+    '"gpufleet:limits"': "policies/stack_limits.py",
+}
+
+
+def _source_files() -> list[Path]:
+    files = []
+    for folder in PACKAGE_FOLDERS:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            # gpufleet/<folder> are links to the folders listed here: read each file once.
+            if folder == "gpufleet" and path.parent != ROOT / "gpufleet":
+                continue
+            files.append(path)
+    return files
+
+
+def _code_literals(path: Path) -> set[str]:
+    found = set()
+    tokens = tokenize.generate_tokens(io.StringIO(path.read_text(encoding="utf-8")).readline)
+    previous = None
+    for token in tokens:
+        is_docstring = token.type == tokenize.STRING and (
+            previous is None or previous.type in (tokenize.INDENT, tokenize.NEWLINE, tokenize.NL)
+        )
+        if token.type in (tokenize.NUMBER, tokenize.STRING) and not is_docstring:
+            found.add(token.string.replace("'", '"'))
+        if token.type not in (tokenize.COMMENT, tokenize.NL):
+            previous = token
+    return found
+
+
+def test_facts_are_written_in_their_home_only() -> None:
+    strays: dict[str, list[str]] = {}
+    for path in _source_files():
+        relative = path.relative_to(ROOT).as_posix()
+        found = sorted(x for x in _code_literals(path) & set(HOMES) if HOMES[x] != relative)
+        if found:
+            strays[relative] = found
+    assert strays == {}, f"restated outside their home (import them instead): {strays}"
