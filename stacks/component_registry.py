@@ -66,6 +66,7 @@ class BuildContext:
 @dataclass(frozen=True)
 class ComponentEntry:
     name: str
+    module_name: str  # its module under components/<cloud>/
     roles: tuple[Role, ...]
     # ``site:`` keys the component needs; ``{region}`` is the workload's region.
     site_keys: tuple[str, ...]
@@ -88,6 +89,11 @@ class ComponentEntry:
     @property
     def type_token(self) -> str:
         return f"gpufleet:{self.name}"
+
+    @property
+    def module(self) -> str:
+        """The component's module (``gpufleet.components.<cloud>.<module_name>``)."""
+        return f"gpufleet.components.{self.cloud}.{self.module_name}"
 
     def needed_site_keys(self, region: str) -> list[str]:
         return [key.format(region=region) for key in self.site_keys]
@@ -364,45 +370,76 @@ _GCP_VM = ("site:gcp.project", "site:gcp.sourceImage")
 COMPONENTS: dict[str, ComponentEntry] = {
     entry.name: entry
     for entry in (
-        ComponentEntry("aws:SpotFleet", ("fleet",), (_AWS_REGION,), _build_spot_fleet),
         ComponentEntry(
-            "aws:PlacementCluster", ("multi_node",), (_AWS_REGION,), _build_placement_cluster
+            name="aws:SpotFleet",
+            module_name="spot_fleet",
+            roles=("fleet",),
+            site_keys=(_AWS_REGION,),
+            build=_build_spot_fleet,
         ),
-        ComponentEntry("aws:CapacityPool", ("reserved",), (_AWS_REGION,), _build_capacity_pool),
         ComponentEntry(
-            "aws:SageMakerSpotTraining",
-            ("sagemaker",),
-            (),
-            _build_sagemaker_spot_training,
+            name="aws:PlacementCluster",
+            module_name="placement_cluster",
+            roles=("multi_node",),
+            site_keys=(_AWS_REGION,),
+            build=_build_placement_cluster,
+        ),
+        ComponentEntry(
+            name="aws:CapacityPool",
+            module_name="capacity_pool",
+            roles=("reserved",),
+            site_keys=(_AWS_REGION,),
+            build=_build_capacity_pool,
+        ),
+        ComponentEntry(
+            name="aws:SageMakerSpotTraining",
+            module_name="sagemaker_spot_training",
+            roles=("sagemaker",),
+            site_keys=(),
+            build=_build_sagemaker_spot_training,
             holds_gpus=False,
         ),
-        ComponentEntry("gcp:SpotGroup", ("fleet",), (_GCP_REGION, *_GCP_VM), _build_spot_group),
         ComponentEntry(
-            "gcp:CompactCluster",
-            ("multi_node",),
-            (_GCP_REGION, *_GCP_VM),
-            _build_compact_cluster,
+            name="gcp:SpotGroup",
+            module_name="spot_group",
+            roles=("fleet",),
+            site_keys=(_GCP_REGION, *_GCP_VM),
+            build=_build_spot_group,
         ),
         ComponentEntry(
-            "gcp:ReservationPool", ("reserved",), ("site:gcp.project",), _build_reservation_pool
+            name="gcp:CompactCluster",
+            module_name="compact_cluster",
+            roles=("multi_node",),
+            site_keys=(_GCP_REGION, *_GCP_VM),
+            build=_build_compact_cluster,
         ),
         ComponentEntry(
-            "azure:LowPriorityCluster",
-            ("azureml",),
-            (_AZURE_REGION,),
-            _build_low_priority_cluster,
+            name="gcp:ReservationPool",
+            module_name="reservation_pool",
+            roles=("reserved",),
+            site_keys=("site:gcp.project",),
+            build=_build_reservation_pool,
         ),
         ComponentEntry(
-            "azure:SpotScaleSet",
-            ("fleet", "multi_node"),
-            (_AZURE_REGION, "site:azure.sshPublicKey"),
-            _build_spot_scale_set,
+            name="azure:LowPriorityCluster",
+            module_name="low_priority_cluster",
+            roles=("azureml",),
+            site_keys=(_AZURE_REGION,),
+            build=_build_low_priority_cluster,
         ),
         ComponentEntry(
-            "azure:CapacityReservationGroup",
-            ("reserved",),
-            (_AZURE_REGION,),
-            _build_capacity_reservation_group,
+            name="azure:SpotScaleSet",
+            module_name="spot_scale_set",
+            roles=("fleet", "multi_node"),
+            site_keys=(_AZURE_REGION, "site:azure.sshPublicKey"),
+            build=_build_spot_scale_set,
+        ),
+        ComponentEntry(
+            name="azure:CapacityReservationGroup",
+            module_name="capacity_reservation_group",
+            roles=("reserved",),
+            site_keys=(_AZURE_REGION,),
+            build=_build_capacity_reservation_group,
         ),
     )
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import pkgutil
 import re
 import subprocess
 import sys
@@ -40,17 +41,15 @@ def test_pulumi_project_file() -> None:
 
 
 def test_every_package_imports_and_says_what_lives_there() -> None:
-    for name in (
-        "gpufleet",
-        "gpufleet.planner",
-        "gpufleet.cli",
-        "gpufleet.components",
-        "gpufleet.components.aws",
-        "gpufleet.components.gcp",
-        "gpufleet.components.azure",
-        "gpufleet.policies",
-        "gpufleet.stacks",
-    ):
+    import gpufleet
+
+    packages = ["gpufleet"] + [
+        info.name for info in pkgutil.walk_packages(gpufleet.__path__, "gpufleet.") if info.ispkg
+    ]
+    assert {"gpufleet.planner", "gpufleet.policies.rules", "gpufleet.components.aws"} <= set(
+        packages
+    )
+    for name in packages:
         module = importlib.import_module(name)
         assert module.__doc__ and len(module.__doc__) > 20, name
 
@@ -113,3 +112,19 @@ def test_two_command_quickstart() -> None:
     )
     assert "ruff check" in makefile and "ruff format --check" in makefile and "pytest" in makefile
     assert "make test" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_contributing_names_files_that_exist() -> None:
+    """The "Changing gpufleet" recipes name real files (templates such as <cloud> aside)."""
+    text = (ROOT / "CONTRIBUTING.md").read_text()
+    paths = {
+        token
+        for token in re.findall(r"`([^`\s]+)`", text)
+        if "/" in token
+        and "<" not in token
+        and not token.startswith(("gpufleet.", 'f"'))
+        and re.fullmatch(r"[\w./-]+", token)
+    }
+    assert {"stacks/component_registry.py", "policies/rules/", "planner/gpus.py"} <= paths
+    missing = sorted(p for p in paths if not (ROOT / p).exists())
+    assert missing == []

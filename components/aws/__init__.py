@@ -1,5 +1,4 @@
-"""AWS components: SpotFleet, PlacementCluster, CapacityPool, SageMakerSpotTraining.
-
-One module per component; the launch template, security groups, instance role, EFA interface
-layout and AMI lookup they share live in their own modules beside them.
+"""AWS components, one module per component; the parts they share live in their own modules
+beside them: launch template, security groups, instance role, EFA interface layout, AMI lookup,
+the checkpoint bucket and the SageMaker execution role.
 """

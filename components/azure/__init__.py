@@ -1,5 +1,3 @@
-"""Azure components: LowPriorityCluster, SpotScaleSet, CapacityReservationGroup.
-
-One module per component; derived resource names and the Azure GPU size checks they share live
-in their own modules beside them.
+"""Azure components, one module per component; the names Azure requires up front and the GPU
+size checks they share live in their own modules beside them (``names``, ``sizes``).
 """

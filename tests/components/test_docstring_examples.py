@@ -10,21 +10,9 @@ from types import SimpleNamespace
 import pulumi
 import pytest
 
+from gpufleet.stacks.component_registry import COMPONENTS
 from tests.components.component_checks import TAGS
 from tests.components.pulumi_mocks import capture
-
-COMPONENT_MODULES = [
-    "gpufleet.components.aws.spot_fleet",
-    "gpufleet.components.aws.placement_cluster",
-    "gpufleet.components.aws.capacity_pool",
-    "gpufleet.components.aws.sagemaker_spot_training",
-    "gpufleet.components.gcp.spot_group",
-    "gpufleet.components.gcp.compact_cluster",
-    "gpufleet.components.gcp.reservation_pool",
-    "gpufleet.components.azure.low_priority_cluster",
-    "gpufleet.components.azure.spot_scale_set",
-    "gpufleet.components.azure.capacity_reservation_group",
-]
 
 
 def example_of(module_name: str) -> str:
@@ -37,7 +25,7 @@ def resource(id_: str) -> SimpleNamespace:
     return SimpleNamespace(id=id_)
 
 
-@pytest.mark.parametrize("module_name", COMPONENT_MODULES)
+@pytest.mark.parametrize("module_name", [entry.module for entry in COMPONENTS.values()])
 def test_docstring_example_runs(module_name: str) -> None:
     code = example_of(module_name)
     namespace = {

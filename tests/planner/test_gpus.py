@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpufleet.planner.gpus import GPUS, gpu_spec, known_gpu_names, normalize_gpu_name
+from tests.helpers import ROOT
 
 
 @pytest.mark.parametrize(
@@ -52,3 +53,10 @@ def test_usable_memory_leaves_a_margin() -> None:
 def test_known_names_sorted() -> None:
     names = known_gpu_names()
     assert names == sorted(names) and "H100" in names
+
+
+def test_the_readme_lists_the_general_purpose_gpus() -> None:
+    text = " ".join((ROOT / "README.md").read_text().split())
+    listed = text.split("General-purpose GPUs are the NVIDIA data-centre parts current CUDA ")[1]
+    names = listed.split("supports (", 1)[1].split(")", 1)[0].split(", ")
+    assert names == [name for name, spec in GPUS.items() if spec.auto]

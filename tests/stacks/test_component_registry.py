@@ -8,6 +8,9 @@ answer, fails them.
 
 from __future__ import annotations
 
+import importlib
+
+import pulumi
 import pytest
 
 from gpufleet.checks.analyzer_resources import from_capture
@@ -151,6 +154,8 @@ def test_component_built_from_a_stack_config_is_seen_by_the_policies(
     name: str, attached: bool
 ) -> None:
     entry = COMPONENTS[name]
+    component_class = getattr(importlib.import_module(entry.module), name.split(":")[1])
+    assert issubclass(component_class, pulumi.ComponentResource)
     offer = _offer_for(entry, attached)
     settings = _settings(entry, offer)
     result = capture_program(lambda: build_stack(settings, _site(offer)))
