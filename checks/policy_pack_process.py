@@ -128,8 +128,15 @@ class _UnaryCalls:
     def call_many(self, method: str, requests: Iterable[Any]) -> list[Any]:
         """``method`` on each request, answers in order; calls overlap (the engine, too,
         analyzes resources concurrently). asyncio's gRPC client: the blocking client's futures
-        pass each answer between threads, which cost this process ~40% more per call."""
-        return asyncio.run(self._call_many(method, requests))
+        pass each answer between threads, which cost this process ~40% more per call. On a
+        loop of its own: ``asyncio.run`` would leave the thread without a current loop, which
+        the Pulumi runtime of a later capture in the same process needs."""
+        loop = asyncio.new_event_loop()
+        try:
+            return loop.run_until_complete(self._call_many(method, requests))
+        finally:
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
 
     async def _call_many(self, method: str, requests: Iterable[Any]) -> list[Any]:
         async with grpc.aio.insecure_channel(self._target, options=_CHANNEL_OPTIONS) as channel:

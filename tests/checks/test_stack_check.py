@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from gpufleet.checks.stack_check import CheckRequest, check_stack
+from gpufleet.engine.program_dir import run_program_dir
+from gpufleet.policies.pack import PACK_DIR
 from tests.checks.check_runs import BAD, BAD_FINDINGS, DEV_CONFIG, TEMPLATE_LINE, bad, gpufleet
 from tests.helpers import ROOT
 
@@ -138,3 +141,12 @@ def test_bad_policy_config_names_file_line_and_field(tmp_path: Path) -> None:
     assert result.stderr.strip().splitlines() == [
         f"{config}:3: gpu-budget.monthlyBudgetUsd: 'lots' is not of type 'number'"
     ]
+
+
+def test_an_in_process_check_leaves_the_runtime_able_to_capture_again() -> None:
+    """check_stack is a library call too: after it, a capture in the same process still runs."""
+    request = CheckRequest(stack="dev", program=ROOT / BAD, pack_dir=PACK_DIR)
+    first = check_stack(request, ROOT)
+    assert first.report.mandatory
+    again = run_program_dir(ROOT / BAD, "dev")
+    assert len(again.registrations) == first.report.resource_count

@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from gpufleet.cli.main import main
+from gpufleet.engine.program_dir import run_program_dir
 from gpufleet.engine.wire import UNKNOWN
 from tests.engine.samples import validate_export
 from tests.helpers import ROOT
@@ -70,3 +71,27 @@ def test_a_failing_program_reports_its_error_and_resource(run: int) -> None:
         "program failed while building acme:compute:GpuPool 'huge' at __main__.py:12: "
         "ValueError: a pool holds at most 8 GPUs, asked for 64\n"
     )
+
+
+def test_config_file_option_replaces_the_stack_file(tmp_path: Path) -> None:
+    other = tmp_path / "other.yaml"
+    other.write_text("config:\n  plain-aws:team: ranking\n  plain-aws:instanceCount: 1\n")
+    result = CliRunner().invoke(
+        main,
+        [
+            "preview",
+            "--program",
+            str(PROGRAMS / "plain_aws"),
+            "--stack",
+            "dev",
+            "--config",
+            str(other),
+            "--format",
+            "json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    tree = json.loads(result.stdout)["tree"]
+    assert [n["name"] for n in tree if n["type"] == "aws:ec2/instance:Instance"] == ["worker-0"]
+    cap = run_program_dir(PROGRAMS / "plain_aws", "dev", config_file=other)
+    assert cap.one("aws:s3/bucket:Bucket").inputs["tags"]["team"] == "ranking"

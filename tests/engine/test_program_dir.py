@@ -3,7 +3,6 @@ their resource and line, input errors."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -65,27 +64,3 @@ def test_a_stack_without_config_among_configured_ones_is_an_input_error(tmp_path
         main, ["preview", "--program", str(tmp_path), "--stack", "prdo", "--config", str(empty)]
     )
     assert result.exit_code == 0, result.output
-
-
-def test_config_file_option_replaces_the_stack_file(tmp_path: Path) -> None:
-    other = tmp_path / "other.yaml"
-    other.write_text("config:\n  plain-aws:team: ranking\n  plain-aws:instanceCount: 1\n")
-    result = CliRunner().invoke(
-        main,
-        [
-            "preview",
-            "--program",
-            str(PROGRAMS / "plain_aws"),
-            "--stack",
-            "dev",
-            "--config",
-            str(other),
-            "--format",
-            "json",
-        ],
-    )
-    assert result.exit_code == 0, result.output
-    tree = json.loads(result.stdout)["tree"]
-    assert [n["name"] for n in tree if n["type"] == "aws:ec2/instance:Instance"] == ["worker-0"]
-    cap = run_program_dir(PROGRAMS / "plain_aws", "dev", config_file=other)
-    assert cap.one("aws:s3/bucket:Bucket").inputs["tags"]["team"] == "ranking"
