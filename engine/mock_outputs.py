@@ -14,6 +14,8 @@ import hashlib
 import uuid
 from typing import Any
 
+from gpufleet.clouds import cloud_of_type
+
 ACCOUNT = "123456789012"
 REGION = "us-east-1"
 GCP_PROJECT = "acme-ml-prod"
@@ -39,9 +41,10 @@ def realistic_outputs(
         # The engine gives provider instances a UUID id; references are "urn::id".
         rid = str(uuid.uuid5(uuid.NAMESPACE_URL, f"gpufleet/{type_}/{name}"))
         return rid, {**inputs}
-    if type_.startswith("gcp:"):
+    cloud = cloud_of_type(type_)
+    if cloud == "gcp":
         return _gcp_outputs(type_, name, inputs, str(provider.get("project") or GCP_PROJECT))
-    if type_.startswith("azure-native:"):
+    if cloud == "azure":
         return _azure_outputs(type_, name, inputs)
     service = type_.split(":")[1].split("/")[0]
     arn = f"arn:aws:{service}:{aws_region}:{ACCOUNT}:{name}"
