@@ -20,6 +20,7 @@ from rich.text import Text
 from gpufleet.planner.catalog import COLUMNS, Offer, offer_to_row
 from gpufleet.planner.explanation import Evaluation
 from gpufleet.planner.plan import EnvironmentPlan, Placement, Plan
+from gpufleet.planner.spec import MANAGED_SERVICES
 
 
 def _console() -> Console:
@@ -79,8 +80,8 @@ def _gpus(p: Placement) -> str:
 
 def _pricing(p: Placement) -> str:
     text = p.pricing
-    if p.managed == "azureml" and p.pricing == "spot":
-        text = "low-priority"
+    if p.managed is not None and p.pricing == "spot":
+        text = MANAGED_SERVICES[p.managed].spot_name
     if p.burst:
         text += f" + {p.burst.pricing} burst"
     return text

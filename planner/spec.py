@@ -38,11 +38,13 @@ class ManagedService:
 
     cloud: Cloud
     kinds: frozenset[Kind]
+    # What the service calls its interruptible capacity, for people reading a plan.
+    spot_name: str = "spot"
 
 
 MANAGED_SERVICES: dict[Managed, ManagedService] = {
     "sagemaker": ManagedService("aws", frozenset({"training"})),
-    "azureml": ManagedService("azure", frozenset({"training", "batch"})),
+    "azureml": ManagedService("azure", frozenset({"training", "batch"}), spot_name="low-priority"),
 }
 
 _DNS_LABEL = re.compile(r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?")
