@@ -29,6 +29,8 @@ from unittest.mock import patch
 
 import yaml
 
+from gpufleet.stacks.config_keys import LIMITS_KEY
+
 ROOT = Path(__file__).resolve().parent.parent
 GPUFLEET = str(Path(sys.executable).with_name("gpufleet"))
 
@@ -37,7 +39,7 @@ def _prod_limits() -> dict[str, str]:
     """The example prod stack's limits, as the engine hands a pack the stack config: the budget
     policy reads its budget there, so it runs (and finds) what it does for that stack."""
     config = yaml.safe_load((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())["config"]
-    return {"gpufleet:limits": json.dumps(config["gpufleet:limits"])}
+    return {LIMITS_KEY: json.dumps(config[LIMITS_KEY])}
 
 
 PROD_STACK_CONFIG = _prod_limits()
@@ -138,7 +140,7 @@ def over_grpc(
     from gpufleet.checks.policy_config import load_policy_config, reconcile
     from gpufleet.checks.policy_pack_process import PolicyPackProcess
     from gpufleet.policies.pack import CONFIG_DIR, PACK_DIR
-    from gpufleet.policies.serving.analyzer_servicer import SERVER_ENV
+    from gpufleet.policies.serving.serve import SERVER_ENV
 
     config, text = load_policy_config(CONFIG_DIR / "prod.json")
     with (

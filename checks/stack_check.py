@@ -10,7 +10,6 @@ program that raises raises ``ProgramRunError`` (exit 1).
 
 from __future__ import annotations
 
-import atexit
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from gpufleet.checks.check_run import CheckReport, run_check
 from gpufleet.checks.policy_config import PolicyConfigError
 from gpufleet.checks.policy_pack_process import PolicyPackError
 from gpufleet.checks.source_locations import make_locator, relative_uri
-from gpufleet.engine.capture import close_runtime_loop
+from gpufleet.engine.capture import close_runtime_loop_at_exit
 from gpufleet.engine.program_dir import (
     ProgramError,
     load_project,
@@ -83,8 +82,7 @@ def _check(request: CheckRequest, root: Path) -> CheckOutcome:
         resources, project_name = load_deployment(request.export_file)
         stack_config, stack_file = _export_stack_config(request, project_name), None
     else:
-        # At exit, not now: a closed loop could not run another capture in this process.
-        atexit.register(close_runtime_loop)
+        close_runtime_loop_at_exit()
         project = load_project(request.program)
         stack_file = request.config_file or project.stack_config_file(request.stack)
         capture = run_program_dir(

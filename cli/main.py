@@ -403,15 +403,12 @@ def preview(
     if live:
         _run_live("preview", program, stack)
         return
-    import atexit
-
     from gpufleet.cli import preview_render
-    from gpufleet.engine.capture import close_runtime_loop
+    from gpufleet.engine.capture import close_runtime_loop_at_exit
     from gpufleet.engine.program_dir import ProgramError, ProgramRunError, run_program_dir
     from gpufleet.engine.stack_export import write_deployment
 
-    # At exit, not now: a closed loop could not run another capture in this process.
-    atexit.register(close_runtime_loop)
+    close_runtime_loop_at_exit()
     try:
         capture = run_program_dir(program, stack, config_file=config_file, preview=as_preview)
     except ProgramError as exc:

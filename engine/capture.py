@@ -21,6 +21,7 @@ are unknown, as in ``pulumi preview``.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import threading
 import warnings
@@ -420,3 +421,15 @@ def close_runtime_loop() -> None:
         if not loop.is_closed() and not loop.is_running():
             loop.close()
     _THREAD_LOOPS.clear()
+
+
+_closing_at_exit = False
+
+
+def close_runtime_loop_at_exit() -> None:
+    """Have ``close_runtime_loop`` run when the process exits (once, however often asked): at
+    exit, not now, since a closed loop could not run another capture in this process."""
+    global _closing_at_exit
+    if not _closing_at_exit:
+        atexit.register(close_runtime_loop)
+        _closing_at_exit = True

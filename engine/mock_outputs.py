@@ -14,6 +14,7 @@ import hashlib
 import uuid
 from typing import Any
 
+from gpufleet import resource_types as types
 from gpufleet.clouds import cloud_of_type
 
 ACCOUNT = "123456789012"
@@ -49,41 +50,38 @@ def realistic_outputs(
     service = type_.split(":")[1].split("/")[0]
     arn = f"arn:aws:{service}:{aws_region}:{ACCOUNT}:{name}"
     out: dict[str, Any] = {"arn": arn}
-    if type_ == "aws:ec2/securityGroup:SecurityGroup":
+    if type_ == types.AWS_SECURITY_GROUP:
         rid = f"sg-{_hex(name)}"
         out["arn"] = f"arn:aws:ec2:{aws_region}:{ACCOUNT}:security-group/{rid}"
-    elif type_ == "aws:ec2/launchTemplate:LaunchTemplate":
+    elif type_ == types.AWS_LAUNCH_TEMPLATE:
         rid = f"lt-{_hex(name)}"
         out |= {"latestVersion": 1, "defaultVersion": 1, "name": inputs.get("name", name)}
-    elif type_ == "aws:iam/role:Role":
+    elif type_ == types.AWS_IAM_ROLE:
         rid = name
         out |= {"name": name, "arn": f"arn:aws:iam::{ACCOUNT}:role/{name}", "uniqueId": _hex(name)}
-    elif type_ == "aws:iam/instanceProfile:InstanceProfile":
+    elif type_ == types.AWS_INSTANCE_PROFILE:
         rid = name
         out |= {"name": name, "arn": f"arn:aws:iam::{ACCOUNT}:instance-profile/{name}"}
-    elif type_ == "aws:sqs/queue:Queue":
+    elif type_ == types.AWS_SQS_QUEUE:
         url = f"https://sqs.{aws_region}.amazonaws.com/{ACCOUNT}/{name}"
         rid = url
         out |= {"url": url, "name": name, "arn": f"arn:aws:sqs:{aws_region}:{ACCOUNT}:{name}"}
-    elif type_ == "aws:cloudwatch/eventRule:EventRule":
+    elif type_ == types.AWS_EVENT_RULE:
         rid = name
         out |= {"name": name, "arn": f"arn:aws:events:{aws_region}:{ACCOUNT}:rule/{name}"}
-    elif type_ == "aws:autoscaling/group:Group":
+    elif type_ == types.AWS_AUTOSCALING_GROUP:
         rid = name
         out |= {"name": name}
-    elif type_ == "aws:ec2/placementGroup:PlacementGroup":
+    elif type_ == types.AWS_PLACEMENT_GROUP:
         rid = name
         out |= {"name": name, "placementGroupId": f"pg-{_hex(name)}"}
-    elif type_ in (
-        "aws:ec2/capacityReservation:CapacityReservation",
-        "aws:ec2/capacityBlockReservation:CapacityBlockReservation",
-    ):
+    elif type_ in (types.AWS_CAPACITY_RESERVATION, types.AWS_CAPACITY_BLOCK):
         rid = f"cr-{_hex(name)}"
         out["arn"] = f"arn:aws:ec2:{aws_region}:{ACCOUNT}:capacity-reservation/{rid}"
-    elif type_ == "aws:s3/bucket:Bucket":
+    elif type_ == types.AWS_S3_BUCKET:
         rid = inputs.get("bucket") or f"{inputs.get('bucketPrefix', name)}{_hex(name, 12)}"
         out |= {"bucket": rid, "arn": f"arn:aws:s3:::{rid}"}
-    elif type_ == "aws:sagemaker/trainingJob:TrainingJob":
+    elif type_ == types.AWS_TRAINING_JOB:
         rid = inputs.get("trainingJobName", name)
         out["arn"] = f"arn:aws:sagemaker:{aws_region}:{ACCOUNT}:training-job/{rid}"
     else:
@@ -111,7 +109,7 @@ def _gcp_outputs(
     )
     out: dict[str, Any] = {"name": resource_name, "selfLink": self_link}
     rid = f"projects/{project}/{scope}/{collection}/{resource_name}"
-    if type_ == "gcp:serviceaccount/account:Account":
+    if type_ == types.GCP_SERVICE_ACCOUNT:
         email = f"{inputs['accountId']}@{project}.iam.gserviceaccount.com"
         rid = f"projects/{project}/serviceAccounts/{email}"
         out = {

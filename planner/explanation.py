@@ -17,7 +17,7 @@ from gpufleet.clouds import Cloud
 from gpufleet.planner.catalog import Offer
 from gpufleet.planner.gpu_need import GpuNeed
 from gpufleet.planner.offer_pricing import Candidate, Sizing, to_placement
-from gpufleet.planner.placement_criteria import Criteria, region_summary
+from gpufleet.planner.placement_criteria import Criteria
 from gpufleet.planner.plan import Placement
 from gpufleet.planner.spec import EnvironmentLimits, GpuByModel, Workload
 
@@ -181,3 +181,15 @@ def _no_pricing_reason(workload: Workload, limits: EnvironmentLimits, env: str) 
             "(spot needs interruptible: true)"
         )
     return f"no offer with a spot price in allowed regions, and {env} does not allow on-demand"
+
+
+def region_summary(criteria: Criteria, all_regions: Mapping[Cloud, frozenset[str]]) -> str:
+    """The allowed regions per cloud, ``any`` where every region is."""
+    parts = []
+    for cloud in criteria.clouds:
+        allowed = criteria.regions[cloud]
+        if allowed == all_regions[cloud]:
+            parts.append(f"{cloud}: any")
+        else:
+            parts.append(f"{cloud}: {', '.join(sorted(allowed))}")
+    return "; ".join(parts)

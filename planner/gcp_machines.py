@@ -62,6 +62,14 @@ N1_VCPU_LIMITS: dict[str, dict[int, int]] = {
 N1_GPUS = frozenset(N1_VCPU_LIMITS)
 _N1 = re.compile(r"n1-(standard|highmem|highcpu)-(\d+)")
 
+# Series whose VMs a compact placement policy can place together (cloud.google.com/compute/docs/
+# instances/placement-policies-overview): of the GPU machines, A2, A3 and G2.
+COMPACT_PLACEMENT_SERIES = re.compile(r"(a2|a3|g2)-")
+# Series built for tightly coupled multi-host training (100-3,200 Gbit/s, GPUDirect-TCPX/TCPXO on
+# A3; cloud.google.com/compute/docs/accelerator-optimized-machines): A2 and A3 High, Mega,
+# Ultra. A3 Edge is a serving shape; G2 and N1 hosts are not built for it either.
+CLUSTER_NETWORKING_SERIES = re.compile(r"^(a2-(high|mega|ultra)gpu|a3-(high|mega|ultra)gpu)-")
+
 
 @dataclass(frozen=True)
 class MachineGpus:
@@ -81,6 +89,11 @@ def built_in_gpus(machine_type: str) -> tuple[str, int] | None:
     if g2 and int(g2[1]) in G2_L4_COUNT:
         return "L4", G2_L4_COUNT[int(g2[1])]
     return None
+
+
+def takes_attached_gpus(machine_type: str) -> bool:
+    """Whether GPUs come attached to this machine type (N1) rather than with it."""
+    return _N1.fullmatch(machine_type) is not None
 
 
 def machine_gpus(

@@ -11,19 +11,16 @@ it crawls. gpufleet places ``nodes > 1`` workloads only on sizes with cluster ne
   32, trn1 8, trn1n 16, dl1 4, and one on the large g4dn/g5/g6/g6e/gr6 and p3dn sizes.
   ``AWS_EFA_ONLY_LAYOUT`` lists the sizes AWS configures with an ENA primary interface and
   EFA-only interfaces (P5 family); the others use classic EFA (EFA with ENA) interfaces.
-- GCP: the A2 and A3 High/Mega/Ultra accelerator-optimized series, built for multi-host training
-  (100-3,200 Gbit/s, GPUDirect-TCPX/TCPXO on A3) and placed together with compact placement
-  policies (cloud.google.com/compute/docs/accelerator-optimized-machines). A3 Edge is a serving
-  shape; G2 and N1 hosts are not built for it either.
+- GCP: the accelerator-optimized series built for multi-host training, placed together with
+  compact placement policies (``gcp_machines.CLUSTER_NETWORKING_SERIES``).
 - Azure: the InfiniBand ("r") sizes of the NC/ND series
   (learn.microsoft.com/azure/virtual-machines/sizes-hpc#rdma-capable-instances).
 """
 
 from __future__ import annotations
 
-import re
-
 from gpufleet.clouds import Cloud
+from gpufleet.planner.gcp_machines import CLUSTER_NETWORKING_SERIES
 
 AWS_EFA_INTERFACES: dict[str, int] = {
     "p3dn.24xlarge": 1,
@@ -58,7 +55,6 @@ AWS_EFA_INTERFACES: dict[str, int] = {
 }
 AWS_EFA_ONLY_LAYOUT = frozenset({"p5.48xlarge", "p5e.48xlarge", "p5en.48xlarge"})
 
-_GCP_CLUSTER_SERIES = re.compile(r"^(a2-(high|mega|ultra)gpu|a3-(high|mega|ultra)gpu)-")
 _AZURE_INFINIBAND_SIZES = frozenset(
     {
         "Standard_NC24rs_v3",
@@ -74,7 +70,7 @@ def supports_multi_node(cloud: Cloud, instance_type: str) -> bool:
     if cloud == "aws":
         return instance_type in AWS_EFA_INTERFACES
     if cloud == "gcp":
-        return bool(_GCP_CLUSTER_SERIES.match(instance_type))
+        return bool(CLUSTER_NETWORKING_SERIES.match(instance_type))
     if cloud == "azure":
         return instance_type in _AZURE_INFINIBAND_SIZES
     return False

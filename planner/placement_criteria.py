@@ -9,7 +9,7 @@ and the offer pricer with its bucket lower bound (``offer_pricing``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from gpufleet.clouds import CLOUDS, Cloud
@@ -137,15 +137,3 @@ def _filters(
             )
         )
     return filters
-
-
-def region_summary(criteria: Criteria, all_regions: Mapping[Cloud, frozenset[str]]) -> str:
-    """The allowed regions per cloud, ``any`` where every region is."""
-    parts = []
-    for cloud in criteria.clouds:
-        allowed = criteria.regions[cloud]
-        if allowed == all_regions[cloud]:
-            parts.append(f"{cloud}: any")
-        else:
-            parts.append(f"{cloud}: {', '.join(sorted(allowed))}")
-    return "; ".join(parts)

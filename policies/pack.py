@@ -14,7 +14,8 @@ from pathlib import Path
 from pulumi_policy import EnforcementLevel
 
 from gpufleet.policies.rules import all_policies
-from gpufleet.policies.serving.analyzer_servicer import PackAnalyzer, serve_analyzer
+from gpufleet.policies.serving.analyzer_servicer import PackAnalyzer
+from gpufleet.policies.serving.serve import serve_analyzer
 
 PACK_NAME = "gpufleet"
 DESCRIPTION = "GPU capacity that is tagged, right-sized, within budget and private."

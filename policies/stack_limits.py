@@ -1,7 +1,8 @@
 """The environment's limits as ``gpufleet generate`` writes them into the stack config.
 
 A stack generated from a spec carries its environment's limits under ``gpufleet:limits``
-(``stacks/stack_config.py``, ``Limits``): the monthly budget and the allowed GPUs among them.
+(``stacks/stack_config.py``, ``Limits``; its keys are named in ``stacks/config_keys.py``): the
+monthly budget and the allowed GPUs among them.
 Rules fall back to these where the policy config leaves a limit unset, so a spec's budget
 reaches the ``gpu-budget`` policy for every environment, whatever it is called, with the
 Pulumi CLI as with ``gpufleet check``.
@@ -25,7 +26,7 @@ from typing import Any
 
 import pulumi
 
-LIMITS_KEY = "gpufleet:limits"
+from gpufleet.stacks import config_keys
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ _current: ContextVar[StackLimits | None] = ContextVar("gpufleet_stack_limits", d
 
 def limits_in(config: Mapping[str, str]) -> StackLimits | None:
     """The limits in an engine config map, None when it has no ``gpufleet:limits``."""
-    text = config.get(LIMITS_KEY)
+    text = config.get(config_keys.LIMITS_KEY)
     return _parse(text) if text else None
 
 
@@ -59,8 +60,7 @@ def stack_limits() -> StackLimits:
     limits = _current.get()
     if limits is not None:
         return limits
-    namespace, _, name = LIMITS_KEY.partition(":")
-    text = pulumi.Config(namespace).get(name)
+    text = pulumi.Config(config_keys.GPUFLEET).get(config_keys.LIMITS)
     return _parse(text) if text else StackLimits()
 
 
@@ -72,8 +72,8 @@ def _parse(text: str) -> StackLimits:
         return StackLimits()
     if not isinstance(limits, dict):
         return StackLimits()
-    budget = limits.get("monthlyBudgetUsd")
-    allowed = limits.get("allowedGpus")
+    budget = limits.get(config_keys.MONTHLY_BUDGET_USD)
+    allowed = limits.get(config_keys.ALLOWED_GPUS)
     return StackLimits(
         monthly_budget_usd=float(budget)
         if isinstance(budget, int | float) and not isinstance(budget, bool)

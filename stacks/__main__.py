@@ -6,6 +6,7 @@ Config problems stop the program with ``pulumi.RunError`` (a message, no traceba
 import pulumi
 from pydantic import ValidationError
 
+from gpufleet.stacks import config_keys
 from gpufleet.stacks.program import build_stack
 from gpufleet.stacks.stack_config import (
     SITE_MODELS,
@@ -24,7 +25,7 @@ def _object(config: pulumi.Config, key: str) -> object:
 
 
 def _read_settings() -> StackSettings:
-    config = pulumi.Config("gpufleet")
+    config = pulumi.Config(config_keys.GPUFLEET)
     raw = {}
     for field in StackSettings.model_fields.values():
         if field.alias is None:
@@ -36,7 +37,7 @@ def _read_settings() -> StackSettings:
     try:
         return StackSettings.model_validate(raw)
     except ValidationError as exc:
-        problems = validation_problems(exc, "gpufleet:")
+        problems = validation_problems(exc, f"{config_keys.GPUFLEET}:")
         raise pulumi.RunError(
             f"stack config is not what gpufleet generate writes ({problems}); "
             "run: gpufleet generate SPEC --env ENV"
@@ -44,7 +45,7 @@ def _read_settings() -> StackSettings:
 
 
 settings = _read_settings()
-site_config = pulumi.Config("site")
+site_config = pulumi.Config(config_keys.SITE)
 try:
     built = build_stack(
         settings, load_site({cloud: _object(site_config, cloud) for cloud in SITE_MODELS})

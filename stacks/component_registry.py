@@ -16,10 +16,11 @@ the registry (``gpufleet generate``) never imports pulumi.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from gpufleet.clouds import Cloud, is_cloud
+from gpufleet.planner.gcp_machines import takes_attached_gpus
 from gpufleet.planner.spec import Managed
 from gpufleet.stacks.stack_config import (
     AwsRegion,
@@ -75,16 +76,13 @@ class ComponentEntry:
     # job from the SDK): the stack itself then holds no GPUs.
     holds_gpus: bool = True
 
-    def __post_init__(self) -> None:
-        if not is_cloud(self.name.split(":", 1)[0]):
-            raise ValueError(f"component {self.name!r} is not named <cloud>:<Name>")
+    cloud: Cloud = field(init=False)  # from the name's prefix
 
-    @property
-    def cloud(self) -> Cloud:
+    def __post_init__(self) -> None:
         cloud = self.name.split(":", 1)[0]
         if not is_cloud(cloud):
-            raise ValueError(self.name)
-        return cloud
+            raise ValueError(f"component {self.name!r} is not named <cloud>:<Name>")
+        object.__setattr__(self, "cloud", cloud)
 
     @property
     def type_token(self) -> str:
@@ -185,8 +183,9 @@ def _build_sagemaker_spot_training(ctx: BuildContext) -> dict[str, Any]:
     )
 
     w = ctx.workload
-    aws_site = ctx.site.aws()
-    image = aws_site.sage_maker_image_uri or SAGEMAKER_PYTORCH_IMAGE.format(region=w.region)
+    # SageMaker needs no site settings: only an image, which may come from site:aws.
+    chosen = ctx.site.aws_site.sage_maker_image_uri if ctx.site.aws_site else None
+    image = chosen or SAGEMAKER_PYTORCH_IMAGE.format(region=w.region)
     job = SageMakerSpotTraining(
         ctx.name,
         SageMakerSpotTrainingArgs(
@@ -206,7 +205,7 @@ def _build_sagemaker_spot_training(ctx: BuildContext) -> dict[str, Any]:
 def _attached_gpus(w: WorkloadPlacement) -> tuple[str | None, int | None]:
     """(gpu, gpu_count) for N1 machines, which take attached GPUs; (None, None) for machine
     types that carry theirs."""
-    if w.instance_type.startswith("n1-"):
+    if takes_attached_gpus(w.instance_type):
         return w.gpu, w.gpus_per_instance
     return None, None
 

@@ -1,27 +1,19 @@
 """Which components build a planned placement.
 
 One rule, used by ``gpufleet generate`` (it writes the parts into the stack config) and
-documented in the README; the component for each case and cloud is the registry entry with
-that role (``component_registry``):
+documented in the README's placement table (a test keeps the two together). A placement's base
+is built by the component with its role on its cloud (``component_registry``):
 
-==========================  ===============================  =================================
-placement                   role (AWS / GCP / Azure)          why
-==========================  ===============================  =================================
-managed service             the service's name                the managed service owns the
-                            (SageMakerSpotTraining / — /      machines
-                            LowPriorityCluster)
-multi-node job              multi_node (PlacementCluster /    cluster networking, one zone
-                            CompactCluster / SpotScaleSet
-                            with proximity)
-reserved (always-on base)   reserved (CapacityPool /          the commitment buys capacity
-                            ReservationPool /                 held for serving
-                            CapacityReservationGroup)
-anything else, and bursts   fleet (SpotFleet / SpotGroup /    spot by default; on-demand when
-                            SpotScaleSet)                     the plan says so
-==========================  ===============================  =================================
+- the capacity of a managed service (``managed``): the role named after the service;
+- a multi-node job (training or batch on more than one instance): ``multi_node`` — cluster
+  networking, one zone;
+- the always-on base of serving on a commitment: ``reserved`` — the commitment buys capacity
+  held for serving;
+- anything else: ``fleet`` — spot by default, on-demand when the plan says so.
 
-A reserved part holds capacity; the commitment discount itself (Savings Plan, committed use
-discount, Azure reservation) is a billing purchase made outside Pulumi.
+A burst above an always-on base is a second part, built by the ``fleet`` component. A reserved
+part holds capacity; the commitment discount itself (Savings Plan, committed use discount,
+Azure reservation) is a billing purchase made outside Pulumi.
 """
 
 from __future__ import annotations

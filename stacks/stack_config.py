@@ -47,6 +47,7 @@ from pydantic.alias_generators import to_camel
 from gpufleet.clouds import Cloud
 from gpufleet.planner.spec import Kind
 from gpufleet.pricing_models import Commitment, Pricing
+from gpufleet.stacks import config_keys
 
 SiteT = TypeVar("SiteT", bound="ConfigModel")
 
@@ -102,8 +103,17 @@ class WorkloadPlacement(ConfigModel):
 
 class Limits(ConfigModel):
     max_gpus_per_workload: int | None = None
-    allowed_gpus: list[str] | None = None
-    monthly_budget_usd: float | None = None
+    # Named in config_keys: the policy pack reads these back without pydantic.
+    allowed_gpus: list[str] | None = Field(
+        default=None,
+        validation_alias=config_keys.ALLOWED_GPUS,
+        serialization_alias=config_keys.ALLOWED_GPUS,
+    )
+    monthly_budget_usd: float | None = Field(
+        default=None,
+        validation_alias=config_keys.MONTHLY_BUDGET_USD,
+        serialization_alias=config_keys.MONTHLY_BUDGET_USD,
+    )
     allow_on_demand: bool
     max_commitment: Commitment
 

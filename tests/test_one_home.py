@@ -5,9 +5,12 @@ else. A new use imports the name instead of writing the value again."""
 from __future__ import annotations
 
 import io
+import json
 import tokenize
 from pathlib import Path
 
+from gpufleet import resource_types, tag_keys
+from gpufleet.planner import gcp_machines
 from tests.helpers import ROOT
 
 PACKAGE_FOLDERS = (
@@ -21,20 +24,35 @@ PACKAGE_FOLDERS = (
     "stacks",
 )
 
-# literal as the tokenizer sees it -> its home (relative path)
-HOMES = {
+
+def _constants(module: object) -> dict[str, str]:
+    """A vocabulary module's string constants, as literals in code spell them."""
+    return {
+        json.dumps(value): ""
+        for name, value in vars(module).items()
+        if name.isupper() and isinstance(value, str)
+    }
+
+
+# literal as the tokenizer sees it -> its home (relative path); None: written nowhere.
+HOMES: dict[str, str | None] = {
     "730": "gpufleet/pricing_models.py",
     "730.0": "gpufleet/pricing_models.py",
-    '"cost-center"': "gpufleet/tag_keys.py",
-    '"managed-by"': "gpufleet/tag_keys.py",
-    '"workload-kind"': "gpufleet/tag_keys.py",
     '"azure-native"': "gpufleet/clouds.py",
     '"on-demand"': None,  # the word is on_demand, everywhere
     '"reserved-consumer"': None,
-    '"nvidia-tesla-t4"': "planner/gcp_machines.py",
-    '"nvidia-h100-mega-80gb"': "planner/gcp_machines.py",
-    '"gpufleet:limits"': "policies/stack_limits.py",
+    '"gpufleet:limits"': None,  # stacks/config_keys.py builds it from its parts
+    **dict.fromkeys(_constants(resource_types), "gpufleet/resource_types.py"),
+    **dict.fromkeys(_constants(tag_keys), "gpufleet/tag_keys.py"),
+    **dict.fromkeys(
+        (json.dumps(name) for name in gcp_machines.ACCELERATOR_TYPES.values()),
+        "planner/gcp_machines.py",
+    ),
 }
+# Words that are also ordinary values elsewhere (a kind, a project name): not facts of the
+# vocabulary module that defines them.
+for word in ('"gpufleet"', '"project"', '"owner"', '"environment"', '"workload"'):
+    HOMES.pop(word, None)
 
 
 def _source_files() -> list[Path]:

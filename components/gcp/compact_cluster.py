@@ -40,7 +40,6 @@ Example::
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
 import pulumi
@@ -50,9 +49,7 @@ from pydantic import Field, field_validator, model_validator
 from gpufleet.components.component_args import ComponentArgs, StrInput
 from gpufleet.components.gcp import instance_settings as vm
 from gpufleet.components.tagging import RequiredTags
-from gpufleet.planner.gcp_machines import MachineGpus, machine_gpus
-
-COMPACT_SERIES = re.compile(r"(a2|a3|g2)-")
+from gpufleet.planner.gcp_machines import COMPACT_PLACEMENT_SERIES, MachineGpus, machine_gpus
 
 
 class CompactClusterArgs(ComponentArgs):
@@ -75,7 +72,7 @@ class CompactClusterArgs(ComponentArgs):
     @field_validator("machine_type")
     @classmethod
     def _compact_series(cls, value: str) -> str:
-        if not COMPACT_SERIES.match(value):
+        if not COMPACT_PLACEMENT_SERIES.match(value):
             raise ValueError(
                 f"{value} cannot use compact placement; GPU series that can: A2, A3, G2"
             )

@@ -4,7 +4,7 @@ requests, capacity reservations and Capacity Blocks, SageMaker training jobs."""
 
 from __future__ import annotations
 
-from gpufleet.policies import resource_types as types
+from gpufleet import resource_types as types
 from gpufleet.policies.footprints.model import GpuFootprint
 from gpufleet.policies.footprints.reading import Reading, market, number, reads
 from gpufleet.policies.properties import as_list, get_path, is_unknown

@@ -3,7 +3,7 @@ ML compute clusters (max nodes; low-priority VMs) and capacity reservations."""
 
 from __future__ import annotations
 
-from gpufleet.policies import resource_types as types
+from gpufleet import resource_types as types
 from gpufleet.policies.footprints.model import GpuFootprint
 from gpufleet.policies.footprints.reading import Reading, reads
 from gpufleet.policies.properties import get_path, is_unknown

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpufleet import resource_types as types
 from gpufleet.planner.gcp_machines import GPU_OF_ACCELERATOR, built_in_gpus
 from gpufleet.planner.gpus import normalize_gpu_name
-from gpufleet.policies import resource_types as types
 from gpufleet.policies.footprints.model import GpuFootprint, Machine
 from gpufleet.policies.footprints.reading import Reading, looks_like_gpu, number, reads
 from gpufleet.policies.properties import as_list, get_path, is_unknown

@@ -3,7 +3,7 @@ prod); a cluster that keeps nodes bills for them while nothing runs."""
 
 from __future__ import annotations
 
-from gpufleet.policies import resource_types as types
+from gpufleet import resource_types as types
 from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
 from gpufleet.policies.properties import get_path, is_unknown
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gpufleet.policies import resource_types as types
+from gpufleet import resource_types as types
 from gpufleet.policies.policy_builders import Findings, Settings, StackResource, stack_policy
 from gpufleet.policies.properties import is_unknown
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpufleet.policies import resource_types as types
+from gpufleet import resource_types as types
 from gpufleet.policies.footprints import shared_gpu_footprint
 from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
 from gpufleet.policies.properties import as_list, get_path, is_unknown

@@ -7,7 +7,7 @@ end by themselves, so outside prod they fail this rule; Capacity Blocks always e
 
 from __future__ import annotations
 
-from gpufleet.policies import resource_types as types
+from gpufleet import resource_types as types
 from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
 from gpufleet.policies.properties import is_unknown
 

@@ -4,7 +4,7 @@ an interruption loses the work and the job cannot be scheduled."""
 
 from __future__ import annotations
 
-from gpufleet.policies import resource_types as types
+from gpufleet import resource_types as types
 from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
 from gpufleet.policies.properties import get_path, is_unknown
 

@@ -7,7 +7,7 @@ their template's. Capacity running inside a reservation is paid for by the reser
 
 from __future__ import annotations
 
-from gpufleet.policies import resource_types as types
+from gpufleet import resource_types as types
 from gpufleet.policies.policy_builders import Findings, Settings, StackResource, stack_policy
 from gpufleet.policies.stack_capacity import stack_capacity
 from gpufleet.policies.taggable import tag_entries, tag_property

@@ -14,29 +14,22 @@ reports, "can't be known during preview" advisories and not-applicable results, 
 - configures the runtime once per server thread.
 
 Policies therefore share the props objects and must not modify them (ours never do).
-``serve_analyzer`` serves it on ``UnaryServer`` (or ``grpc.server``, see ``chosen_server``).
-``tests/test_analyzer_servicer.py`` checks that this servicer and the SDK's answer every
-request identically. It relies on SDK internals (name-mangled fields, private helpers),
-hence the minor-version ``pulumi-policy`` pin in ``pyproject.toml``.
+``serve.serve_analyzer`` serves it. ``tests/policies/serving/test_analyzer_servicer.py`` checks
+that this servicer and the SDK's answer every request identically. It relies on SDK internals
+(name-mangled fields, private helpers), hence the minor-version ``pulumi-policy`` pin in
+``pyproject.toml``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import math
-import os
-import sys
 import threading
-from collections.abc import Mapping
-from concurrent import futures
 from inspect import isawaitable
 from typing import Any
 
-import grpc
-from google.protobuf import message_factory, struct_pb2
+from google.protobuf import struct_pb2
 from pulumi.runtime import proto
-from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
 from pulumi_policy import (
     EnforcementLevel,
     Policy,
@@ -48,13 +41,12 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 from pulumi_policy.deserialize import SPECIAL_SIG_KEY, _deserialize_property
-from pulumi_policy.policy import _GRPC_CHANNEL_OPTIONS, _NotApplicableError, _PolicyAnalyzerServicer
+from pulumi_policy.policy import _NotApplicableError, _PolicyAnalyzerServicer
 from pulumi_policy.proxy import UnknownValueError
 
 from gpufleet.policies import stack_limits
 from gpufleet.policies.policy_builders import TypedResourcePolicy
 from gpufleet.policies.properties import DeserializedProps
-from gpufleet.policies.serving.unary_server import UnaryMethod, UnaryServer, core_bindings_missing
 
 
 def struct_to_python(struct: struct_pb2.Struct) -> dict[str, Any]:
@@ -268,63 +260,3 @@ def _looks_at(policy: Policy, resource_type: str | None) -> bool:
     if isinstance(policy, TypedResourcePolicy):
         return policy.applies_to(resource_type)
     return isinstance(policy, ResourceValidationPolicy)
-
-
-SERVER_ENV = "GPUFLEET_PACK_SERVER"
-SERVERS = ("unary", "grpc")
-
-
-def analyzer_methods(servicer: Any) -> dict[str, UnaryMethod]:
-    """Every Analyzer method by its full path, as the generated ``add_AnalyzerServicer_to_server``
-    would register them (from the service's descriptor, so none is left out)."""
-    service = analyzer_pb2.DESCRIPTOR.services_by_name["Analyzer"]
-    return {
-        f"/{service.full_name}/{m.name}": UnaryMethod(
-            message_factory.GetMessageClass(m.input_type).FromString,
-            getattr(servicer, m.name),
-            message_factory.GetMessageClass(m.output_type).SerializeToString,
-        )
-        for m in service.methods
-    }
-
-
-def chosen_server(environ: Mapping[str, str]) -> str:
-    """``unary`` (``UnaryServer``, the default) or ``grpc`` (``grpc.server``, as ``PolicyPack``
-    serves), from ``GPUFLEET_PACK_SERVER``; ``grpc`` too when grpcio lacks what ``UnaryServer``
-    needs."""
-    chosen = environ.get(SERVER_ENV, "").strip() or "unary"
-    if chosen not in SERVERS:
-        raise ValueError(f"{SERVER_ENV}={chosen!r}: expected one of {', '.join(SERVERS)}")
-    if chosen == "unary" and core_bindings_missing():
-        return "grpc"
-    return chosen
-
-
-def serve_analyzer(servicer: PackAnalyzer, environ: Mapping[str, str] = os.environ) -> None:
-    """Serve on a free local port, print it for the engine (as ``PolicyPack`` does), block."""
-    try:
-        chosen = chosen_server(environ)
-    except ValueError as exc:
-        sys.exit(f"gpufleet policy pack: {exc}")
-    if chosen == "unary":
-        server = UnaryServer(analyzer_methods(servicer), _GRPC_CHANNEL_OPTIONS)
-        port = server.add_port("127.0.0.1:0")
-        server.start()
-        _announce(port)
-        with contextlib.suppress(KeyboardInterrupt):
-            server.serve()
-        return
-    threaded = grpc.server(futures.ThreadPoolExecutor(max_workers=4), options=_GRPC_CHANNEL_OPTIONS)
-    analyzer_pb2_grpc.add_AnalyzerServicer_to_server(servicer, threaded)
-    port = threaded.add_insecure_port(address="127.0.0.1:0")
-    threaded.start()
-    _announce(port)
-    try:
-        threaded.wait_for_termination()
-    except KeyboardInterrupt:
-        threaded.stop(0)
-
-
-def _announce(port: int) -> None:
-    sys.stdout.buffer.write(f"{port}\n".encode())
-    sys.stdout.buffer.flush()

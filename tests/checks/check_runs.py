@@ -1,5 +1,6 @@
 """Running ``gpufleet check`` as users do, for the checks tests: the console script in the
-repository root, and the bad program (``tests/programs/bad_gpu``) that every policy fires on."""
+repository root, and the bad program (``tests/programs/bad_gpu``), which breaks every
+mandatory policy of the dev environment (``BAD_FINDINGS``)."""
 
 from __future__ import annotations
 

@@ -14,12 +14,14 @@ import pulumi
 import pytest
 
 from gpufleet.checks.analyzer_resources import from_capture
-from gpufleet.clouds import CLOUDS
+from gpufleet.clouds import CLOUDS, Cloud
 from gpufleet.engine.capture import capture_program, resolve
 from gpufleet.planner.catalog import Offer, load_catalog
+from gpufleet.planner.gcp_machines import takes_attached_gpus
 from gpufleet.planner.gpus import GPUS
 from gpufleet.planner.interconnect import supports_multi_node
 from gpufleet.planner.pricing import sagemaker_markup
+from gpufleet.planner.spec import MANAGED_SERVICES
 from gpufleet.policies.policy_builders import StackResource
 from gpufleet.policies.stack_capacity import stack_capacity
 from gpufleet.stacks.component_registry import COMPONENTS, ROLES, ComponentEntry, component_for
@@ -44,11 +46,14 @@ INSTANCES = 2
 
 
 def test_every_role_has_one_component_per_cloud() -> None:
+    """A capacity role has one component on every cloud; a managed service's role one, on the
+    service's own cloud, and none elsewhere."""
+    home_of: dict[str, Cloud] = {name: service.cloud for name, service in MANAGED_SERVICES.items()}
     for cloud in CLOUDS:
         for role in ROLES:
             builders = [e.name for e in COMPONENTS.values() if e.cloud == cloud and role in e.roles]
-            managed_elsewhere = role in ("sagemaker", "azureml")
-            assert len(builders) == 1 or (managed_elsewhere and not builders), (cloud, role)
+            expected = 1 if home_of.get(role, cloud) == cloud else 0
+            assert len(builders) == expected, (cloud, role, builders)
 
 
 def test_an_unknown_component_name_is_a_config_error() -> None:
@@ -64,7 +69,7 @@ def _offer_for(entry: ComponentEntry, attached: bool = False) -> Offer:
     def fits(offer: Offer) -> bool:
         if offer.cloud != entry.cloud or not GPUS[offer.gpu_name].auto:
             return False
-        if offer.instance_type.startswith("n1-") != attached:
+        if takes_attached_gpus(offer.instance_type) != attached:
             return False
         if role == "multi_node":
             return supports_multi_node(offer.cloud, offer.instance_type)
@@ -79,9 +84,12 @@ def _offer_for(entry: ComponentEntry, attached: bool = False) -> Offer:
     return offers[0]
 
 
-def _site(offer: Offer) -> Site:
+def _site(offer: Offer, entry: ComponentEntry) -> Site:
+    """Site settings for the offer's region, of only the clouds whose settings the entry says
+    its component needs: a build that reads more fails, so the entry's site keys stay true."""
+    needed = {key.split(".", 1)[0].removeprefix("site:") for key in entry.site_keys}
     region = offer.region
-    return Site(
+    site = Site(
         aws_site=AwsSite(
             regions={
                 region: AwsRegion(
@@ -103,6 +111,11 @@ def _site(offer: Offer) -> Site:
             ssh_public_key="ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGpufleetexamplekey probe",
             regions={region: AzureRegion(resource_group_name="rg", subnet_id="/subnets/gpu")},
         ),
+    )
+    return Site(
+        aws_site=site.aws_site if "aws" in needed else None,
+        gcp_site=site.gcp_site if "gcp" in needed else None,
+        azure_site=site.azure_site if "azure" in needed else None,
     )
 
 
@@ -158,7 +171,7 @@ def test_component_built_from_a_stack_config_is_seen_by_the_policies(
     assert issubclass(component_class, pulumi.ComponentResource)
     offer = _offer_for(entry, attached)
     settings = _settings(entry, offer)
-    result = capture_program(lambda: build_stack(settings, _site(offer)))
+    result = capture_program(lambda: build_stack(settings, _site(offer, entry)))
     capture = result.capture
     assert [r.name for r in capture.registrations if r.type == entry.type_token] == ["probe"]
     # Every id the stack exports is a real value under the offline engine.

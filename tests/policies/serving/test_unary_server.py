@@ -18,7 +18,7 @@ import pytest
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc, plugin_pb2
 
 from gpufleet.policies.serving import unary_server
-from gpufleet.policies.serving.analyzer_servicer import SERVER_ENV, analyzer_methods, chosen_server
+from gpufleet.policies.serving.serve import SERVER_ENV, analyzer_methods, chosen_server
 from gpufleet.policies.serving.unary_server import UnaryServer, core_bindings_missing
 
 ANALYZE = "/pulumirpc.Analyzer/Analyze"

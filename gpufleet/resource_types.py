@@ -1,13 +1,19 @@
-"""The resource type tokens the policies read, named once.
+"""The resource type tokens gpufleet's code names, each once.
 
 A token is the engine's name for a resource type (``<package>:<module>:<Type>``), as the
-provider SDKs define it; the footprint readers register under these and the rules select
-resources by them.
+provider SDKs define it: the policies' footprint readers register under these and their rules
+select resources by them; the offline engine answers them with realistic outputs.
 """
 
 from __future__ import annotations
 
 # AWS
+AWS_SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
+AWS_IAM_ROLE = "aws:iam/role:Role"
+AWS_INSTANCE_PROFILE = "aws:iam/instanceProfile:InstanceProfile"
+AWS_SQS_QUEUE = "aws:sqs/queue:Queue"
+AWS_EVENT_RULE = "aws:cloudwatch/eventRule:EventRule"
+AWS_PLACEMENT_GROUP = "aws:ec2/placementGroup:PlacementGroup"
 AWS_LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 AWS_INSTANCE = "aws:ec2/instance:Instance"
 AWS_AUTOSCALING_GROUP = "aws:autoscaling/group:Group"
@@ -16,7 +22,8 @@ AWS_SPOT_FLEET_REQUEST = "aws:ec2/spotFleetRequest:SpotFleetRequest"
 AWS_CAPACITY_RESERVATION = "aws:ec2/capacityReservation:CapacityReservation"
 AWS_CAPACITY_BLOCK = "aws:ec2/capacityBlockReservation:CapacityBlockReservation"
 AWS_TRAINING_JOB = "aws:sagemaker/trainingJob:TrainingJob"
-AWS_S3_BUCKETS = ("aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2")
+AWS_S3_BUCKET = "aws:s3/bucket:Bucket"
+AWS_S3_BUCKETS = (AWS_S3_BUCKET, "aws:s3/bucketV2:BucketV2")
 AWS_S3_PUBLIC_ACCESS_BLOCK = "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock"
 AWS_S3_ENCRYPTION = (
     "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
@@ -24,6 +31,7 @@ AWS_S3_ENCRYPTION = (
 )
 
 # GCP
+GCP_SERVICE_ACCOUNT = "gcp:serviceaccount/account:Account"
 GCP_INSTANCE = "gcp:compute/instance:Instance"
 GCP_INSTANCE_TEMPLATES = (
     "gcp:compute/instanceTemplate:InstanceTemplate",

@@ -1,0 +1,18 @@
+"""The stack config keys gpufleet defines, named once: its two namespaces, and the limits the
+policy pack reads back from a generated stack (``policies/stack_limits.py``).
+
+``gpufleet:`` is what ``gpufleet generate`` writes and owns; ``site:`` is the user's. The
+pydantic models of ``stack_config`` use these names, and the pack reads them without pydantic,
+so this module imports nothing.
+"""
+
+from __future__ import annotations
+
+GPUFLEET = "gpufleet"
+SITE = "site"
+
+LIMITS = "limits"
+LIMITS_KEY = f"{GPUFLEET}:{LIMITS}"
+# Fields of ``gpufleet:limits`` the policies read.
+MONTHLY_BUDGET_USD = "monthlyBudgetUsd"
+ALLOWED_GPUS = "allowedGpus"

@@ -1,0 +1,98 @@
+"""Which components build a placement: by the role of its base (managed service, multi-node
+job, reserved base, anything else) and a fleet for its burst; the README's table says the same."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from gpufleet.clouds import CLOUDS, Cloud
+from gpufleet.planner.plan import Burst, Placement
+from gpufleet.planner.spec import MANAGED_SERVICES, Kind, Managed
+from gpufleet.pricing_models import Pricing
+from gpufleet.stacks.component_registry import Role, component_for
+from gpufleet.stacks.placement_parts import placement_parts
+from tests.helpers import ROOT, make_offer
+
+
+def placement(
+    cloud: Cloud,
+    *,
+    kind: Kind = "batch",
+    instances: int = 1,
+    pricing: Pricing = "spot",
+    managed: Managed | None = None,
+    burst: int = 0,
+) -> Placement:
+    return Placement(
+        name="w",
+        kind=kind,
+        managed=managed,
+        offer=make_offer(cloud=cloud),
+        instance_type="x",
+        instances=instances,
+        pricing=pricing,
+        hourly_usd=1.0,
+        hours_per_month=730,
+        monthly_usd=730.0,
+        baseline_monthly_usd=730.0,
+        burst=Burst(burst, "spot", 1.0, 100, 100.0) if burst else None,
+    )
+
+
+def parts(p: Placement) -> list[tuple[str, int, str]]:
+    return [(part.component, part.instances, part.pricing) for part in placement_parts(p)]
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_each_role_on_each_cloud(cloud: Cloud) -> None:
+    fleet = component_for(cloud, "fleet").name
+    assert parts(placement(cloud)) == [(fleet, 1, "spot")]
+    assert parts(placement(cloud, kind="training", instances=4)) == [
+        (component_for(cloud, "multi_node").name, 4, "spot")
+    ]
+    assert parts(
+        placement(cloud, kind="inference", instances=2, pricing="reserved_1y", burst=3)
+    ) == [
+        (component_for(cloud, "reserved").name, 2, "reserved_1y"),
+        (fleet, 3, "spot"),
+    ]
+    # Inference replicas are not a multi-node job, however many.
+    assert parts(placement(cloud, kind="inference", instances=4, pricing="on_demand")) == [
+        (fleet, 4, "on_demand")
+    ]
+
+
+@pytest.mark.parametrize("service", list(MANAGED_SERVICES))
+def test_a_managed_service_builds_its_own_capacity(service: Managed) -> None:
+    cloud = MANAGED_SERVICES[service].cloud
+    managed = placement(cloud, kind="training", instances=2, managed=service)
+    assert parts(managed) == [(component_for(cloud, service).name, 2, "spot")]
+
+
+ROLES_IN_README: dict[str, Role | None] = {
+    "managed service": None,
+    "multi-node job": "multi_node",
+    "reserved (always-on base)": "reserved",
+    "anything else, and the burst above an always-on base": "fleet",
+}
+
+
+def test_the_readme_placement_table_is_the_registry() -> None:
+    readme = (ROOT / "README.md").read_text()
+    table = readme.split("| placement | AWS | GCP | Azure |", 1)[1].split("\n\n", 1)[0]
+    rows = [line.split("|")[1:-1] for line in table.strip().splitlines()[1:]]
+    assert [cells[0].strip() for cells in rows] == list(ROLES_IN_README)
+    for cells in rows:
+        role = ROLES_IN_README[cells[0].strip()]
+        for cloud, cell in zip(CLOUDS, cells[1:], strict=True):
+            named = re.findall(r"`(\w+)`", cell)
+            if role is None:
+                services: list[Managed] = [
+                    s for s, m in MANAGED_SERVICES.items() if m.cloud == cloud
+                ]
+                expected = [component_for(cloud, s).name.split(":")[1] for s in services]
+            else:
+                expected = [component_for(cloud, role).name.split(":")[1]]
+            assert named == expected, (cells[0], cloud)
