@@ -1,14 +1,29 @@
-"""What an offer costs a workload, by hand on tiny catalogs: spot at its expected cost, on-demand,
-commitments for always-on capacity and bursts, replicas per environment, SageMaker markups, the
-price cap."""
+"""What an offer costs a workload: by hand on tiny catalogs through the planner (spot at its
+expected cost, on-demand, commitments for always-on capacity and bursts, replicas per
+environment, SageMaker markups, the price cap), and the functions themselves: sizing, the offer
+pricer, and a bucket bound that never exceeds what the bucket's offers cost (hypothesis)."""
 
 from __future__ import annotations
 
-import pytest
+from typing import Any
 
-from gpufleet.planner.pricing import (
-    SAGEMAKER_MARKUP,
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gpufleet.clouds import CLOUDS
+from gpufleet.planner.catalog import Offer
+from gpufleet.planner.offer_pricing import (
+    OfferBucket,
+    Sizing,
+    bucket_lower_bound,
+    offer_pricer,
+    sizing,
+    to_placement,
 )
+from gpufleet.planner.pricing import SAGEMAKER_MARKUP, resolve_assumptions
+from gpufleet.planner.spec import EnvironmentLimits, Workload
+from gpufleet.pricing_models import HOURS_PER_MONTH, PRICING_ORDER
 from tests.helpers import catalog_of, make_offer
 from tests.planner.planning import H100_EFA, SERVE, TRAIN, placement, reason
 
@@ -140,3 +155,98 @@ def test_sagemaker_uses_ml_instances_at_sagemaker_prices() -> None:
     markup = SAGEMAKER_MARKUP["g5"]
     assert p.hourly_usd == pytest.approx(0.3 * markup * 1.1)
     assert p.baseline_monthly_usd == pytest.approx(1.0 * markup * 100)
+
+
+# --- the functions themselves --------------------------------------------------------------------
+
+ASSUMPTIONS = resolve_assumptions(None, {})
+
+
+def workload(**fields: Any) -> Workload:
+    return Workload.model_validate({"name": "w", "kind": "batch", "gpu": {"name": "L4"}, **fields})
+
+
+def test_sizing_of_jobs_and_serving() -> None:
+    limits = EnvironmentLimits()
+    assert sizing(workload(nodes=3, hours_per_month=50), limits) == Sizing(3, 0, 50)
+    serving = workload(kind="inference", always_on=True, replicas={"min": 2, "max": 5})
+    assert sizing(serving, limits) == Sizing(2, 3, HOURS_PER_MONTH)
+    halved = EnvironmentLimits(replica_scale=0.5, max_replicas=2)
+    assert sizing(serving, halved) == Sizing(1, 1, HOURS_PER_MONTH)
+    bursty = workload(kind="inference", replicas={"min": 1, "max": 4}, hours_per_month=100)
+    assert sizing(bursty, limits) == Sizing(4, 0, 100)
+    assert Sizing(2, 3, HOURS_PER_MONTH).baseline_hours(serving) == 2 * HOURS_PER_MONTH + 3 * 730
+
+
+def test_offer_pricer_gives_a_candidate_per_allowed_pricing_model() -> None:
+    offer = make_offer(on_demand_hourly=2.0, spot_hourly=0.5)
+    serving = workload(kind="inference", always_on=True, replicas={"min": 1, "max": 1})
+    size = sizing(serving, EnvironmentLimits())
+    price = offer_pricer(serving, EnvironmentLimits(), ASSUMPTIONS, size, {id(offer): 0})
+    candidates = price(offer) or []
+    pricings = [PRICING_ORDER[c[5]] for c in sorted(candidates)]
+    # Always-on: never spot; the 3-year term is the cheapest.
+    assert pricings == ["reserved_3y", "reserved_1y", "on_demand"]
+    placement_ = to_placement(serving, min(candidates), size)
+    assert placement_.monthly_usd == pytest.approx(2.0 * (1 - 0.55) * HOURS_PER_MONTH)
+    no_on_demand = EnvironmentLimits(allow_on_demand=False, max_commitment="none")
+    assert offer_pricer(serving, no_on_demand, ASSUMPTIONS, size, {id(offer): 0})(offer) is None
+    capped = workload(max_price_per_hour=1.0)
+    size = sizing(capped, EnvironmentLimits())
+    assert offer_pricer(capped, EnvironmentLimits(), ASSUMPTIONS, size, {id(offer): 0})(offer) == []
+
+
+@st.composite
+def priced_buckets(draw: st.DrawFn) -> tuple[Workload, EnvironmentLimits, list[Offer]]:
+    kind = draw(st.sampled_from(["training", "inference", "batch"]))
+    fields: dict[str, Any] = {
+        "kind": kind,
+        "interruptible": draw(st.booleans()),
+        "hours_per_month": draw(st.sampled_from([1, 100, 730])),
+    }
+    if kind == "inference":
+        low = draw(st.integers(0, 3))
+        fields["replicas"] = {"min": low, "max": draw(st.integers(max(low, 1), 6))}
+        fields["always_on"] = low > 0 and draw(st.booleans())
+    else:
+        fields["nodes"] = draw(st.integers(1, 4))
+    if draw(st.booleans()):
+        fields["max_price_per_hour"] = draw(st.sampled_from([0.2, 1.0, 5.0]))
+    limits = EnvironmentLimits(
+        allow_on_demand=draw(st.booleans()),
+        max_commitment=draw(st.sampled_from(["none", "1y", "3y"])),
+        replica_scale=draw(st.sampled_from([0.5, 1.0])),
+    )
+    cloud = draw(st.sampled_from(CLOUDS))
+    prices = st.floats(0.05, 20.0, allow_nan=False)
+    offers = [
+        make_offer(
+            cloud=cloud,
+            zone=f"z{i}",
+            on_demand_hourly=on_demand,
+            spot_hourly=draw(st.none() | st.floats(0.01, on_demand)),
+        )
+        for i, on_demand in enumerate(draw(st.lists(prices, min_size=1, max_size=5)))
+    ]
+    return workload(**fields), limits, offers
+
+
+@settings(max_examples=300, deadline=None)
+@given(priced_buckets())
+def test_a_buckets_bound_never_exceeds_what_its_offers_cost(
+    case: tuple[Workload, EnvironmentLimits, list[Offer]],
+) -> None:
+    """The search skips a bucket whose bound is above the best found: the bound must be a true
+    lower bound on every candidate of its offers, and None only when none can be priced."""
+    work, limits, offers = case
+    size = sizing(work, limits)
+    bucket = OfferBucket([])
+    for offer in offers:
+        bucket.add(offer)
+    bound = bucket_lower_bound(work, limits, ASSUMPTIONS, size)(bucket)
+    price = offer_pricer(work, limits, ASSUMPTIONS, size, {id(o): i for i, o in enumerate(offers)})
+    costs = [c[0] for offer in offers for c in price(offer) or ()]
+    if bound is None:
+        assert costs == []
+    else:
+        assert all(bound <= cost * (1 + 1e-9) for cost in costs)
