@@ -57,7 +57,7 @@ def whole_process(runs: int = 5) -> list[float]:
 
 
 def synthetic(count: int):
-    from gpufleet.checks.analyzer_resources import AnalyzerResource
+    from gpufleet.engine.analyzer_resources import AnalyzerResource
 
     tags = {"project": "p", "owner": "o", "cost-center": "c", "environment": "prod"}
     out = []

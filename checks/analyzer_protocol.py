@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from google.protobuf import empty_pb2, json_format, struct_pb2
 from pulumi.runtime.proto import analyzer_pb2
 
-from gpufleet.checks.analyzer_resources import AnalyzerResource, ProviderRef
+from gpufleet.engine.analyzer_resources import AnalyzerResource, ProviderRef
 
 LEVEL_NAMES = {
     analyzer_pb2.ADVISORY: "advisory",

@@ -24,9 +24,9 @@ from gpufleet.checks.analyzer_protocol import (
     pack_info,
     without_description,
 )
-from gpufleet.checks.analyzer_resources import AnalyzerResource
 from gpufleet.checks.policy_config import load_policy_config, reconcile
 from gpufleet.checks.policy_pack_process import PolicyPackProcess
+from gpufleet.engine.analyzer_resources import AnalyzerResource
 
 SUPPRESSED_PREFIX = "suppressed: "
 

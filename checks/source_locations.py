@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from gpufleet.checks.analyzer_resources import AnalyzerResource
 from gpufleet.checks.check_run import Locator, SourceLocation
+from gpufleet.engine.analyzer_resources import AnalyzerResource
 
 _WORKLOADS = re.compile(r"^(\s*)gpufleet:workloads:\s*$")
 _NAME = re.compile(r"^\s*-\s*name:\s*['\"]?([^'\"#\s]+)")

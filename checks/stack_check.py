@@ -1,11 +1,10 @@
 """``gpufleet check`` end to end, short of rendering: where the resources come from, which pack
 and policy config judge them, baselines in and out.
 
-``check_stack(request)`` runs the program under the offline engine (or reads a stack export),
-with its stack's config — also for an export, so limits a generated stack config carries
-(``gpufleet:limits``) still reach the pack — then ``run_check``, then the baseline. Mistakes in
-what the user gave (flags, files, config, export, pack) raise ``CheckInputError`` (exit 2); a
-program that raises raises ``ProgramRunError`` (exit 1).
+``check_stack(request)`` loads the stack (``engine.stack_source``: the program run under the
+offline engine, or a stack export, with its stack's config), then ``run_check``, then the
+baseline. Mistakes in what the user gave (flags, files, config, export, pack) raise
+``CheckInputError`` (exit 2); a program that raises raises ``ProgramRunError`` (exit 1).
 """
 
 from __future__ import annotations
@@ -13,19 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpufleet.checks.analyzer_resources import DeploymentError, from_capture, load_deployment
 from gpufleet.checks.baseline import BaselineError, apply_baseline, load_baseline, write_baseline
 from gpufleet.checks.check_run import CheckReport, run_check
 from gpufleet.checks.policy_config import PolicyConfigError
 from gpufleet.checks.policy_pack_process import PolicyPackError
 from gpufleet.checks.source_locations import make_locator, relative_uri
-from gpufleet.engine.capture import close_runtime_loop_at_exit
-from gpufleet.engine.program_dir import (
-    ProgramError,
-    load_project,
-    load_stack_config,
-    run_program_dir,
-)
+from gpufleet.engine.analyzer_resources import DeploymentError
+from gpufleet.engine.program_dir import ProgramError
+from gpufleet.engine.stack_source import StackSource, load_stack
 
 # Where findings without a location of their own point when there is no stack config file:
 # code scanning needs a physical location.
@@ -78,32 +72,24 @@ def _check(request: CheckRequest, root: Path) -> CheckOutcome:
     if policy_config is None and default_config.is_file():
         policy_config = default_config
     known = load_baseline(request.baseline) if request.baseline else set()
-    if request.export_file is not None:
-        resources, project_name = load_deployment(request.export_file)
-        stack_config, stack_file = _export_stack_config(request, project_name), None
-    else:
-        close_runtime_loop_at_exit()
-        project = load_project(request.program)
-        stack_file = request.config_file or project.stack_config_file(request.stack)
-        capture = run_program_dir(
-            request.program,
+    loaded = load_stack(
+        StackSource(
             request.stack,
+            request.program,
             config_file=request.config_file,
             preview=request.preview,
+            export_file=request.export_file,
         )
-        resources, project_name, stack_config = (
-            from_capture(capture),
-            capture.project,
-            capture.config,
-        )
+    )
+    resources, stack_file = loaded.resources, loaded.config_file
     report = run_check(
         resources,
         pack_dir=request.pack_dir,
         policy_config=policy_config,
-        project=project_name,
+        project=loaded.project,
         stack=request.stack,
         dry_run=request.preview,
-        stack_config=stack_config,
+        stack_config=loaded.config,
         locate=make_locator(resources, stack_file, root),
     )
     recorded = None
@@ -117,19 +103,3 @@ def _check(request: CheckRequest, root: Path) -> CheckOutcome:
         else FALLBACK_URI
     )
     return CheckOutcome(report, fallback, recorded)
-
-
-def _export_stack_config(request: CheckRequest, project_name: str) -> dict[str, str]:
-    """The stack config an export was made with, where it can be had: ``--config``, else the
-    ``Pulumi.<stack>.yaml`` of ``--program``'s project when the export is of that project; none
-    for an export from elsewhere."""
-    if request.config_file is not None:
-        return load_stack_config(project_name, request.config_file)[0]
-    try:
-        project = load_project(request.program)
-    except ProgramError:
-        return {}
-    path = project.stack_config_file(request.stack)
-    if project.name != project_name or not path.is_file():
-        return {}
-    return load_stack_config(project.name, path)[0]

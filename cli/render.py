@@ -12,57 +12,15 @@ import sys
 from collections.abc import Iterable
 
 import click
-from rich.cells import cell_len
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
+from gpufleet.cli import tables
+from gpufleet.cli.tables import L, R
 from gpufleet.planner.catalog import COLUMNS, Offer, offer_to_row
 from gpufleet.planner.explanation import Evaluation
 from gpufleet.planner.plan import EnvironmentPlan, Placement, Plan
 from gpufleet.planner.spec import MANAGED_SERVICES
-
-
-def _console() -> Console:
-    # Tables print at their natural width, in a terminal too: squeezing ten columns into 80 or 110
-    # characters folds names mid-word or collapses columns to nothing, which is worse than a
-    # soft-wrapped line. Colour still follows whether stdout is a terminal. Markup is off so text
-    # from specs and catalogs prints as written; styling is explicit (Text).
-    return Console(file=sys.stdout, width=10_000, highlight=False, markup=False)
-
-
-def _bold(text: str) -> Text:
-    return Text(text, style="bold")
-
-
-L, R = "left", "right"
-
-
-def _table(*columns: tuple[str, str]) -> Table:
-    """A table of (header, justify) columns; money and counts go right-aligned (``R``)."""
-    table = Table()
-    for header, justify in columns:
-        table.add_column(header, justify=justify, no_wrap=True)  # type: ignore[arg-type]
-    return table
-
-
-def _print_table(console: Console, table: Table) -> None:
-    """Print a table made by ``_table`` with its column widths given, not measured.
-
-    Every cell is a no-wrap string or Text, so a column is as wide as its widest cell; rich would
-    find the same widths by rendering each cell to measure it, a fifth of the time a
-    1,000-workload plan takes to print."""
-    for column in table.columns:
-        column.width = max(_cell_width(cell) for cell in (column.header, *column.cells))
-    console.print(table)
-
-
-def _cell_width(cell: object) -> int:
-    return cell.cell_len if isinstance(cell, Text) else cell_len(str(cell))
-
-
-def _money(value: float) -> str:
-    return f"{value:,.2f}"
 
 
 def _where(p: Placement) -> str:
@@ -91,7 +49,7 @@ def plan(result: Plan, fmt: str) -> None:
     if fmt == "json":
         click.echo(json.dumps(result.as_dict(), indent=2))
     else:
-        console = _console()
+        console = tables.console()
         for env in result.environments:
             _environment_table(console, env, result.catalog_as_of)
     _report_problems(result)
@@ -99,11 +57,11 @@ def plan(result: Plan, fmt: str) -> None:
 
 def _environment_table(console: Console, env: EnvironmentPlan, as_of: str) -> None:
     budget = env.limits.monthly_budget_usd
-    title = _bold(env.environment) + f": prices as of {as_of}"
+    title = tables.bold(env.environment) + f": prices as of {as_of}"
     if budget is not None:
-        title += f", budget {_money(budget)} $/month"
+        title += f", budget {tables.money(budget)} $/month"
     console.print(title)
-    table = _table(
+    table = tables.table(
         ("workload", L),
         ("kind", L),
         ("where", L),
@@ -123,9 +81,9 @@ def _environment_table(console: Console, env: EnvironmentPlan, as_of: str) -> No
             p.instance_type,
             _gpus(p),
             _pricing(p),
-            _money(p.hourly_usd),
-            _money(p.monthly_usd),
-            _money(p.baseline_monthly_usd),
+            tables.money(p.hourly_usd),
+            tables.money(p.monthly_usd),
+            tables.money(p.baseline_monthly_usd),
             _saving(p.savings_usd, p.baseline_monthly_usd),
         )
     for u in env.unplaced:
@@ -138,19 +96,19 @@ def _environment_table(console: Console, env: EnvironmentPlan, as_of: str) -> No
         "",
         f"{sum(p.total_gpus for p in env.placements)} GPUs",
         "",
-        _money(env.hourly_usd),
-        _money(env.monthly_usd),
-        _money(env.baseline_monthly_usd),
+        tables.money(env.hourly_usd),
+        tables.money(env.monthly_usd),
+        tables.money(env.baseline_monthly_usd),
         _saving(env.baseline_monthly_usd - env.monthly_usd, env.baseline_monthly_usd),
     )
-    _print_table(console, table)
+    tables.print_table(console, table)
     console.print()
 
 
 def _saving(saving: float, baseline: float) -> str:
     if baseline <= 0:
         return "-"
-    return f"{_money(saving)} ({100 * saving / baseline:.0f}%)"
+    return f"{tables.money(saving)} ({100 * saving / baseline:.0f}%)"
 
 
 def _report_problems(result: Plan) -> None:
@@ -158,9 +116,10 @@ def _report_problems(result: Plan) -> None:
         for u in env.unplaced:
             click.echo(f"{env.environment}: {u.name}: not placed: {u.reason}", err=True)
         if env.over_budget_usd is not None:
+            budget = tables.money(env.limits.monthly_budget_usd or 0)
             click.echo(
-                f"{env.environment}: {_money(env.monthly_usd)} $/month is over the budget of "
-                f"{_money(env.limits.monthly_budget_usd or 0)} by {_money(env.over_budget_usd)}",
+                f"{env.environment}: {tables.money(env.monthly_usd)} $/month is over the budget "
+                f"of {budget} by {tables.money(env.over_budget_usd)}",
                 err=True,
             )
 
@@ -172,7 +131,7 @@ def explanations(evaluations: list[tuple[str, Evaluation]], top: int, fmt: str) 
             json.dumps([_explanation_dict(env, ev, top) for env, ev in evaluations], indent=2)
         )
     else:
-        console = _console()
+        console = tables.console()
         for env, ev in evaluations:
             _explanation_table(console, env, ev, top)
 
@@ -206,7 +165,7 @@ def _explanation_dict(env: str, ev: Evaluation, top: int) -> dict[str, object]:
 
 
 def _explanation_table(console: Console, env: str, ev: Evaluation, top: int) -> None:
-    console.print(_bold(ev.workload.name) + f" in {env}: needs {ev.need.description}")
+    console.print(tables.bold(ev.workload.name) + f" in {env}: needs {ev.need.description}")
     options = ", ".join(f"{o.min_per_node}x {o.gpu_name}" for o in ev.need.options)
     if options:
         console.print(f"  GPU options per instance: {options}")
@@ -218,7 +177,7 @@ def _explanation_table(console: Console, env: str, ev: Evaluation, top: int) -> 
         console.print(Text("  ") + Text("not placed", style="red") + f": {ev.reason}")
         console.print()
         return
-    table = _table(
+    table = tables.table(
         ("#", R),
         ("where", L),
         ("instance type", L),
@@ -233,7 +192,7 @@ def _explanation_table(console: Console, env: str, ev: Evaluation, top: int) -> 
         why = (
             "cheapest: chosen"
             if i == 1
-            else f"+{_money(extra)} $/month (+{100 * extra / best:.1f}%)"
+            else f"+{tables.money(extra)} $/month (+{100 * extra / best:.1f}%)"
         )
         table.add_row(
             str(i),
@@ -241,18 +200,18 @@ def _explanation_table(console: Console, env: str, ev: Evaluation, top: int) -> 
             p.instance_type,
             _gpus(p),
             _pricing(p),
-            _money(p.monthly_usd),
+            tables.money(p.monthly_usd),
             why,
         )
-    _print_table(console, table)
+    tables.print_table(console, table)
     by_pricing = ev.best_by_pricing()
     if len(by_pricing) > 1:
         console.print("  best per pricing model:")
         for p in by_pricing:
             extra = p.monthly_usd - best
-            delta = "chosen" if extra == 0 else f"+{_money(extra)} $/month"
+            delta = "chosen" if extra == 0 else f"+{tables.money(extra)} $/month"
             console.print(
-                f"    {_pricing(p):<28} {_money(p.monthly_usd):>12} $/month  {_where(p)} "
+                f"    {_pricing(p):<28} {tables.money(p.monthly_usd):>12} $/month  {_where(p)} "
                 f"{p.instance_type}  ({delta})"
             )
     console.print()
@@ -271,9 +230,9 @@ def offers(rows: Iterable[Offer], fmt: str) -> None:
     if not rows:
         click.echo("no offers match", err=True)
         return
-    console = _console()
+    console = tables.console()
     console.print(f"{len(rows)} offers, prices as of {rows[0].as_of}")
-    table = _table(
+    table = tables.table(
         ("cloud", L),
         ("region", L),
         ("zone", L),
@@ -300,4 +259,4 @@ def offers(rows: Iterable[Offer], fmt: str) -> None:
             f"{o.on_demand_hourly:.4f}",
             "-" if o.spot_hourly is None else f"{o.spot_hourly:.4f}",
         )
-    _print_table(console, table)
+    tables.print_table(console, table)

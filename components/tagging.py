@@ -7,7 +7,8 @@ cannot be overridden by ``extra``: a clash is an error, not a silent winner. Lim
 strictest of the clouds' own (AWS: keys 128, values 256 characters).
 
 ``as_labels`` maps the same tags onto GCP labels (``tag_keys.gcp_label_key``). Two tags that map
-to the same label key are an error — one would silently overwrite the other.
+to the same label key are an error — one would silently overwrite the other. Reserved capacity
+also carries the commitment that pays for it (``with_commitment``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from gpufleet import tag_keys
+from gpufleet.pricing_models import Commitment
 from gpufleet.tag_keys import gcp_label_key, gcp_label_value
 
 
@@ -76,3 +78,9 @@ class RequiredTags(BaseModel):
             tag_keys.WORKLOAD: self.workload,
             tag_keys.MANAGED_BY: tag_keys.MANAGED_BY_GPUFLEET,
         }
+
+
+def with_commitment(tags: dict[str, str], commitment: Commitment) -> dict[str, str]:
+    """``tags`` on reserved capacity: plus the commitment that pays for it (``tag_keys.
+    COMMITMENT``), so the cost engine prices it at the committed rate; unchanged for none."""
+    return tags if commitment == "none" else {**tags, tag_keys.COMMITMENT: commitment}

@@ -26,8 +26,15 @@ TERMS_UP_TO: dict[Commitment, tuple[Pricing, ...]] = {
     "3y": ("reserved_1y", "reserved_3y"),
 }
 COMMITMENT_TERMS: tuple[Pricing, ...] = TERMS_UP_TO["3y"]
+# Each commitment (a term) and the pricing it buys, both ways.
+PRICING_OF_TERM: dict[Commitment, Pricing] = {
+    term: allowed[-1] for term, allowed in TERMS_UP_TO.items() if allowed
+}
+TERM_OF_PRICING: dict[Pricing, Commitment] = {p: t for t, p in PRICING_OF_TERM.items()}
 
 Market = Literal["spot", "on_demand", "reserved", "mixed", "in_reservation"]
+# What Azure ML calls its spot VMs.
+LOW_PRIORITY = "low-priority"
 
 # 8,760 hours a year / 12: the convention every cloud's price calculator uses.
 HOURS_PER_MONTH = 730

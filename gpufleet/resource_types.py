@@ -22,6 +22,9 @@ AWS_SPOT_FLEET_REQUEST = "aws:ec2/spotFleetRequest:SpotFleetRequest"
 AWS_CAPACITY_RESERVATION = "aws:ec2/capacityReservation:CapacityReservation"
 AWS_CAPACITY_BLOCK = "aws:ec2/capacityBlockReservation:CapacityBlockReservation"
 AWS_TRAINING_JOB = "aws:sagemaker/trainingJob:TrainingJob"
+# gpufleet's SageMaker job template (components/aws/sagemaker_spot_training.py): its runs start
+# outside the stack, and the cost engine prices one from its registered outputs.
+GPUFLEET_SAGEMAKER_SPOT_TRAINING = "gpufleet:aws:SageMakerSpotTraining"
 AWS_S3_BUCKET = "aws:s3/bucket:Bucket"
 AWS_S3_BUCKETS = (AWS_S3_BUCKET, "aws:s3/bucketV2:BucketV2")
 AWS_S3_PUBLIC_ACCESS_BLOCK = "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock"

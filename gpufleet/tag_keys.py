@@ -3,8 +3,10 @@
 Every GPU dollar needs an owner: ``COST_KEYS`` (project, owner, cost-center, environment) are
 what the ``required-tags`` policy asks of every taggable resource, whoever wrote it.
 gpufleet's own resources carry more: the workload they serve, ``managed-by: gpufleet`` and the
-workload's kind; all of ``GPUFLEET_KEYS`` are set by gpufleet from the spec, so a spec's own
-tags may not use them (in any case: clouds treat tag keys case-insensitively or not at all).
+workload's kind; all of ``GPUFLEET_KEYS`` are set by gpufleet from the spec, and ``commitment``
+on reserved capacity, so a spec's own tags may not use them (in any case: clouds treat tag keys
+case-insensitively or not at all). The cost engine groups resources by ``workload`` and prices
+reserved capacity by its ``commitment``, on anyone's resources (``COSTING_KEYS``).
 
 GCP calls them labels and allows only lowercase letters, digits, ``_`` and ``-``, at most 63
 characters, keys starting with a letter (cloud.google.com/compute/docs/labeling-resources).
@@ -25,9 +27,16 @@ WORKLOAD = "workload"
 MANAGED_BY = "managed-by"
 WORKLOAD_KIND = "workload-kind"
 
+# On reserved capacity: the commitment that pays for it, bought outside the stack ("1y" or
+# "3y", ``pricing_models.Commitment``); the cost engine prices the reservation at that rate.
+COMMITMENT = "commitment"
+
 COST_KEYS: tuple[str, ...] = (PROJECT, OWNER, COST_CENTER, ENVIRONMENT)
 GPUFLEET_KEYS: tuple[str, ...] = (*COST_KEYS, WORKLOAD, MANAGED_BY, WORKLOAD_KIND)
 MANAGED_BY_GPUFLEET = "gpufleet"
+# What the cost engine reads from a resource's tags (or, where a type takes none, such as a GCP
+# reservation, from ``key=value`` words in its description: ``description_with``).
+COSTING_KEYS: tuple[str, ...] = (WORKLOAD, COMMITMENT)
 
 _LABEL_INVALID = re.compile(r"[^a-z0-9_-]")
 LABEL_MAX = 63
@@ -35,7 +44,22 @@ LABEL_MAX = 63
 
 def set_by_gpufleet(key: str) -> bool:
     """Whether gpufleet sets this tag key itself (compared without case)."""
-    return key.lower() in GPUFLEET_KEYS
+    return key.lower() in GPUFLEET_KEYS or key.lower() == COMMITMENT
+
+
+_DESCRIBED = re.compile(r"(?:^|\s)(" + "|".join(COSTING_KEYS) + r")=(\S+)")
+
+
+def description_with(text: str, tags: dict[str, str]) -> str:
+    """``text`` followed by the costing tags among ``tags`` as ``key=value`` words: how a
+    resource that takes no tags carries them."""
+    words = [f"{key}={tags[key]}" for key in COSTING_KEYS if key in tags]
+    return " ".join([text, *words]) if words else text
+
+
+def tags_in_description(text: str) -> dict[str, str]:
+    """The costing tags ``description_with`` wrote into a description."""
+    return {key: value for key, value in _DESCRIBED.findall(text)}
 
 
 def gcp_label_value(text: str) -> str:

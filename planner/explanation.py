@@ -19,6 +19,7 @@ from gpufleet.planner.gpu_need import GpuNeed
 from gpufleet.planner.offer_pricing import Candidate, Sizing, to_placement
 from gpufleet.planner.placement_criteria import Criteria
 from gpufleet.planner.plan import Placement
+from gpufleet.planner.rates import RateCard
 from gpufleet.planner.spec import EnvironmentLimits, GpuByModel, Workload
 
 
@@ -41,6 +42,7 @@ class Evaluation:
     candidates: tuple[Candidate, ...]
     reason: str | None
     size: Sizing
+    rates: RateCard
 
     @property
     def best(self) -> Placement | None:
@@ -70,7 +72,7 @@ class Evaluation:
         return [self._placement(c) for c in sorted(best.values())]
 
     def _placement(self, candidate: Candidate) -> Placement:
-        return to_placement(self.workload, candidate, self.size)
+        return to_placement(self.workload, candidate, self.size, self.rates)
 
 
 def evaluate(
@@ -81,7 +83,7 @@ def evaluate(
     """Every priced candidate for the criteria's workload, with the narrowing stages."""
     workload, need = c.workload, c.need
     if not need.options:
-        return Evaluation(workload, need, (), (), need.reason, c.size)
+        return Evaluation(workload, need, (), (), need.reason, c.size, c.rates)
     stages: list[Stage] = []
     desc = need.description
 
@@ -151,7 +153,7 @@ def evaluate(
         reason = next(
             (s.empty_reason for s in reversed(stages) if s.excluded), stages[0].empty_reason
         )
-    return Evaluation(workload, need, tuple(stages), tuple(candidates), reason, c.size)
+    return Evaluation(workload, need, tuple(stages), tuple(candidates), reason, c.size, c.rates)
 
 
 def _no_offer_reason(need: GpuNeed, workload: Workload) -> str:

@@ -6,8 +6,9 @@ serving ``replicas.min`` all month (730 h) plus a burst to ``replicas.max`` for
 Inference replicas scale with the environment (``replica_scale``, rounded up so serving keeps
 one replica) and are capped by ``max_replicas``; the nodes of a tightly coupled job never are.
 
-An offer is priced (``offer_pricer``) as a candidate per pricing model its base capacity may
-use, each with the cheapest burst:
+An offer is priced (``offer_pricer``) at its rates (``planner.rates``, shared with the cost
+engine: spot as the region's mean, SageMaker markups, commitment discounts) as a candidate per
+pricing model its base capacity may use, each with the cheapest burst:
 
 - ``spot`` (only for ``interruptible`` work, where the offer has a spot price, and never for
   the always-on base of serving): expected cost, spot x (1 + overhead x nodes), ``pricing``;
@@ -29,9 +30,9 @@ from dataclasses import dataclass
 from gpufleet.clouds import CLOUDS
 from gpufleet.planner.catalog import Offer
 from gpufleet.planner.plan import Burst, Placement
-from gpufleet.planner.pricing import PricingAssumptions, sagemaker_markup
+from gpufleet.planner.rates import RateCard
 from gpufleet.planner.spec import EnvironmentLimits, Workload
-from gpufleet.pricing_models import HOURS_PER_MONTH, PRICING_ORDER, TERMS_UP_TO
+from gpufleet.pricing_models import HOURS_PER_MONTH, PRICING_ORDER, TERMS_UP_TO, Pricing
 
 _SPOT = PRICING_ORDER.index("spot")
 _ON_DEMAND = PRICING_ORDER.index("on_demand")
@@ -76,11 +77,12 @@ class OfferBucket:
     min_on_demand: float = math.inf
     min_spot: float = math.inf
 
-    def add(self, offer: Offer) -> None:
+    def add(self, offer: Offer, spot: float | None) -> None:
+        """Add ``offer``, whose spot rate (``RateCard.spot``) is ``spot``."""
         self.offers.append(offer)
         self.min_on_demand = min(self.min_on_demand, offer.on_demand_hourly)
-        if offer.spot_hourly is not None:
-            self.min_spot = min(self.min_spot, offer.spot_hourly)
+        if spot is not None:
+            self.min_spot = min(self.min_spot, spot)
 
 
 def _nodes_failing_together(workload: Workload) -> int:
@@ -91,14 +93,14 @@ def _nodes_failing_together(workload: Workload) -> int:
 def offer_pricer(
     workload: Workload,
     limits: EnvironmentLimits,
-    assumptions: PricingAssumptions,
+    rates: RateCard,
     size: Sizing,
     position: dict[int, int],
 ) -> Callable[[Offer], list[Candidate] | None]:
     """A function giving, for one offer, a candidate per pricing model its base capacity may
     use (each with the cheapest burst); [] if all are over ``max_price_per_hour``; None if
     the environment allows none. ``position`` is each offer's place in the catalog, by id."""
-    a = assumptions
+    a = rates.assumptions
     sagemaker = workload.managed == "sagemaker"
     instances, burst_instances, base_hours = size.instances, size.burst_instances, size.base_hours
     # Always-on capacity must not be reclaimed: only its burst may run on spot.
@@ -107,14 +109,8 @@ def offer_pricer(
     allow_on_demand = limits.allow_on_demand
     nodes = _nodes_failing_together(workload)
     spot_factor = {cloud: a.spot_multiplier(cloud, nodes) for cloud in CLOUDS}
-    terms = (
-        [
-            (
-                PRICING_ORDER.index(term),
-                {cloud: a.commitment_multiplier(cloud, term) for cloud in CLOUDS},
-            )
-            for term in TERMS_UP_TO[limits.max_commitment]
-        ]
+    terms: list[tuple[int, Pricing]] = (
+        [(PRICING_ORDER.index(term), term) for term in TERMS_UP_TO[limits.max_commitment]]
         if workload.always_on
         else []
     )
@@ -122,9 +118,10 @@ def offer_pricer(
     burst_hours = workload.hours_per_month
 
     def price(offer: Offer) -> list[Candidate] | None:
-        markup = (sagemaker_markup(offer.instance_type) or 1.0) if sagemaker else 1.0
-        on_demand = offer.on_demand_hourly * markup
-        spot = None if offer.spot_hourly is None else offer.spot_hourly * markup
+        on_demand = rates.hourly(offer, "on_demand", sagemaker=sagemaker)
+        if on_demand is None:
+            return None
+        spot = rates.hourly(offer, "spot", sagemaker=sagemaker)
         cloud = offer.cloud
         # (pricing index, expected hourly per instance, list price per instance for the cap)
         base: list[tuple[int, float, float]] = []
@@ -132,9 +129,10 @@ def offer_pricer(
             base.append((_SPOT, spot * spot_factor[cloud], spot))
         if allow_on_demand:
             base.append((_ON_DEMAND, on_demand, on_demand))
-        for index, multiplier in terms:
-            committed = on_demand * multiplier[cloud]
-            base.append((index, committed, committed))
+        for index, term in terms:
+            committed = rates.hourly(offer, term, sagemaker=sagemaker)
+            if committed is not None:
+                base.append((index, committed, committed))
         burst: list[tuple[int, float, float]] = []
         if burst_instances:
             if spot_burst and spot is not None:
@@ -181,13 +179,13 @@ def offer_pricer(
 def bucket_lower_bound(
     workload: Workload,
     limits: EnvironmentLimits,
-    assumptions: PricingAssumptions,
+    rates: RateCard,
     size: Sizing,
 ) -> Callable[[OfferBucket], float | None]:
     """Mirror of ``offer_pricer`` on a bucket's cheapest prices; None if no pricing model is
     allowed for it. Valid because every factor it leaves out only raises a price: SageMaker
     markups are >= 1 and the cap only removes options."""
-    a = assumptions
+    a = rates.assumptions
     instances, burst_instances, base_hours = size.instances, size.burst_instances, size.base_hours
     spot_base = workload.interruptible and not workload.always_on
     spot_burst = workload.interruptible and burst_instances > 0
@@ -232,11 +230,12 @@ def bucket_lower_bound(
     return bound
 
 
-def to_placement(workload: Workload, candidate: Candidate, size: Sizing) -> Placement:
+def to_placement(
+    workload: Workload, candidate: Candidate, size: Sizing, rates: RateCard
+) -> Placement:
     monthly, _, _, _, instance_type, pricing_index, _, _, offer, hourly, burst = candidate
-    markup = (
-        (sagemaker_markup(offer.instance_type) or 1.0) if workload.managed == "sagemaker" else 1.0
-    )
+    on_demand = rates.hourly(offer, "on_demand", sagemaker=workload.managed == "sagemaker")
+    assert on_demand is not None, "offer_pricer prices only offers with an on-demand rate"
     return Placement(
         name=workload.name,
         kind=workload.kind,
@@ -248,6 +247,6 @@ def to_placement(workload: Workload, candidate: Candidate, size: Sizing) -> Plac
         hourly_usd=hourly,
         hours_per_month=size.base_hours,
         monthly_usd=monthly,
-        baseline_monthly_usd=offer.on_demand_hourly * markup * size.baseline_hours(workload),
+        baseline_monthly_usd=on_demand * size.baseline_hours(workload),
         burst=burst,
     )

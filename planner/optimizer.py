@@ -24,6 +24,7 @@ from gpufleet.planner.offer_pricing import Candidate, OfferBucket, to_placement
 from gpufleet.planner.placement_criteria import Criteria, criteria_for
 from gpufleet.planner.plan import EnvironmentPlan, Placement, Plan, Unplaced
 from gpufleet.planner.pricing import resolve_assumptions
+from gpufleet.planner.rates import RateCard
 from gpufleet.planner.spec import Workload, WorkloadSpec
 
 
@@ -49,13 +50,14 @@ class Planner:
                 for cloud, discounts in spec.defaults.commitment_discounts.items()
             },
         )
+        self.rates = RateCard(catalog, self.assumptions)
         self._by_gpu: dict[str, list[Offer]] = defaultdict(list)
         # (GPU, cloud, region) -> GPU count -> bucket
         self._buckets: dict[tuple[str, str, str], dict[int, OfferBucket]] = defaultdict(dict)
         for offer in catalog.offers:
             self._by_gpu[offer.gpu_name].append(offer)
             by_count = self._buckets[(offer.gpu_name, offer.cloud, offer.region)]
-            by_count.setdefault(offer.gpu_count, OfferBucket([])).add(offer)
+            by_count.setdefault(offer.gpu_count, OfferBucket([])).add(offer, self.rates.spot(offer))
         self._position = {id(offer): i for i, offer in enumerate(catalog.offers)}
         self._all_regions: dict[Cloud, frozenset[str]] = {
             cloud: frozenset(catalog.regions(cloud)) for cloud in CLOUDS
@@ -128,7 +130,7 @@ class Planner:
                         best = candidate
         if best is None:
             return None
-        return to_placement(workload, best, c.size)
+        return to_placement(workload, best, c.size, self.rates)
 
     def evaluate(self, workload: Workload, environment: str) -> Evaluation:
         """Every priced candidate for ``workload`` in ``environment``, with the narrowing stages."""
@@ -155,7 +157,7 @@ class Planner:
             workload,
             environment,
             self.spec,
-            assumptions=self.assumptions,
+            rates=self.rates,
             position=self._position,
             allowed_regions=lambda cloud: self.allowed_regions(workload, cloud),
             mirrored=self._mirrored(workload, environment),

@@ -24,7 +24,8 @@ from gpufleet.planner.offer_pricing import (
     offer_pricer,
     sizing,
 )
-from gpufleet.planner.pricing import PricingAssumptions, sagemaker_markup
+from gpufleet.planner.pricing import sagemaker_markup
+from gpufleet.planner.rates import RateCard
 from gpufleet.planner.spec import MANAGED_SERVICES, EnvironmentLimits, Workload, WorkloadSpec
 
 
@@ -49,6 +50,7 @@ class Criteria:
     clouds: tuple[Cloud, ...]
     regions: dict[Cloud, frozenset[str]]
     filters: tuple[OfferFilter, ...]
+    rates: RateCard
     price: Callable[[Offer], list[Candidate] | None]
     # A cost no offer in a bucket can beat; None if no pricing model is allowed for it.
     lower_bound: Callable[[OfferBucket], float | None]
@@ -59,7 +61,7 @@ def criteria_for(
     environment: str,
     spec: WorkloadSpec,
     *,
-    assumptions: PricingAssumptions,
+    rates: RateCard,
     position: dict[int, int],
     allowed_regions: Callable[[Cloud], frozenset[str]],
     mirrored: Offer | None,
@@ -80,8 +82,9 @@ def criteria_for(
         clouds=tuple(clouds),
         regions={cloud: allowed_regions(cloud) for cloud in clouds},
         filters=tuple(_filters(workload, environment, limits, need, size, mirrored)),
-        price=offer_pricer(workload, limits, assumptions, size, position),
-        lower_bound=bucket_lower_bound(workload, limits, assumptions, size),
+        rates=rates,
+        price=offer_pricer(workload, limits, rates, size, position),
+        lower_bound=bucket_lower_bound(workload, limits, rates, size),
     )
 
 

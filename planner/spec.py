@@ -24,7 +24,7 @@ from pydantic import (
 
 from gpufleet.clouds import CLOUDS, Cloud
 from gpufleet.planner.gpus import known_gpu_names, normalize_gpu_name
-from gpufleet.pricing_models import HOURS_PER_MONTH, Commitment
+from gpufleet.pricing_models import HOURS_PER_MONTH, LOW_PRIORITY, Commitment
 
 Kind = Literal["training", "inference", "batch"]
 Method = Literal["full", "lora", "qlora"]
@@ -44,7 +44,7 @@ class ManagedService:
 
 MANAGED_SERVICES: dict[Managed, ManagedService] = {
     "sagemaker": ManagedService("aws", frozenset({"training"})),
-    "azureml": ManagedService("azure", frozenset({"training", "batch"}), spot_name="low-priority"),
+    "azureml": ManagedService("azure", frozenset({"training", "batch"}), spot_name=LOW_PRIORITY),
 }
 
 _DNS_LABEL = re.compile(r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?")

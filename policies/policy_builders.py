@@ -34,6 +34,7 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
+from gpufleet.capacity.stack_resource import StackResource
 from gpufleet.policies.properties import plain, unknown_error
 from gpufleet.policies.same_input_memo import SameInputMemo
 
@@ -64,12 +65,6 @@ class ResourceView:
     urn: str
     props: dict[str, Any]
     provider_props: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class StackResource(ResourceView):
-    parent: str | None
-    property_dependencies: dict[str, list[str]]
 
 
 @dataclass

@@ -10,14 +10,12 @@ unknown means for the one field they need.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from pulumi_policy.proxy import (
     UnknownValueError,
     _DictProxy,
-    _is_unknown,
     _ListProxy,
     unknown_checking_proxy,
 )
@@ -74,48 +72,6 @@ def plain(value: Any) -> Any:
         return {k: plain(v) for k, v in value.items()}
     if kind is list or (isinstance(value, Sequence) and not isinstance(value, str | bytes)):
         return [plain(v) for v in value]
-    return value
-
-
-def is_unknown(value: Any) -> bool:
-    return _is_unknown(value)
-
-
-def get_path(props: Mapping[str, Any], *path: str | int) -> Any:
-    """The value at ``path`` (keys and list indexes), None where it is absent; an unknown
-    value part-way returns that unknown sentinel."""
-    value: Any = props
-    for step in path:
-        if type(value) is str:
-            return value if _is_unknown(value) else None
-        if isinstance(step, int):
-            if not isinstance(value, list) or step >= len(value):
-                return None
-            value = value[step]
-        else:
-            if not isinstance(value, dict):
-                return None
-            value = value.get(step)
-    return value
-
-
-def as_list(value: Any) -> list[Any]:
-    """A list property as a list ([] when absent); an unknown stays ``[unknown]`` so callers
-    that iterate see it."""
-    if value is None:
-        return []
-    if isinstance(value, list):
-        return value
-    return [value]
-
-
-def provider_object(value: Any) -> Any:
-    """A provider's object-valued setting: providers receive nested objects as JSON text."""
-    if isinstance(value, str) and value.startswith(("{", "[")):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
     return value
 
 

@@ -34,8 +34,8 @@ from gpufleet.checks.analyzer_protocol import (
     stack_request,
     without_description,
 )
-from gpufleet.checks.analyzer_resources import AnalyzerResource, ProviderRef
 from gpufleet.checks.policy_config import reconcile
+from gpufleet.engine.analyzer_resources import AnalyzerResource, ProviderRef
 from gpufleet.engine.wire import UNKNOWN
 from gpufleet.policies.serving.analyzer_servicer import PackAnalyzer
 

@@ -1,4 +1,4 @@
-"""Generate policies/data/taggable_types.json from the installed provider SDKs.
+"""Generate capacity/data/taggable_types.json from the installed provider SDKs.
 
 Pulumi has no list of which resource types take tags (pulumi-policy#301), and a hand-kept list
 goes stale with every provider release. The SDKs say it themselves: a resource is taggable when
@@ -25,7 +25,7 @@ from importlib import metadata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TABLE = ROOT / "policies" / "data" / "taggable_types.json"
+TABLE = ROOT / "capacity" / "data" / "taggable_types.json"
 
 # package -> (distribution, argument names that carry tags)
 PACKAGES = {

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 from gpufleet.clouds import Cloud, is_cloud
 from gpufleet.planner.gcp_machines import takes_attached_gpus
 from gpufleet.planner.spec import Managed
+from gpufleet.pricing_models import TERM_OF_PRICING, Commitment
 from gpufleet.stacks.stack_config import (
     AwsRegion,
     AwsSubnet,
@@ -73,7 +74,8 @@ class ComponentEntry:
     site_keys: tuple[str, ...]
     build: Callable[[BuildContext], dict[str, Any]]
     # False for a component that prepares capacity a run starts outside the stack (a SageMaker
-    # job from the SDK): the stack itself then holds no GPUs.
+    # job from the SDK): the stack itself then holds no GPUs; the cost engine prices one run
+    # and leaves it out of the monthly totals.
     holds_gpus: bool = True
 
     cloud: Cloud = field(init=False)  # from the name's prefix
@@ -95,6 +97,11 @@ class ComponentEntry:
 
     def needed_site_keys(self, region: str) -> list[str]:
         return [key.format(region=region) for key in self.site_keys]
+
+
+def _commitment(ctx: BuildContext) -> Commitment:
+    """The commitment the plan prices a reserved part with (bought outside the stack)."""
+    return TERM_OF_PRICING.get(ctx.part.pricing, "none")
 
 
 # --- AWS -----------------------------------------------------------------------------------
@@ -170,6 +177,7 @@ def _build_capacity_pool(ctx: BuildContext) -> dict[str, Any]:
             instance_type=w.instance_type,
             instance_count=ctx.part.instances,
             availability_zone=(_zone_subnet(region, w.zone) or region.subnets[0]).zone,
+            commitment=_commitment(ctx),
         ),
         ctx.opts,
     )
@@ -275,6 +283,7 @@ def _build_reservation_pool(ctx: BuildContext) -> dict[str, Any]:
             project=site.project,
             gpu=gpu,
             gpu_count=gpu_count,
+            commitment=_commitment(ctx),
         ),
         ctx.opts,
     )
@@ -325,6 +334,7 @@ def _build_capacity_reservation_group(ctx: BuildContext) -> dict[str, Any]:
             location=w.region,
             vm_size=w.instance_type,
             regional_capacity=ctx.part.instances,
+            commitment=_commitment(ctx),
         ),
         ctx.opts,
     )

@@ -13,6 +13,10 @@ SITE = "site"
 
 LIMITS = "limits"
 LIMITS_KEY = f"{GPUFLEET}:{LIMITS}"
+WORKLOADS = "workloads"
+WORKLOADS_KEY = f"{GPUFLEET}:{WORKLOADS}"
+# The plan's monthly cost of a workload, in ``gpufleet:workloads`` (``gpufleet cost`` shows it).
+PLANNED_MONTHLY_USD = "monthlyUsd"
 # Fields of ``gpufleet:limits`` the policies read.
 MONTHLY_BUDGET_USD = "monthlyBudgetUsd"
 ALLOWED_GPUS = "allowedGpus"

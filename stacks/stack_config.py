@@ -98,7 +98,11 @@ class WorkloadPlacement(ConfigModel):
     parts: list[Part] = Field(min_length=1)
     tags: dict[str, str] = Field(default_factory=dict)
     max_price_per_hour: float | None = None
-    monthly_usd: float
+    # Named in config_keys: gpufleet cost reads it back without pydantic.
+    monthly_usd: float = Field(
+        validation_alias=config_keys.PLANNED_MONTHLY_USD,
+        serialization_alias=config_keys.PLANNED_MONTHLY_USD,
+    )
 
 
 class Limits(ConfigModel):

@@ -22,6 +22,7 @@ PACKAGE_FOLDERS = (
     "checks",
     "policies",
     "stacks",
+    "capacity",
 )
 
 
@@ -51,7 +52,7 @@ HOMES: dict[str, str | None] = {
 }
 # Words that are also ordinary values elsewhere (a kind, a project name): not facts of the
 # vocabulary module that defines them.
-for word in ('"gpufleet"', '"project"', '"owner"', '"environment"', '"workload"'):
+for word in ('"gpufleet"', '"project"', '"owner"', '"environment"', '"workload"', '"commitment"'):
     HOMES.pop(word, None)
 
 

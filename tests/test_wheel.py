@@ -39,7 +39,16 @@ def _source_files() -> set[str]:
 
 def test_gpufleet_links_every_top_level_package_folder() -> None:
     linked = {p.name for p in _package_folders()}
-    assert linked == {"planner", "cli", "components", "engine", "checks", "policies", "stacks"}
+    assert linked == {
+        "planner",
+        "cli",
+        "components",
+        "engine",
+        "checks",
+        "policies",
+        "stacks",
+        "capacity",
+    }
     for link in (ROOT / "gpufleet").iterdir():
         if link.is_symlink():
             # Relative, so the checkout can live anywhere.

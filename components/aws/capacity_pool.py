@@ -50,8 +50,9 @@ from gpufleet.components.aws.ami import AmiId, image_id
 from gpufleet.components.aws.instance_role import instance_profile
 from gpufleet.components.aws.launch_template import gpu_launch_template, worker_network_interface
 from gpufleet.components.component_args import ComponentArgs, StrInput
-from gpufleet.components.tagging import RequiredTags
+from gpufleet.components.tagging import RequiredTags, with_commitment
 from gpufleet.planner.catalog import load_catalog
+from gpufleet.pricing_models import Commitment
 
 INSTANCE_PLATFORMS = frozenset(
     {
@@ -125,6 +126,9 @@ class CapacityPoolArgs(ComponentArgs):
     kms_key_id: StrInput | None = None
     capacity_block: CapacityBlockRequest | None = None
     purchase_capacity_block: bool = False
+    # The commitment that pays for the reservation, bought outside the stack (Savings Plan,
+    # committed use discount, Azure reservation): tagged, so gpufleet cost prices it so.
+    commitment: Commitment = "none"
 
     @field_validator("instance_type")
     @classmethod
@@ -191,7 +195,7 @@ class CapacityPool(pulumi.ComponentResource):
             end_date=args.end_date,
             end_date_type="limited" if args.end_date else "unlimited",
             ebs_optimized=True,
-            tags=tags,
+            tags=with_commitment(tags, args.commitment),
             opts=pulumi.ResourceOptions(parent=self, protect=True),
         )
         _, profile = instance_profile(name, tags=tags, parent=self)

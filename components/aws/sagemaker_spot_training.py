@@ -46,6 +46,7 @@ import pulumi
 import pulumi_aws as aws
 from pydantic import Field, field_validator, model_validator
 
+from gpufleet import resource_types as types
 from gpufleet.components.aws.checkpoint_bucket import checkpoint_bucket
 from gpufleet.components.aws.sagemaker_execution_role import sagemaker_execution_role
 from gpufleet.components.component_args import ComponentArgs, StrInput
@@ -155,7 +156,7 @@ class SageMakerSpotTraining(pulumi.ComponentResource):
     def __init__(
         self, name: str, args: SageMakerSpotTrainingArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        super().__init__("gpufleet:aws:SageMakerSpotTraining", name, None, opts)
+        super().__init__(types.GPUFLEET_SAGEMAKER_SPOT_TRAINING, name, None, opts)
         tags = args.tags.as_tags()
 
         bucket = checkpoint_bucket(
@@ -204,6 +205,11 @@ class SageMakerSpotTraining(pulumi.ComponentResource):
                 "role_arn": role.arn,
                 "estimator_kwargs": self.estimator_kwargs,
                 "training_job_arn": self.training_job_arn,
+                # Known even in a preview, unlike estimator_kwargs: what one run holds, for the
+                # cost engine (capacity/footprints/aws.py).
+                "instance_type": args.instance_type,
+                "instance_count": args.instance_count,
+                "max_run_seconds": args.max_run_seconds,
             }
         )
 

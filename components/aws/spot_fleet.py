@@ -180,8 +180,9 @@ class SpotFleet(pulumi.ComponentResource):
             desired_capacity_type="units",
             desired_capacity=args.target_gpus,
             min_size=0,
-            # Room to overshoot by one instance while a weighted fleet converges.
-            max_size=args.target_gpus + max(weights.values()),
+            # In GPUs, like the desired capacity. Weighted, the group exceeds it by at most one
+            # instance when a type's GPUs do not divide it (AWS allows up to the largest weight).
+            max_size=args.target_gpus,
             capacity_rebalance=True,
             health_check_type="EC2",
             wait_for_capacity_timeout="0",

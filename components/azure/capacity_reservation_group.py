@@ -35,7 +35,8 @@ from pydantic import Field, field_validator, model_validator
 
 from gpufleet.components.azure.sizes import gpu_size
 from gpufleet.components.component_args import ComponentArgs, StrInput
-from gpufleet.components.tagging import RequiredTags
+from gpufleet.components.tagging import RequiredTags, with_commitment
+from gpufleet.pricing_models import Commitment
 
 
 class CapacityReservationGroupArgs(ComponentArgs):
@@ -45,6 +46,9 @@ class CapacityReservationGroupArgs(ComponentArgs):
     vm_size: str
     capacity_per_zone: dict[Literal["1", "2", "3"], int] | None = None
     regional_capacity: int | None = Field(default=None, ge=1, le=1000)
+    # The commitment that pays for the reservation, bought outside the stack (Savings Plan,
+    # committed use discount, Azure reservation): tagged, so gpufleet cost prices it so.
+    commitment: Commitment = "none"
 
     @field_validator("vm_size")
     @classmethod
@@ -107,7 +111,7 @@ class CapacityReservationGroup(pulumi.ComponentResource):
                 capacity_reservation_group_name=group.name,
                 sku=azure.compute.SkuArgs(name=args.vm_size, capacity=count),
                 zones=None if zone == "regional" else [zone],
-                tags=tags,
+                tags=with_commitment(tags, args.commitment),
                 opts=protected,
             )
             for zone, count in shares.items()

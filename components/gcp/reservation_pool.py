@@ -6,7 +6,8 @@ reservation consume it (``reservation_affinity`` output; ``CompactCluster(reserv
 sets it) — nothing else quietly eats capacity you pay for. The reservation can be shared with
 other projects of the organization (``share_with_projects``), and it is protected: ``pulumi
 destroy`` stops at it until the protection is removed deliberately. GCP reservations carry no
-labels; the consumers do.
+labels; the consumers do, and the description names the workload and the commitment that pays
+for it (``commitment``), for the cost engine.
 
 Example::
 
@@ -34,8 +35,10 @@ from pydantic import Field, field_validator, model_validator
 
 from gpufleet.components.component_args import ComponentArgs
 from gpufleet.components.gcp import instance_settings as vm
-from gpufleet.components.tagging import RequiredTags
+from gpufleet.components.tagging import RequiredTags, with_commitment
 from gpufleet.planner.gcp_machines import MachineGpus, machine_gpus
+from gpufleet.pricing_models import Commitment
+from gpufleet.tag_keys import description_with
 
 PROJECT_ID = re.compile(r"[a-z][-a-z0-9]{4,28}[a-z0-9]")
 
@@ -50,6 +53,9 @@ class ReservationPoolArgs(ComponentArgs):
     specific_reservation_required: bool = True
     share_with_projects: list[str] = Field(default_factory=list)
     project: str | None = None
+    # The commitment that pays for the reservation, bought outside the stack (Savings Plan,
+    # committed use discount, Azure reservation): tagged, so gpufleet cost prices it so.
+    commitment: Commitment = "none"
 
     @field_validator("share_with_projects")
     @classmethod
@@ -88,8 +94,14 @@ class ReservationPool(pulumi.ComponentResource):
             if gpus.attached
             else None,
         )
+        # Reservations take no labels: the workload and the commitment that pays for it go into
+        # the description, where the cost engine reads them (tag_keys.description_with).
+        described = with_commitment(args.tags.as_tags(), args.commitment)
         reservation = gcp.compute.Reservation(
             f"{name}-reservation",
+            description=description_with(
+                f"gpufleet reservation for {args.tags.workload}", described
+            ),
             project=args.project,
             zone=args.zone,
             specific_reservation_required=args.specific_reservation_required,

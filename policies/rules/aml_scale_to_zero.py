@@ -4,8 +4,8 @@ prod); a cluster that keeps nodes bills for them while nothing runs."""
 from __future__ import annotations
 
 from gpufleet import resource_types as types
+from gpufleet.capacity.property_values import get_path, is_unknown
 from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
-from gpufleet.policies.properties import get_path, is_unknown
 
 
 def check_aml_scale_to_zero(resource: ResourceView, settings: Settings) -> Findings:

@@ -10,8 +10,9 @@ import re
 from collections.abc import Iterator
 
 from gpufleet import resource_types as types
-from gpufleet.policies.policy_builders import Findings, Settings, StackResource, stack_policy
-from gpufleet.policies.properties import is_unknown
+from gpufleet.capacity.property_values import is_unknown
+from gpufleet.capacity.stack_resource import StackResource
+from gpufleet.policies.policy_builders import Findings, Settings, stack_policy
 
 _PUBLIC_BLOCK_FLAGS = (
     "blockPublicAcls",

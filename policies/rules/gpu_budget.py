@@ -1,14 +1,10 @@
 """Rule ``gpu-budget``: the stack's GPU capacity fits the environment's monthly budget.
 
-The estimate is an upper bound, the way a budget owner reads one: every capacity resource at
-its largest size (ASG max size, MIG target size, Azure ML max nodes, scale-set capacity,
-reservation count) for a whole month (730 h; a training job for its MaxRuntime), at catalog
-prices for its region and pricing model — spot for spot fleets, GCP Spot VMs, Azure spot /
-low-priority and SageMaker managed spot, on-demand otherwise (reservations are charged at the
-on-demand rate whether used or not; commitment discounts are billing, outside the stack).
-SageMaker machines carry the SageMaker markup. VMs that run inside a reservation of the same
-stack are not counted twice. Capacity that cannot be priced is named in the message and in
-``gpu-size-undetermined``.
+The cost is the cost engine's (``capacity.cost_engine``), the same figures ``gpufleet cost``
+shows for the stack, to the cent: by default the *expected* monthly cost (each resource at
+the size its own settings run, 730 h), or with ``estimate: maximum`` every group at its max
+size. A GPU resource the engine cannot price (a machine the catalog does not know, a size that
+cannot be known) is a violation of its own wherever a budget is set: it could be any amount.
 
 The budget is the policy config's ``monthlyBudgetUsd`` when it sets one, else the
 environment's ``monthly_budget_usd`` from the spec (``gpufleet:limits`` in a generated stack's
@@ -17,91 +13,74 @@ config, ``stack_limits``), whatever the environment is called; without either, n
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from gpufleet.policies.footprints.model import GpuFootprint, shipped_machine_catalog
-from gpufleet.policies.policy_builders import Findings, Settings, StackResource, stack_policy
-from gpufleet.policies.stack_capacity import stack_capacity
+from gpufleet.capacity.cost_engine import FIGURES, StackCost
+from gpufleet.capacity.stack_resource import StackResource
+from gpufleet.policies.policy_builders import Findings, Settings, stack_policy
+from gpufleet.policies.shared_reads import stack_cost
 from gpufleet.policies.stack_limits import stack_limits
 
 CONFIG = {
     "monthlyBudgetUsd": {
         "type": "number",
         "exclusiveMinimum": 0,
-        "description": "Most the stack's GPU capacity may cost per month (upper bound). "
+        "description": "Most the stack's GPU capacity may cost per month. "
         "Default: the spec's monthly_budget_usd for the environment.",
+    },
+    "estimate": {
+        "enum": list(FIGURES),
+        "default": "expected",
+        "description": "Which cost the budget holds: expected (the sizes the resources' own "
+        "settings run) or maximum (every group at its max size, all month).",
     },
 }
 
 
-@dataclass(frozen=True)
-class CostLine:
-    urn: str
-    name: str
-    monthly_usd: float | None  # None: could not be priced
-    why_unpriced: str = ""
-
-
-def monthly_cost(footprint: GpuFootprint) -> tuple[float | None, str]:
-    """Upper-bound monthly cost of one capacity resource, or (None, why)."""
-    if footprint.market == "in_reservation":
-        return 0.0, ""
-    if not footprint.machines or footprint.instances is None:
-        return None, "; ".join(footprint.undetermined) or "size unknown"
-    catalog = shipped_machine_catalog()
-    prices = []
-    for machine in footprint.machines:
-        on_demand = catalog.hourly(machine, footprint.region, "on_demand")
-        spot = catalog.hourly(machine, footprint.region, "spot")
-        if on_demand is None:
-            where = footprint.region or "any region"
-            return None, f"no catalog price for {machine.instance_type} in {where}"
-        prices.append((on_demand, spot if spot is not None else on_demand))
-    # The dearest machine option: an upper bound whichever the fleet ends up launching.
-    on_demand_price, spot_price = max(prices)
-    instances = footprint.instances
-    if footprint.market == "spot":
-        hourly = instances * spot_price
-    elif footprint.market == "mixed" and footprint.on_demand_instances is not None:
-        on_demand = min(footprint.on_demand_instances, instances)
-        hourly = on_demand * on_demand_price + (instances - on_demand) * spot_price
-    else:
-        hourly = instances * on_demand_price
-    return hourly * footprint.hours_per_month, ""
-
-
-def cost_lines(resources: list[StackResource]) -> list[CostLine]:
-    lines = []
-    for item in stack_capacity(resources):
-        cost, why = monthly_cost(item.footprint)
-        lines.append(CostLine(item.resource.urn, item.resource.name, cost, why))
-    return lines
+def budget_of(settings: Settings) -> float | None:
+    """The budget this policy holds the stack to, None without one."""
+    budget = settings.get("monthlyBudgetUsd")
+    return budget if budget is not None else stack_limits().monthly_budget_usd
 
 
 def check_budget(resources: list[StackResource], settings: Settings) -> Findings:
     findings = Findings()
-    budget = settings.get("monthlyBudgetUsd")
-    if budget is None:
-        budget = stack_limits().monthly_budget_usd
+    budget = budget_of(settings)
     if budget is None:
         return findings
-    lines = cost_lines(resources)
-    total = sum(line.monthly_usd or 0.0 for line in lines)
-    if total <= budget:
-        return findings
-    top = sorted((x for x in lines if x.monthly_usd), key=lambda x: -(x.monthly_usd or 0))[:3]
-    biggest = ", ".join(f"{x.name} ${x.monthly_usd:,.0f}" for x in top)
-    unpriced = [x.name for x in lines if x.monthly_usd is None]
-    findings.violate(
-        f"estimated GPU cost ${total:,.0f}/month exceeds the budget of ${budget:,.0f}/month "
-        f"(largest: {biggest})" + (f"; not priced: {', '.join(unpriced)}" if unpriced else "")
-    )
+    cost = stack_cost(resources)
+    for line in cost.unpriced:
+        findings.violate(
+            f"{line.kind} {line.name} cannot be priced ({line.unpriced}), so the budget of "
+            f"${budget:,.2f}/month cannot be checked for it",
+            line.urn,
+        )
+    message = over_budget_message(cost, budget, settings["estimate"])
+    if message is not None:
+        findings.violate(message)
     return findings
+
+
+def over_budget_message(cost: StackCost, budget: float, estimate: str) -> str | None:
+    """What the policy says when the stack is over its budget; None when it is not."""
+    which = "maximum" if estimate == "maximum" else "expected"
+    total = cost.total(which)
+    if total <= budget:
+        return None
+    other = "maximum" if which == "expected" else "expected"
+    top = sorted(
+        (r for r in cost.resources if r.in_totals and r.figure(which).monthly_usd),
+        key=lambda r: -(r.figure(which).monthly_usd or 0.0),
+    )[:3]
+    biggest = ", ".join(f"{r.name} ${r.figure(which).monthly_usd:,.2f}" for r in top)
+    return (
+        f"{which} GPU cost ${total:,.2f}/month ({other} ${cost.total(other):,.2f}) exceeds the "
+        f"budget of ${budget:,.2f}/month by ${total - budget:,.2f} (largest: {biggest}); "
+        "gpufleet cost shows every resource"
+    )
 
 
 POLICY = stack_policy(
     "gpu-budget",
-    "The stack's estimated monthly GPU cost stays within the environment's budget.",
+    "The stack's monthly GPU cost stays within the environment's budget.",
     check_budget,
     config=CONFIG,
     remediation_steps="Use spot / low-priority capacity, smaller groups or machines "

@@ -1,11 +1,14 @@
 """Rule ``gpu-fleet-size``: no fleet, group, cluster, reservation or training job able to hold
-more than ``maxGpusPerFleet`` GPUs (its most instances x GPUs per machine; groups launched from
-a template are resolved through their property dependencies)."""
+more than ``maxGpusPerFleet`` GPUs: its max size, in instances of whichever of its machines
+holds the most GPUs (a group sized in weighted units, such as GPUs, launches max size / weight
+instances, rounded up); groups launched from a template are resolved through their property
+dependencies."""
 
 from __future__ import annotations
 
-from gpufleet.policies.policy_builders import Findings, Settings, StackResource, stack_policy
-from gpufleet.policies.stack_capacity import stack_footprints
+from gpufleet.capacity.stack_resource import StackResource
+from gpufleet.policies.policy_builders import Findings, Settings, stack_policy
+from gpufleet.policies.shared_reads import stack_footprints
 
 CONFIG = {"maxGpusPerFleet": {"type": "integer", "minimum": 0, "default": 64}}
 
@@ -15,13 +18,13 @@ def check_fleet_size(resources: list[StackResource], settings: Settings) -> Find
     limit = settings["maxGpusPerFleet"]
     for item in stack_footprints(resources):
         footprint = item.footprint
-        total = footprint.total_gpus
+        total = footprint.max_gpus
         if footprint.is_template or total is None or total <= limit:
             continue
-        machine = max(footprint.machines, key=lambda m: m.gpus)
+        machine, count = footprint.largest_option
         findings.violate(
             f"{footprint.kind} {item.resource.name} can hold {total:g} GPUs "
-            f"({footprint.instances:g} x {machine.instance_type}, {machine.gpus} x "
+            f"({count:g} x {machine.instance_type}, {machine.gpus} x "
             f"{machine.gpu_name} each); this environment allows at most {limit:g} per fleet",
             item.resource.urn,
         )

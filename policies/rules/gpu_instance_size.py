@@ -9,9 +9,10 @@ types are the policy config's ``allowedGpuTypes`` when it sets them, else the en
 
 from __future__ import annotations
 
+from gpufleet.capacity.footprints import GPU_RESOURCE_TYPES
 from gpufleet.planner.gpus import normalize_gpu_name
-from gpufleet.policies.footprints import GPU_RESOURCE_TYPES, shared_gpu_footprint
 from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
+from gpufleet.policies.shared_reads import shared_gpu_footprint
 from gpufleet.policies.stack_limits import stack_limits
 
 CONFIG = {

@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from gpufleet import resource_types as types
-from gpufleet.policies.footprints import shared_gpu_footprint
+from gpufleet.capacity.property_values import as_list, get_path, is_unknown
 from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
-from gpufleet.policies.properties import as_list, get_path, is_unknown
+from gpufleet.policies.shared_reads import shared_gpu_footprint
 
 
 def _truthy(value: Any) -> bool:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel
 
-from gpufleet.policies.policy_builders import Findings, Settings, StackResource, stack_policy
-from gpufleet.policies.stack_capacity import stack_footprints
+from gpufleet.capacity.stack_resource import StackResource
+from gpufleet.policies.policy_builders import Findings, Settings, stack_policy
+from gpufleet.policies.shared_reads import stack_footprints
 
 
 def check_undetermined(resources: list[StackResource], settings: Settings) -> Findings:

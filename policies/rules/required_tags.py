@@ -7,9 +7,9 @@ the rule says it cannot decide rather than passing or failing blindly.
 
 from __future__ import annotations
 
+from gpufleet.capacity.property_values import get_path
+from gpufleet.capacity.taggable import read_tags, tag_property, taggable_table
 from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
-from gpufleet.policies.properties import get_path
-from gpufleet.policies.taggable import read_tags, tag_property, taggable_table
 from gpufleet.tag_keys import COST_KEYS
 
 CONFIG = {

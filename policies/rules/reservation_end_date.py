@@ -8,8 +8,8 @@ end by themselves, so outside prod they fail this rule; Capacity Blocks always e
 from __future__ import annotations
 
 from gpufleet import resource_types as types
+from gpufleet.capacity.property_values import is_unknown
 from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
-from gpufleet.policies.properties import is_unknown
 
 
 def check_reservation_end(resource: ResourceView, settings: Settings) -> Findings:

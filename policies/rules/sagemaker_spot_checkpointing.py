@@ -5,8 +5,8 @@ an interruption loses the work and the job cannot be scheduled."""
 from __future__ import annotations
 
 from gpufleet import resource_types as types
+from gpufleet.capacity.property_values import get_path, is_unknown
 from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
-from gpufleet.policies.properties import get_path, is_unknown
 
 
 def check_sagemaker_checkpointing(resource: ResourceView, settings: Settings) -> Findings:

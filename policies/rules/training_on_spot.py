@@ -8,9 +8,10 @@ their template's. Capacity running inside a reservation is paid for by the reser
 from __future__ import annotations
 
 from gpufleet import resource_types as types
-from gpufleet.policies.policy_builders import Findings, Settings, StackResource, stack_policy
-from gpufleet.policies.stack_capacity import stack_capacity
-from gpufleet.policies.taggable import tag_entries, tag_property
+from gpufleet.capacity.stack_resource import StackResource
+from gpufleet.capacity.taggable import tag_entries, tag_property
+from gpufleet.policies.policy_builders import Findings, Settings, stack_policy
+from gpufleet.policies.shared_reads import stack_capacity
 from gpufleet.tag_keys import WORKLOAD_KIND
 
 CONFIG = {

@@ -6,7 +6,7 @@ from __future__ import annotations
 from google.protobuf import json_format
 
 from gpufleet.checks.analyzer_protocol import analyze_request, stack_request, without_description
-from gpufleet.checks.analyzer_resources import AnalyzerResource, ProviderRef
+from gpufleet.engine.analyzer_resources import AnalyzerResource, ProviderRef
 
 
 def test_requests_carry_inputs_for_analyze_and_state_with_dependencies_for_the_stack() -> None:

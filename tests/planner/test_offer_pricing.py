@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpufleet.clouds import CLOUDS
-from gpufleet.planner.catalog import Offer
+from gpufleet.planner.catalog import Catalog, Offer
 from gpufleet.planner.offer_pricing import (
     OfferBucket,
     Sizing,
@@ -22,6 +22,7 @@ from gpufleet.planner.offer_pricing import (
     to_placement,
 )
 from gpufleet.planner.pricing import SAGEMAKER_MARKUP, resolve_assumptions
+from gpufleet.planner.rates import RateCard
 from gpufleet.planner.spec import EnvironmentLimits, Workload
 from gpufleet.pricing_models import HOURS_PER_MONTH, PRICING_ORDER
 from tests.helpers import catalog_of, make_offer
@@ -162,6 +163,10 @@ def test_sagemaker_uses_ml_instances_at_sagemaker_prices() -> None:
 ASSUMPTIONS = resolve_assumptions(None, {})
 
 
+def rates_for(*offers: Offer) -> RateCard:
+    return RateCard(Catalog(offers), ASSUMPTIONS)
+
+
 def workload(**fields: Any) -> Workload:
     return Workload.model_validate({"name": "w", "kind": "batch", "gpu": {"name": "L4"}, **fields})
 
@@ -182,18 +187,19 @@ def test_offer_pricer_gives_a_candidate_per_allowed_pricing_model() -> None:
     offer = make_offer(on_demand_hourly=2.0, spot_hourly=0.5)
     serving = workload(kind="inference", always_on=True, replicas={"min": 1, "max": 1})
     size = sizing(serving, EnvironmentLimits())
-    price = offer_pricer(serving, EnvironmentLimits(), ASSUMPTIONS, size, {id(offer): 0})
+    rates = rates_for(offer)
+    price = offer_pricer(serving, EnvironmentLimits(), rates, size, {id(offer): 0})
     candidates = price(offer) or []
     pricings = [PRICING_ORDER[c[5]] for c in sorted(candidates)]
     # Always-on: never spot; the 3-year term is the cheapest.
     assert pricings == ["reserved_3y", "reserved_1y", "on_demand"]
-    placement_ = to_placement(serving, min(candidates), size)
+    placement_ = to_placement(serving, min(candidates), size, rates)
     assert placement_.monthly_usd == pytest.approx(2.0 * (1 - 0.55) * HOURS_PER_MONTH)
     no_on_demand = EnvironmentLimits(allow_on_demand=False, max_commitment="none")
-    assert offer_pricer(serving, no_on_demand, ASSUMPTIONS, size, {id(offer): 0})(offer) is None
+    assert offer_pricer(serving, no_on_demand, rates, size, {id(offer): 0})(offer) is None
     capped = workload(max_price_per_hour=1.0)
     size = sizing(capped, EnvironmentLimits())
-    assert offer_pricer(capped, EnvironmentLimits(), ASSUMPTIONS, size, {id(offer): 0})(offer) == []
+    assert offer_pricer(capped, EnvironmentLimits(), rates, size, {id(offer): 0})(offer) == []
 
 
 @st.composite
@@ -240,11 +246,12 @@ def test_a_buckets_bound_never_exceeds_what_its_offers_cost(
     lower bound on every candidate of its offers, and None only when none can be priced."""
     work, limits, offers = case
     size = sizing(work, limits)
+    rates = rates_for(*offers)
     bucket = OfferBucket([])
     for offer in offers:
-        bucket.add(offer)
-    bound = bucket_lower_bound(work, limits, ASSUMPTIONS, size)(bucket)
-    price = offer_pricer(work, limits, ASSUMPTIONS, size, {id(o): i for i, o in enumerate(offers)})
+        bucket.add(offer, rates.spot(offer))
+    bound = bucket_lower_bound(work, limits, rates, size)(bucket)
+    price = offer_pricer(work, limits, rates, size, {id(o): i for i, o in enumerate(offers)})
     costs = [c[0] for offer in offers for c in price(offer) or ()]
     if bound is None:
         assert costs == []

@@ -122,6 +122,12 @@ def brute_force(
     for c, d in spec.defaults.commitment_discounts.items():
         discounts[c].update({k: v for k, v in d.model_dump().items() if v is not None})
     terms = {"none": [], "1y": ["reserved_1y"], "3y": ["reserved_1y", "reserved_3y"]}
+    # Spot is the mean of the region's zones (capacity may land in any of them).
+    zone_spots: dict[tuple, list[float]] = {}
+    for o in catalog.offers:
+        if o.spot_hourly is not None:
+            key = (o.cloud, o.region, o.instance_type.lower(), o.gpu_name, o.gpu_count)
+            zone_spots.setdefault(key, []).append(o.spot_hourly)
     out = []
     for o in catalog.offers:
         if o.gpu_name not in need or o.gpu_count < need[o.gpu_name] or o.cloud not in clouds:
@@ -141,7 +147,10 @@ def brute_force(
         if cap is not None and o.gpu_count * (base_n + burst_n) > cap:
             continue
         od = o.on_demand_hourly * markup
-        spot = None if o.spot_hourly is None else o.spot_hourly * markup
+        spots = zone_spots.get(
+            (o.cloud, o.region, o.instance_type.lower(), o.gpu_name, o.gpu_count)
+        )
+        spot = None if spots is None else sum(spots) / len(spots) * markup
         spot_nodes = 1 if w.kind == "inference" else w.nodes
         base = []
         if w.interruptible and spot is not None and not w.always_on:

@@ -21,11 +21,12 @@ def policies_of(violations: list[Violation]) -> list[tuple[str, str]]:
 
 
 def asg_from_template(max_size: float, template_urn: str, **extra: Any) -> StackInput:
-    """An Auto Scaling group named ``group`` whose launch template id is unknown (a preview),
-    linked to the template by its property dependency."""
+    """An Auto Scaling group named ``group`` of ``max_size`` instances (min and max), whose
+    launch template id is unknown (a preview), linked to the template by its property
+    dependency."""
     return StackInput(
         ASG,
-        {"maxSize": max_size, "launchTemplate": {"id": UNKNOWN}, **extra},
+        {"minSize": max_size, "maxSize": max_size, "launchTemplate": {"id": UNKNOWN}, **extra},
         "group",
         property_dependencies={"launchTemplate": [template_urn]},
     )

@@ -54,7 +54,7 @@ def budget_findings(harness: PolicyHarness) -> list[str]:
 def test_the_budget_comes_from_the_stack_unless_the_policy_config_sets_one() -> None:
     assert budget_findings(PolicyHarness()) == []  # no budget anywhere
     from_stack = budget_findings(PolicyHarness(stack_config=limits(monthly_budget_usd=1000)))
-    assert len(from_stack) == 1 and "exceeds the budget of $1,000/month" in from_stack[0]
+    assert len(from_stack) == 1 and "exceeds the budget of $1,000.00/month" in from_stack[0]
     overridden = PolicyHarness(
         config={"gpu-budget": {"monthlyBudgetUsd": 10_000_000}},
         stack_config=limits(monthly_budget_usd=1000),

@@ -25,8 +25,8 @@ def generate(*args: str) -> tuple[int, str, str]:
 def test_committed_example_stacks_are_up_to_date(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     env_args = [arg for env in ENVS for arg in ("--env", env)]
-    code, out, err = generate("examples/workloads.yaml", *env_args)
-    # generate writes nothing when a file is unchanged, so this is a check too.
+    # --check: a stale file fails the test and stays as it is (a test writes no source).
+    code, out, err = generate("examples/workloads.yaml", *env_args, "--check")
     assert code == 0, err
     assert out == "" and err.count("up to date") == 3
 

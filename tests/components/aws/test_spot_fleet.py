@@ -67,7 +67,8 @@ def test_spot_fleet_capacity_is_counted_in_gpus() -> None:
     cap, _ = spot_fleet(on_demand_base_gpus=2, max_price_per_gpu_hour=0.6)
     asg = cap.one("aws:autoscaling/group:Group").inputs
     assert asg["desiredCapacityType"] == "units"
-    assert asg["desiredCapacity"] == 8 and asg["minSize"] == 0 and asg["maxSize"] == 12
+    # Max size in GPUs too: AWS itself lets a weighted group overshoot it by one instance.
+    assert asg["desiredCapacity"] == 8 and asg["minSize"] == 0 and asg["maxSize"] == 8
     assert asg["capacityRebalance"] is True
     assert asg["vpcZoneIdentifiers"] == SUBNETS
     assert asg["waitForCapacityTimeout"] == "0"

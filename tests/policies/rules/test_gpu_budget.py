@@ -1,49 +1,104 @@
 """The ``gpu-budget`` rule through the servicer the pack serves: resources that must pass and
-resources that must fail, as users write them."""
+resources that must fail, as users write them; unpriced GPU capacity where a budget is set;
+and ``gpufleet check``'s budget message agreeing with ``gpufleet cost`` to the cent."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from click.testing import CliRunner
 
+from gpufleet.capacity.stack_cost import CostRequest, cost_stack
 from gpufleet.checks.stack_check import CheckRequest, check_stack
 from gpufleet.cli.main import main
+from gpufleet.engine.stack_source import StackSource
 from gpufleet.policies.pack import PACK_DIR
 from gpufleet.policies.testing import PolicyHarness, StackInput
 from tests.helpers import ROOT
-from tests.policies.inputs import LT, SECURE_LT, asg_from_template
+from tests.policies.inputs import LT, SECURE_LT, TAGS, asg_from_template
 
 
-def test_budget_counts_spot_and_on_demand_prices() -> None:
-    from gpufleet.policies.footprints import read_gpu_footprint
-    from gpufleet.policies.rules.gpu_budget import monthly_cost
+def budget_messages(harness: PolicyHarness, stack: list[StackInput]) -> list[str]:
+    return [v.message for v in harness.analyze_stack(stack) if v.policy == "gpu-budget"]
 
-    def cost(market: str) -> float:
-        footprint = read_gpu_footprint(
-            "azure-native:compute:VirtualMachineScaleSet",
-            {
-                "location": "eastus",
-                "sku": {"name": "Standard_NC24ads_A100_v4", "capacity": 2},
-                "virtualMachineProfile": {"priority": market},
-            },
-        )
-        assert footprint is not None
-        value, why = monthly_cost(footprint)
-        assert value is not None, why
-        return value
 
-    assert 0 < cost("Spot") < cost("Regular")
+P5_GROUP = (
+    StackInput(LT, {**SECURE_LT, "instanceType": "p5.48xlarge", "region": "us-east-1"}, "tpl"),
+)
+
+
+def p5_stack(size: int) -> list[StackInput]:
+    (template,) = P5_GROUP
+    return [template, asg_from_template(size, template.urn("dev"))]
 
 
 def test_budget_over_and_under() -> None:
-    template = StackInput(LT, {**SECURE_LT, "instanceType": "p5.48xlarge"}, "tpl")
-    group = asg_from_template(2, template.urn("dev"))
     over = PolicyHarness(config={"gpu-budget": {"monthlyBudgetUsd": 1000}})
-    found = [v for v in over.analyze_stack([template, group]) if v.policy == "gpu-budget"]
-    assert len(found) == 1 and "exceeds the budget of $1,000/month" in found[0].message
+    (message,) = budget_messages(over, p5_stack(2))
+    # Two p5.48xlarge on-demand in us-east-1 at $98.32 an hour, 730 hours.
+    assert message.startswith(
+        "expected GPU cost $143,547.20/month (maximum $143,547.20) exceeds the budget of "
+        "$1,000.00/month by $142,547.20 (largest: group $143,547.20)"
+    )
     under = PolicyHarness(config={"gpu-budget": {"monthlyBudgetUsd": 10_000_000}})
-    assert [v for v in under.analyze_stack([template, group]) if v.policy == "gpu-budget"] == []
+    assert budget_messages(under, p5_stack(2)) == []
+    assert budget_messages(PolicyHarness(), p5_stack(2)) == []  # no budget anywhere
+
+
+def test_the_budget_holds_the_expected_figure_unless_told_maximum() -> None:
+    """A group at 0 that may grow to 4: nothing runs until it is scaled, so its expected cost
+    is $0; ``estimate: maximum`` holds the budget to every group at its max size."""
+    (template,) = P5_GROUP
+    group = StackInput(
+        "aws:autoscaling/group:Group",
+        {"minSize": 0, "maxSize": 4, "launchTemplate": {"id": "lt-1"}, "tags": []},
+        "group",
+        property_dependencies={"launchTemplate": [template.urn("dev")]},
+    )
+    expected = PolicyHarness(config={"gpu-budget": {"monthlyBudgetUsd": 1000}})
+    assert budget_messages(expected, [template, group]) == []
+    maximum = PolicyHarness(
+        config={"gpu-budget": {"monthlyBudgetUsd": 1000, "estimate": "maximum"}}
+    )
+    (message,) = budget_messages(maximum, [template, group])
+    assert message.startswith("maximum GPU cost $287,094.40/month (expected $0.00)")
+
+
+def test_unpriced_gpu_capacity_is_a_finding_where_a_budget_is_set() -> None:
+    """A GPU-looking type the catalog does not know could cost anything: with a budget set it
+    is a violation of its own, even when the priced rest fits."""
+    mystery = StackInput(
+        "aws:ec2/instance:Instance",
+        {"instanceType": "p9.96xlarge", "tags": TAGS, "availabilityZone": "us-east-1a"},
+        "mystery",
+    )
+    with_budget = PolicyHarness(config={"gpu-budget": {"monthlyBudgetUsd": 6000}})
+    (message,) = budget_messages(with_budget, [mystery])
+    assert message == (
+        "EC2 instance mystery cannot be priced (instanceType p9.96xlarge is not in the GPU "
+        "catalog (GPUs unknown)), so the budget of $6,000.00/month cannot be checked for it"
+    )
+    assert budget_messages(PolicyHarness(), [mystery]) == []
+
+
+def test_capacity_outside_its_region_is_priced_at_its_highest_rate_not_zero() -> None:
+    """The issue's cases: a3-highgpu-8g where the catalog has no price (us-central1-a) and ten
+    p5.48xlarge in sa-east-1 used to pass a $6,000 dev budget at $0."""
+    a3 = StackInput(
+        "gcp:compute/instance:Instance",
+        {"machineType": "a3-highgpu-8g", "zone": "us-central1-a", "labels": TAGS},
+        "a3",
+    )
+    dev = PolicyHarness(config={"gpu-budget": {"monthlyBudgetUsd": 6000}})
+    (message,) = budget_messages(dev, [a3])
+    assert "exceeds the budget of $6,000.00/month" in message
+    template = StackInput(
+        LT, {**SECURE_LT, "instanceType": "p5.48xlarge", "region": "sa-east-1"}, "tpl"
+    )
+    ten = asg_from_template(10, template.urn("dev"))
+    (message,) = budget_messages(dev, [template, ten])
+    assert "exceeds the budget of $6,000.00/month" in message
 
 
 PERF_SPEC = """\
@@ -66,10 +121,8 @@ PERF_SITE = """\
 """
 
 
-def test_a_specs_budget_reaches_the_policy_whatever_the_environment_is_called(
-    tmp_path: Path,
-) -> None:
-    """No policy config exists for "perf": the budget comes from the generated stack config."""
+def perf_project(tmp_path: Path) -> Path:
+    """A project whose stack ``perf`` gpufleet generated from a spec with a $50 budget."""
     (tmp_path / "spec.yaml").write_text(PERF_SPEC)
     (tmp_path / "Pulumi.yaml").write_text(
         f"name: gpufleet\nruntime: python\nmain: {ROOT / 'stacks'}\nstackConfigDir: stacks\n"
@@ -81,6 +134,19 @@ def test_a_specs_budget_reaches_the_policy_whatever_the_environment_is_called(
     stack_file = tmp_path / "stacks" / "Pulumi.perf.yaml"
     stack_file.write_text(stack_file.read_text() + PERF_SITE)
     assert not (PACK_DIR / "config" / "perf.json").exists()
-    outcome = check_stack(CheckRequest(stack="perf", program=tmp_path, pack_dir=PACK_DIR), tmp_path)
-    found = [f.message for f in outcome.report.findings if f.policy == "gpu-budget"]
-    assert len(found) == 1 and "exceeds the budget of $50/month" in found[0]
+    return tmp_path
+
+
+def test_a_specs_budget_reaches_the_policy_and_agrees_with_cost(tmp_path: Path) -> None:
+    """No policy config exists for "perf": the budget comes from the generated stack config,
+    and ``check`` says what ``cost`` says, to the cent."""
+    project = perf_project(tmp_path)
+    outcome = check_stack(CheckRequest(stack="perf", program=project, pack_dir=PACK_DIR), project)
+    (message,) = [f.message for f in outcome.report.findings if f.policy == "gpu-budget"]
+    assert "exceeds the budget of $50.00/month" in message
+    priced = cost_stack(CostRequest(StackSource("perf", project), pack_dir=PACK_DIR)).report
+    assert priced.budget is not None and priced.budget.monthly_usd == 50
+    total = re.search(r"expected GPU cost \$([\d,.]+)/month", message)
+    assert total is not None
+    assert total.group(1) == f"{priced.cost.total('expected'):,.2f}"
+    assert priced.fails_budget

@@ -23,8 +23,8 @@ from gpufleet.checks.analyzer_protocol import (
     pack_info,
     stack_request,
 )
-from gpufleet.checks.analyzer_resources import AnalyzerResource, from_capture
 from gpufleet.checks.policy_config import reconcile
+from gpufleet.engine.analyzer_resources import AnalyzerResource, from_capture
 from gpufleet.engine.program_dir import run_program_dir
 from gpufleet.policies.pack import CONFIG_DIR
 from gpufleet.policies.rules import all_policies

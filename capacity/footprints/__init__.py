@@ -2,9 +2,10 @@
 
 ``read_gpu_footprint(type, props, provider_props)`` understands the resources through which GPU
 capacity is bought on the three clouds, whether written by gpufleet's components or by hand:
-templates (machines, no count) and capacity (machines x count). The readers live one module
-per cloud (``aws``, ``gcp``, ``azure``), registered by resource type (``reading.reads``); what
-a footprint is, and the catalog machines are looked up in, is ``model``.
+templates (machines, no count) and capacity (machines x count: expected and at most). The
+readers live one module per cloud (``aws``, ``gcp``, ``azure``), registered by resource type
+(``reading.reads``); what a footprint is, and the catalog machines are looked up in, is
+``model``.
 
 Capacity whose machine comes from a template (an ASG's launch template, a MIG's instance
 template) names the properties that reference it; ``resolve_template`` fills it in from the
@@ -19,10 +20,9 @@ from dataclasses import replace
 from typing import Any
 
 # Imported for their @reads registrations.
-from gpufleet.policies.footprints import aws, azure, gcp  # noqa: F401
-from gpufleet.policies.footprints.model import GpuFootprint, MachineCatalog, shipped_machine_catalog
-from gpufleet.policies.footprints.reading import READERS, Reading
-from gpufleet.policies.same_input_memo import SameInputMemo
+from gpufleet.capacity.footprints import aws, azure, gcp  # noqa: F401
+from gpufleet.capacity.footprints.model import GpuFootprint, MachineCatalog, shipped_machine_catalog
+from gpufleet.capacity.footprints.reading import READERS, Reading
 
 GPU_RESOURCE_TYPES = frozenset(READERS)
 
@@ -40,21 +40,6 @@ def read_gpu_footprint(
     return reader(Reading(props, provider_props or {}, machines or shipped_machine_catalog()))
 
 
-def _read_by_props(props: dict[str, Any], type_: str, provider_props: dict[str, Any]) -> Any:
-    return read_gpu_footprint(type_, props, provider_props)
-
-
-_footprint_memo = SameInputMemo(_read_by_props)
-
-
-def shared_gpu_footprint(
-    type_: str, props: dict[str, Any], provider_props: dict[str, Any]
-) -> GpuFootprint | None:
-    """``read_gpu_footprint`` for resource policies: the policies of one request get the same
-    props object, and read its footprint once between them."""
-    return _footprint_memo(props, type_, provider_props)
-
-
 def resolve_template(footprint: GpuFootprint, template: GpuFootprint | None) -> GpuFootprint:
     """``footprint`` with the machines (and market) of the template it launches from."""
     if not footprint.template_properties or footprint.machines:
@@ -69,4 +54,5 @@ def resolve_template(footprint: GpuFootprint, template: GpuFootprint | None) -> 
         machines=template.machines,
         undetermined=footprint.undetermined + template.undetermined,
         market=footprint.market or template.market or "on_demand",
+        region=footprint.region or template.region,
     )

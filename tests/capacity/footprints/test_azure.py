@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpufleet.policies.footprints import read_gpu_footprint
+from gpufleet.capacity.footprints import read_gpu_footprint
 
 
 @pytest.mark.parametrize(("priority", "market"), [("Spot", "spot"), ("Regular", "on_demand")])
@@ -20,7 +20,7 @@ def test_scale_set_capacity_and_priority(priority: str, market: str) -> None:
     )
     assert found is not None
     assert [(m.gpu_name, m.gpus) for m in found.machines] == [("A100-80GB", 1)]
-    assert (found.instances, found.market, found.region) == (3.0, market, "eastus2")
+    assert (found.max_units, found.market, found.region) == (3.0, market, "eastus2")
 
 
 def test_ml_cluster_counts_its_max_nodes_on_low_priority() -> None:
@@ -39,7 +39,7 @@ def test_ml_cluster_counts_its_max_nodes_on_low_priority() -> None:
         },
     )
     assert found is not None
-    assert (found.kind, found.instances, found.market) == ("Azure ML compute cluster", 6.0, "spot")
+    assert (found.kind, found.max_units, found.market) == ("Azure ML compute cluster", 6.0, "spot")
     other = read_gpu_footprint(
         "azure-native:machinelearningservices:Compute",
         {"properties": {"computeType": "ComputeInstance"}},
@@ -53,4 +53,4 @@ def test_capacity_reservation_is_reserved() -> None:
         {"location": "eastus", "sku": {"name": "Standard_ND96asr_v4", "capacity": 2}},
     )
     assert found is not None
-    assert (found.market, found.total_gpus) == ("reserved", 16)
+    assert (found.market, found.max_gpus) == ("reserved", 16)

@@ -8,11 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 from gpufleet import resource_types as types
+from gpufleet.capacity.footprints.model import GpuFootprint, Machine
+from gpufleet.capacity.footprints.reading import Reading, looks_like_gpu, number, reads
+from gpufleet.capacity.property_values import as_list, get_path, is_unknown
 from gpufleet.planner.gcp_machines import GPU_OF_ACCELERATOR, built_in_gpus
 from gpufleet.planner.gpus import normalize_gpu_name
-from gpufleet.policies.footprints.model import GpuFootprint, Machine
-from gpufleet.policies.footprints.reading import Reading, looks_like_gpu, number, reads
-from gpufleet.policies.properties import as_list, get_path, is_unknown
 from gpufleet.pricing_models import Market
 
 
@@ -24,6 +24,13 @@ def _region(r: Reading) -> str | None:
             return value if key == "region" else value.rsplit("-", 1)[0]
     value = r.provider.get("region")
     return value if isinstance(value, str) and not is_unknown(value) else None
+
+
+def _zone(r: Reading) -> str | None:
+    zone = r.get("zone")
+    if isinstance(zone, str) and zone and not is_unknown(zone):
+        return zone.rsplit("/", 1)[-1]
+    return None
 
 
 def _machine(r: Reading, machine_type: Any) -> Machine | None:
@@ -77,22 +84,27 @@ def instance(r: Reading) -> GpuFootprint | None:
         kind="VM instance",
         is_template=False,
         machines=[machine],
-        instances=1.0,
+        expected_units=1.0,
+        max_units=1.0,
         # Runs inside a reservation this stack already pays for: not priced twice.
         market="in_reservation" if reserved else _scheduling_market(r),
         region=_region(r),
+        zone=_zone(r),
     )
 
 
 @reads(*types.GCP_INSTANCE_GROUP_MANAGERS)
 def instance_group_manager(r: Reading) -> GpuFootprint | None:
+    size = r.count("targetSize", where="targetSize")
     return r.footprint(
         cloud="gcp",
         kind="managed instance group",
         is_template=False,
-        instances=r.count("targetSize", where="targetSize"),
+        expected_units=size,
+        max_units=size,
         template_properties=("versions", "instanceTemplate"),
         region=_region(r),
+        zone=_zone(r),
     )
 
 
@@ -112,12 +124,15 @@ def reservation(r: Reading) -> GpuFootprint | None:
     )
     machine = _machine(sub, machine_type)
     r.undetermined.extend(sub.undetermined)
+    count = r.count("specificReservation", "count", where="specificReservation.count")
     return r.footprint(
         cloud="gcp",
         kind="reservation",
         is_template=False,
         machines=[machine],
-        instances=r.count("specificReservation", "count", where="specificReservation.count"),
+        expected_units=count,
+        max_units=count,
         market="reserved",
         region=_region(r),
+        zone=_zone(r),
     )

@@ -20,7 +20,7 @@ def test_taggable_table_matches_the_installed_sdks() -> None:
 
 
 def test_taggable_table_knows_tags_labels_and_tag_lists() -> None:
-    from gpufleet.policies.taggable import tag_property
+    from gpufleet.capacity.taggable import tag_property
 
     def prop(type_: str) -> tuple[str, str]:
         found = tag_property(type_)

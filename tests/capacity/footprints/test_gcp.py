@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from gpufleet.policies.footprints import read_gpu_footprint
-from gpufleet.policies.footprints.model import GpuFootprint
+from gpufleet.capacity.footprints import read_gpu_footprint
+from gpufleet.capacity.footprints.model import GpuFootprint
 from gpufleet.policies.testing import UNKNOWN
 
 
@@ -49,7 +49,7 @@ def test_n1_instance_with_attached_gpus() -> None:
         },
     )
     assert [(m.gpu_name, m.gpus) for m in found.machines] == [("V100", 4)]
-    assert (found.instances, found.market, found.region) == (1.0, "on_demand", "us-central1")
+    assert (found.max_units, found.market, found.region) == (1.0, "on_demand", "us-central1")
 
 
 def test_an_instance_in_a_reservation_is_paid_by_the_reservation() -> None:
@@ -81,7 +81,7 @@ def test_instance_groups_take_their_machines_from_a_template(
     value = "us-central1-a" if where == "zone" else "us-central1"
     found = footprint(type_, {where: value, "targetSize": 4})
     assert found.machines == () and found.template_properties == ("versions", "instanceTemplate")
-    assert (found.instances, found.region) == (4.0, region)
+    assert (found.max_units, found.region) == (4.0, region)
 
 
 def test_reservation_of_n1_machines_with_accelerators() -> None:
@@ -101,7 +101,7 @@ def test_reservation_of_n1_machines_with_accelerators() -> None:
         },
     )
     assert [(m.gpu_name, m.gpus) for m in found.machines] == [("T4", 2)]
-    assert (found.market, found.instances, found.undetermined) == ("reserved", 3.0, ())
+    assert (found.market, found.max_units, found.undetermined) == ("reserved", 3.0, ())
 
 
 def test_unknown_accelerators_and_types_are_undetermined() -> None:

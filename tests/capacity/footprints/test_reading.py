@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import pytest
 
+from gpufleet.capacity.footprints import GPU_RESOURCE_TYPES, read_gpu_footprint, resolve_template
+from gpufleet.capacity.footprints.reading import READERS, reads
 from gpufleet.clouds import cloud_of_type
-from gpufleet.policies.footprints import GPU_RESOURCE_TYPES, read_gpu_footprint, resolve_template
-from gpufleet.policies.footprints.reading import READERS, reads
 
 
 def test_each_cloud_module_registers_only_its_own_types() -> None:
+    """Provider types by their package; gpufleet's own components (gpufleet:<cloud>:Name) by
+    the cloud in their name."""
     for type_, reader in READERS.items():
         module = reader.__module__.rsplit(".", 1)[1]
-        assert cloud_of_type(type_) == module, (type_, reader.__module__)
+        package, rest = type_.split(":", 1)
+        cloud = rest.split(":", 1)[0] if package == "gpufleet" else cloud_of_type(type_)
+        assert cloud == module, (type_, reader.__module__)
     assert frozenset(READERS) == GPU_RESOURCE_TYPES
 
 
@@ -32,6 +36,6 @@ def test_resolve_template_fills_in_machines_and_market() -> None:
     )
     assert group is not None and template is not None
     resolved = resolve_template(group, template)
-    assert resolved.total_gpus == 4 and resolved.market == "spot"
+    assert resolved.max_gpus == 4 and resolved.market == "spot"
     missing = resolve_template(group, None)
     assert missing.undetermined == ("its template is not in this stack",)

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from gpufleet.policies.footprints import read_gpu_footprint
-from gpufleet.policies.footprints.model import GpuFootprint
+from gpufleet.capacity.footprints import read_gpu_footprint
+from gpufleet.capacity.footprints.model import GpuFootprint
 from gpufleet.policies.testing import UNKNOWN
 
 
@@ -22,13 +22,16 @@ def machines(found: GpuFootprint) -> list[tuple[str, str, int]]:
     return [(m.instance_type, m.gpu_name, m.gpus) for m in found.machines]
 
 
+ASG = "aws:autoscaling/group:Group"
+
+
 def test_launch_template_is_a_template_with_its_market() -> None:
     found = footprint(
         "aws:ec2/launchTemplate:LaunchTemplate",
         {"instanceType": "g6.12xlarge", "instanceMarketOptions": {"marketType": "spot"}},
         region="us-west-2",
     )
-    assert found.is_template and found.instances is None
+    assert found.is_template and found.max_units is None
     assert machines(found) == [("g6.12xlarge", "L4", 4)]
     assert (found.market, found.region) == ("spot", "us-west-2")
 
@@ -38,8 +41,8 @@ def test_instance_on_demand_or_from_its_template() -> None:
         "aws:ec2/instance:Instance",
         {"instanceType": "p5.48xlarge", "availabilityZone": "us-east-1b"},
     )
-    assert (plain.instances, plain.market, plain.region) == (1.0, "on_demand", "us-east-1")
-    assert plain.total_gpus == 8
+    assert (plain.max_units, plain.market, plain.region) == (1.0, "on_demand", "us-east-1")
+    assert plain.max_gpus == 8
     templated = footprint("aws:ec2/instance:Instance", {"launchTemplate": {"id": "lt-1"}})
     assert templated.machines == () and templated.template_properties == ("launchTemplate",)
     assert templated.market is None  # the template decides
@@ -62,8 +65,75 @@ def test_autoscaling_group_mixes_on_demand_base_and_spot() -> None:
         },
     )
     assert machines(found) == [("g5.xlarge", "A10G", 1), ("g5.12xlarge", "A10G", 4)]
-    assert (found.instances, found.market, found.on_demand_instances) == (10.0, "mixed", 4.0)
-    assert found.total_gpus == 40  # every instance counted as the largest override
+    assert (found.max_units, found.market, found.on_demand_units(10)) == (10.0, "mixed", 4.0)
+    assert found.on_demand_units(2) == 2 and found.on_demand_units(6) == 3
+    assert found.max_gpus == 40  # every instance counted as the largest override
+    assert found.expected_units == 0  # no desired capacity, no min size: AWS's zero
+
+
+def test_autoscaling_group_sizes_desired_then_min_and_max() -> None:
+    group = {
+        "mixedInstancesPolicy": {"launchTemplate": {"overrides": [{"instanceType": "p5.48xlarge"}]}}
+    }
+    desired = footprint(ASG, {**group, "minSize": 1, "desiredCapacity": 3, "maxSize": 8})
+    assert (desired.expected_units, desired.max_units) == (3.0, 8.0)
+    minimum = footprint(ASG, {**group, "minSize": 2, "maxSize": 8})
+    assert (minimum.expected_units, minimum.max_units) == (2.0, 8.0)
+    preview = footprint(ASG, {**group, "minSize": 2, "desiredCapacity": UNKNOWN, "maxSize": 8})
+    assert preview.expected_units is None
+    assert preview.undetermined == ("desiredCapacity is unknown during preview",)
+
+
+def test_a_group_counted_in_gpus_launches_max_size_over_the_weight() -> None:
+    """SpotFleet's shape: weighted capacity = GPUs per instance, sizes in GPUs."""
+    found = footprint(
+        ASG,
+        {
+            "desiredCapacityType": "units",
+            "desiredCapacity": 16,
+            "minSize": 0,
+            "maxSize": 16,
+            "mixedInstancesPolicy": {
+                "instancesDistribution": {"onDemandPercentageAboveBaseCapacity": 0},
+                "launchTemplate": {
+                    "overrides": [{"instanceType": "p4d.24xlarge", "weightedCapacity": "8"}]
+                },
+            },
+        },
+    )
+    assert found.options() == [(found.machines[0], 8.0)]
+    assert found.max_gpus == 16  # two p4d.24xlarge, not sixteen
+    assert (found.market, found.largest_option[1]) == ("spot", 2)
+    uneven = footprint(
+        ASG,
+        {
+            "maxSize": 12,
+            "mixedInstancesPolicy": {
+                "launchTemplate": {
+                    "overrides": [
+                        {"instanceType": "g6.xlarge", "weightedCapacity": "1"},
+                        {"instanceType": "g6.48xlarge", "weightedCapacity": "8"},
+                    ]
+                }
+            },
+        },
+    )
+    # 12 GPUs of 8-GPU machines is two of them (16 GPUs): the last one overshoots.
+    assert uneven.max_gpus == 16 and uneven.largest_option[0].instance_type == "g6.48xlarge"
+
+
+def test_a_group_sized_in_vcpus_weighs_its_machines_by_their_vcpus() -> None:
+    found = footprint(
+        ASG,
+        {
+            "desiredCapacityType": "vcpu",
+            "maxSize": 192,
+            "mixedInstancesPolicy": {
+                "launchTemplate": {"overrides": [{"instanceType": "p4d.24xlarge"}]}
+            },
+        },
+    )
+    assert found.capacity_unit == "vcpu" and found.max_gpus == 16  # 192 / 96 vCPUs = 2
 
 
 def test_ec2_fleet_overrides_capacity_and_market() -> None:
@@ -83,7 +153,7 @@ def test_ec2_fleet_overrides_capacity_and_market() -> None:
         },
     )
     assert machines(spot) == [("p4d.24xlarge", "A100", 8)]
-    assert (spot.kind, spot.instances, spot.market, spot.total_gpus) == ("EC2 Fleet", 3, "spot", 24)
+    assert (spot.kind, spot.max_units, spot.market, spot.max_gpus) == ("EC2 Fleet", 3, "spot", 24)
     mixed = footprint(
         "aws:ec2/fleet:Fleet",
         {
@@ -94,7 +164,20 @@ def test_ec2_fleet_overrides_capacity_and_market() -> None:
             },
         },
     )
-    assert (mixed.market, mixed.on_demand_instances) == ("mixed", 1.0)
+    assert (mixed.market, mixed.on_demand_units(4)) == ("mixed", 1.0)
+    weighted = footprint(
+        "aws:ec2/fleet:Fleet",
+        {
+            "launchTemplateConfigs": [
+                {"overrides": [{"instanceType": "p5.48xlarge", "weightedCapacity": 8}]}
+            ],
+            "targetCapacitySpecification": {
+                "totalTargetCapacity": 32,
+                "defaultTargetCapacityType": "spot",
+            },
+        },
+    )
+    assert weighted.max_gpus == 32
     from_template = footprint(
         "aws:ec2/fleet:Fleet",
         {"targetCapacitySpecification": {"totalTargetCapacity": 2}},
@@ -113,7 +196,7 @@ def test_spot_fleet_request_specifications_and_overrides() -> None:
         },
     )
     assert machines(found) == [("p4d.24xlarge", "A100", 8), ("p5.48xlarge", "H100", 8)]
-    assert (found.kind, found.instances, found.market) == ("Spot Fleet request", 3.0, "spot")
+    assert (found.kind, found.max_units, found.market) == ("Spot Fleet request", 3.0, "spot")
     mixed = footprint(
         "aws:ec2/spotFleetRequest:SpotFleetRequest",
         {
@@ -122,7 +205,18 @@ def test_spot_fleet_request_specifications_and_overrides() -> None:
             "onDemandTargetCapacity": 1,
         },
     )
-    assert (mixed.market, mixed.on_demand_instances) == ("mixed", 1.0)
+    assert (mixed.market, mixed.on_demand_units(4)) == ("mixed", 1.0)
+    weighted = footprint(
+        "aws:ec2/spotFleetRequest:SpotFleetRequest",
+        {
+            "launchSpecifications": [
+                {"instanceType": "g5.12xlarge", "weightedCapacity": 4},
+                {"instanceType": "g5.48xlarge", "weightedCapacity": 8},
+            ],
+            "targetCapacity": 16,
+        },
+    )
+    assert weighted.max_gpus == 16
 
 
 def test_reservations_and_capacity_blocks_are_reserved() -> None:
@@ -130,7 +224,7 @@ def test_reservations_and_capacity_blocks_are_reserved() -> None:
         "aws:ec2/capacityReservation:CapacityReservation",
         {"instanceType": "p5.48xlarge", "instanceCount": 2, "availabilityZone": "us-east-2a"},
     )
-    assert (reservation.market, reservation.total_gpus, reservation.region) == (
+    assert (reservation.market, reservation.max_gpus, reservation.region) == (
         "reserved",
         16,
         "us-east-2",
@@ -153,7 +247,7 @@ def test_training_job_runs_for_its_max_runtime_at_sagemaker_rates() -> None:
     )
     assert machines(job) == [("ml.g5.12xlarge", "A10G", 4)]
     assert job.machines[0].sagemaker and job.market == "spot"
-    assert (job.instances, job.hours_per_month) == (2.0, 10.0)
+    assert (job.max_units, job.run_hours) == (2.0, 10.0)
 
 
 @pytest.mark.parametrize(

@@ -10,10 +10,11 @@ def test_tables_print_with_given_widths_exactly_as_rich_measures_them() -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from gpufleet.cli.render import L, R, _print_table, _table
+    from gpufleet.cli.tables import L, R, print_table
+    from gpufleet.cli.tables import table as make_table
 
     def table() -> Table:
-        t = _table(("workload", L), ("GPUs", L), ("$/month", R))
+        t = make_table(("workload", L), ("GPUs", L), ("$/month", R))
         t.add_row("a-longer-workload-name", "1x8 H100", "1.00")
         # East Asian characters take two cells each: the widest cell is wider than its len().
         t.add_row("训练-大型语言模型-第二阶段", Text("not placed", style="red"), "123,456.78")
@@ -22,7 +23,7 @@ def test_tables_print_with_given_widths_exactly_as_rich_measures_them() -> None:
         return t
 
     given, measured = io.StringIO(), io.StringIO()
-    _print_table(Console(file=given, width=10_000), table())
+    print_table(Console(file=given, width=10_000), table())
     Console(file=measured, width=10_000).print(table())
     assert given.getvalue() == measured.getvalue()
     assert "训练-大型语言模型-第二阶段 │" in given.getvalue()

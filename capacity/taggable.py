@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from gpufleet.policies.properties import is_unknown, provider_object
+from gpufleet.capacity.property_values import is_unknown, provider_object
 from gpufleet.tag_keys import gcp_label_key
 
 TABLE_PATH = Path(__file__).parent / "data" / "taggable_types.json"

@@ -16,9 +16,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from gpufleet.capacity.footprints.model import GpuFootprint, Machine, MachineCatalog
+from gpufleet.capacity.property_values import get_path, is_unknown
 from gpufleet.clouds import Cloud
-from gpufleet.policies.footprints.model import GpuFootprint, Machine, MachineCatalog
-from gpufleet.policies.properties import get_path, is_unknown
 from gpufleet.pricing_models import Market
 
 Reader = Callable[["Reading"], GpuFootprint | None]

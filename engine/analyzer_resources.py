@@ -86,7 +86,8 @@ def from_capture(capture: Capture) -> list[AnalyzerResource]:
     out = []
     for r in registrations:
         inputs = engine_value(r.inputs)
-        state = {**inputs, **engine_value(r.outputs)} if r.custom else inputs
+        # A component's outputs are what it registered (register_outputs), as in a state.
+        state = {**inputs, **engine_value(r.outputs)}
         out.append(
             AnalyzerResource(
                 urn=r.urn,
@@ -150,52 +151,104 @@ def load_deployment(path: Path) -> tuple[list[AnalyzerResource], str]:
         raise DeploymentError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except json.JSONDecodeError as exc:
         raise DeploymentError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+    except UnicodeDecodeError:
+        raise DeploymentError(f"{path}: not valid JSON: not UTF-8 text") from None
+    except RecursionError:
+        raise DeploymentError(f"{path}: not a stack export: nested too deeply") from None
     resources = from_deployment(data, str(path))
+    return resources, project_of(resources)
+
+
+def project_of(resources: list[AnalyzerResource]) -> str:
+    """The project a deployment's resources belong to, from the stack's URN."""
     stack_urn = next((r.urn for r in resources if r.type == STACK_TYPE), "")
     # urn:pulumi:<stack>::<project>::pulumi:pulumi:Stack::<name>
-    project = stack_urn.split("::")[1] if stack_urn.count("::") >= 2 else "project"
-    return resources, project
+    return stack_urn.split("::")[1] if stack_urn.count("::") >= 2 else "project"
 
 
 def from_deployment(data: Any, source: str) -> list[AnalyzerResource]:
-    """Resources of a ``pulumi stack export`` document (version 3)."""
+    """Resources of a ``pulumi stack export`` document (version 3); DeploymentError naming the
+    first field that is not what a deployment holds."""
     if not isinstance(data, dict) or data.get("version") != 3:
         raise DeploymentError(f"{source}: not a stack export (expected version: 3)")
-    resources = (data.get("deployment") or {}).get("resources")
+    deployment = data.get("deployment")
+    resources = deployment.get("resources") if isinstance(deployment, dict) else None
     if not isinstance(resources, list):
         raise DeploymentError(f"{source}: deployment.resources is missing")
     by_urn = {r.get("urn"): r for r in resources if isinstance(r, dict)}
     out = []
     for index, r in enumerate(resources):
-        if not isinstance(r, dict) or not isinstance(r.get("urn"), str) or "type" not in r:
-            raise DeploymentError(f"{source}: deployment.resources[{index}] has no urn/type")
-        inputs = _from_state(r.get("inputs") or {})
-        outputs = _from_state(r.get("outputs") or {})
-        provider = None
-        if r.get("provider"):
-            p = by_urn.get(str(r["provider"]).rsplit("::", 1)[0])
-            if p is not None:
-                provider = ProviderRef(
-                    p["type"], p["urn"], _urn_name(p["urn"]), _from_state(p.get("inputs") or {})
-                )
-        position = r.get("sourcePosition")
-        out.append(
-            AnalyzerResource(
-                urn=r["urn"],
-                type=r["type"],
-                name=_urn_name(r["urn"]),
-                custom=bool(r.get("custom")),
-                inputs=inputs,
-                state={**inputs, **outputs},
-                parent=r.get("parent") or "",
-                provider=provider,
-                dependencies=list(r.get("dependencies") or []),
-                property_dependencies=dict(r.get("propertyDependencies") or {}),
-                protect=bool(r.get("protect")),
-                source=_source_position(position) if isinstance(position, str) else None,
-            )
-        )
+        where = f"{source}: deployment.resources[{index}]"
+        if not isinstance(r, dict) or not isinstance(r.get("urn"), str):
+            raise DeploymentError(f"{where}: has no urn")
+        if not isinstance(r.get("type"), str):
+            raise DeploymentError(f"{where}.type: missing or not a string")
+        try:
+            out.append(_deployed(r, by_urn))
+        except _BadFieldError as exc:
+            raise DeploymentError(f"{where}.{exc}") from None
     return out
+
+
+class _BadFieldError(Exception):
+    """A field of one deployed resource that is not what a deployment holds."""
+
+
+def _deployed(r: dict[str, Any], by_urn: dict[Any, Any]) -> AnalyzerResource:
+    inputs = _state_field(r, "inputs")
+    outputs = _state_field(r, "outputs")
+    provider = None
+    if r.get("provider"):
+        reference = _typed(r, "provider", str, "")
+        p = by_urn.get(reference.rsplit("::", 1)[0])
+        if p is not None and isinstance(p.get("type"), str):
+            provider = ProviderRef(
+                p["type"], p["urn"], _urn_name(p["urn"]), _state_field(p, "inputs")
+            )
+    dependencies = _typed(r, "dependencies", list, [])
+    property_dependencies = _typed(r, "propertyDependencies", dict, {})
+    if not all(isinstance(d, str) for d in dependencies):
+        raise _BadFieldError("dependencies: not a list of URNs")
+    if not all(
+        isinstance(urns, list) and all(isinstance(u, str) for u in urns)
+        for urns in property_dependencies.values()
+    ):
+        raise _BadFieldError("propertyDependencies: not a map of property to URNs")
+    position = r.get("sourcePosition")
+    return AnalyzerResource(
+        urn=r["urn"],
+        type=r["type"],
+        name=_urn_name(r["urn"]),
+        custom=bool(r.get("custom")),
+        inputs=inputs,
+        state={**inputs, **outputs},
+        parent=_typed(r, "parent", str, ""),
+        provider=provider,
+        dependencies=list(dependencies),
+        property_dependencies={k: list(v) for k, v in property_dependencies.items()},
+        protect=bool(r.get("protect")),
+        source=_source_position(position) if isinstance(position, str) else None,
+    )
+
+
+def _typed(r: dict[str, Any], key: str, kind: type, default: Any) -> Any:
+    value = r.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, kind):
+        raise _BadFieldError(f"{key}: expected {_KINDS[kind]}, not {type(value).__name__}")
+    return value
+
+
+_KINDS: dict[type, str] = {list: "a list", dict: "an object", str: "a string"}
+
+
+def _state_field(r: dict[str, Any], key: str) -> dict[str, Any]:
+    value = _typed(r, key, dict, {})
+    try:
+        return _from_state(value)
+    except (ValueError, TypeError):
+        raise _BadFieldError(f"{key}: a secret's plaintext is not JSON text") from None
 
 
 def _urn_name(urn: str) -> str:

@@ -1,18 +1,18 @@
-"""The GPU capacity of a whole stack: every capacity resource with its machines resolved.
+"""The GPU capacity of a whole stack: every GPU resource with its machines resolved.
 
 Capacity that launches from a template (ASG -> launch template, MIG -> instance template)
 names it through a property whose dependencies the engine records even in a preview, when the
 template's id or self link is still unknown; the template's footprint fills in the machines.
+A component has no provider of its own: its children's provider says where it is.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpufleet.policies.footprints import read_gpu_footprint, resolve_template
-from gpufleet.policies.footprints.model import GpuFootprint
-from gpufleet.policies.policy_builders import StackResource
-from gpufleet.policies.same_input_memo import SameInputMemo
+from gpufleet.capacity.footprints import read_gpu_footprint, resolve_template
+from gpufleet.capacity.footprints.model import GpuFootprint
+from gpufleet.capacity.stack_resource import StackResource
 
 
 @dataclass(frozen=True)
@@ -23,16 +23,22 @@ class StackCapacity:
 
 
 def stack_footprints(resources: list[StackResource]) -> list[StackCapacity]:
-    """Every GPU resource of the stack (templates and capacity), capacity resolved."""
-    return _footprints(resources)
-
-
-def _read_footprints(resources: list[StackResource]) -> list[StackCapacity]:
+    """Every GPU resource of the stack (templates and capacity), capacity resolved, in the
+    stack's order."""
     by_urn = {r.urn: r for r in resources}
+    child_provider: dict[str, dict] = {}
+    for r in resources:
+        if r.parent and r.provider_props and r.parent not in child_provider:
+            child_provider[r.parent] = r.provider_props
     read = {
         r.urn: footprint
         for r in resources
-        if (footprint := read_gpu_footprint(r.type, r.props, r.provider_props)) is not None
+        if (
+            footprint := read_gpu_footprint(
+                r.type, r.props, r.provider_props or child_provider.get(r.urn)
+            )
+        )
+        is not None
     }
     out = []
     for r in resources:
@@ -57,7 +63,3 @@ def _read_footprints(resources: list[StackResource]) -> list[StackCapacity]:
 def stack_capacity(resources: list[StackResource]) -> list[StackCapacity]:
     """Capacity resources only (what runs and costs), templates left out."""
     return [c for c in stack_footprints(resources) if not c.footprint.is_template]
-
-
-# The stack policies of one AnalyzeStack share one resource list (policy_builders).
-_footprints = SameInputMemo(_read_footprints)

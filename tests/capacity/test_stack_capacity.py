@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpufleet.policies.policy_builders import StackResource
-from gpufleet.policies.stack_capacity import stack_capacity, stack_footprints
+from gpufleet.capacity.stack_capacity import stack_capacity, stack_footprints
+from gpufleet.capacity.stack_resource import StackResource
 from gpufleet.policies.testing import UNKNOWN
 
 
@@ -29,7 +29,7 @@ def test_a_group_takes_its_machines_from_the_template_it_depends_on() -> None:
     )
     (item,) = stack_capacity([template, group])
     assert item.resource is group and item.template is template
-    assert (item.footprint.total_gpus, item.footprint.market) == (24, "spot")
+    assert (item.footprint.max_gpus, item.footprint.market) == (24, "spot")
     assert [i.resource.name for i in stack_footprints([template, group])] == ["tpl", "group"]
 
 

@@ -1,0 +1,422 @@
+"""The cost engine: what a stack's GPU capacity costs, per resource and per workload.
+
+Every price gpufleet shows of a stack — ``gpufleet cost``, the ``gpu-budget`` and
+``gpu-fleet-size`` policies, the pull-request comment — comes from ``price_stack``. It prices
+each capacity resource of the stack (``stack_capacity``: templates resolved) as instance type x
+instances x hours x rate, with the rate from ``planner.rates`` (the planner's own lookups) for
+the pricing model the resource itself says: spot / low-priority, on-demand, a mix of the two
+(weighted by its on-demand base and percentage), reserved capacity (at the committed rate when
+a ``commitment`` tag says a commitment pays for it, else on-demand: a reservation bills whether
+used or not), a VM inside a reservation (paid by the reservation), a SageMaker job (per run).
+
+Two figures per resource:
+
+- **expected**: what the resource's own scaling settings run — desired size (an ASG's
+  ``desiredCapacity``, else its ``minSize``; an Azure ML cluster's ``minNodeCount``), a
+  group's target size — for the hours the ``Usage`` model gives: 730 h a month by default
+  (``resource_settings``), one run for a job. Schedules and autoscaling come in through that
+  model, not here;
+- **maximum**: every group at its max size for 730 h (a job: one run of its maximum runtime).
+
+Capacity in units (an ASG weighting its machines by GPUs or vCPUs) becomes instances of each
+machine it may launch, rounded up; with several machines, the expected figure is their mean and
+the maximum the dearest. A rate not found in the resource's region is the type's highest
+catalog rate, marked estimated; a GPU resource with no rate, or whose size cannot be known, is
+unpriced and listed — never counted as $0. What is not priced at all (storage, network, the
+commitment purchases themselves, other resources) is named in ``StackCost.not_priced``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from statistics import fmean
+from typing import Literal, get_args
+
+from gpufleet import tag_keys
+from gpufleet.capacity.footprints.model import GpuFootprint, Machine, instances
+from gpufleet.capacity.property_values import is_unknown
+from gpufleet.capacity.stack_capacity import StackCapacity, stack_capacity
+from gpufleet.capacity.stack_resource import StackResource
+from gpufleet.capacity.taggable import tag_entries, tag_property
+from gpufleet.clouds import cloud_of_type
+from gpufleet.planner.rates import Rate, RateCard
+from gpufleet.pricing_models import HOURS_PER_MONTH, PRICING_OF_TERM, Commitment, Pricing
+
+Figure = Literal["expected", "maximum"]
+FIGURES: tuple[Figure, ...] = get_args(Figure)
+UNTAGGED = "(no workload tag)"
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What the expected figure assumes for one capacity resource."""
+
+    units: float | None  # capacity units running (None: unknown)
+    hours: float  # per month (a job: one run)
+    basis: str  # how it was decided, for people
+
+
+UsageModel = Callable[[StackCapacity], Usage]
+
+
+def resource_settings(item: StackCapacity) -> Usage:
+    """The default usage model: what the resource's own settings say, around the clock."""
+    footprint = item.footprint
+    if footprint.run_hours is not None:
+        return Usage(footprint.expected_units, footprint.run_hours, "one run")
+    return Usage(footprint.expected_units, HOURS_PER_MONTH, _size_basis(footprint))
+
+
+def _size_basis(footprint: GpuFootprint) -> str:
+    if footprint.expected_units == footprint.max_units:
+        return "its size, all month"
+    return "its desired / minimum size, all month"
+
+
+@dataclass(frozen=True)
+class Amount:
+    """One figure of one resource: how many instances, for how long, at what cost."""
+
+    instances: float | None
+    hours: float
+    hourly_usd: float | None  # None: not priced
+    monthly_usd: float | None
+
+
+@dataclass(frozen=True)
+class ResourceCost:
+    urn: str
+    name: str
+    type: str
+    kind: str  # "Auto Scaling group", "reservation", ...
+    workload: str
+    cloud: str
+    region: str | None
+    instance_types: tuple[str, ...]
+    gpus_per_instance: int  # of the largest machine
+    pricing: str  # how it is paid for, in words: "spot", "reserved_3y", "mixed", ...
+    rate_usd: float | None  # per instance-hour, when it launches one machine at one rate
+    expected: Amount
+    maximum: Amount
+    basis: str  # what the expected figure assumes
+    estimated: tuple[str, ...] = ()  # why a rate is not the region's own catalog price
+    unpriced: str | None = None  # why it has no price
+    notes: tuple[str, ...] = ()  # what its price assumes (a commitment, or none declared)
+    per_run: bool = False  # billed per run (the monthly figures are one run)
+    outside_stack: bool = False  # runs start outside the stack: not in the monthly totals
+    commitment: Commitment | None = None  # the commitment its rate assumes
+
+    @property
+    def in_totals(self) -> bool:
+        return not self.outside_stack
+
+    def figure(self, which: Figure) -> Amount:
+        return self.expected if which == "expected" else self.maximum
+
+
+@dataclass(frozen=True)
+class WorkloadCost:
+    name: str
+    resources: tuple[ResourceCost, ...]
+    # The plan's monthly cost of this workload, when the stack config carries it.
+    plan_monthly_usd: float | None = None
+
+    def total(self, which: Figure, *, hourly: bool = False) -> float:
+        """Sum of the priced resources counted in the stack's totals."""
+        return sum(
+            (a.hourly_usd if hourly else a.monthly_usd) or 0.0
+            for r in self.resources
+            if r.in_totals
+            for a in (r.figure(which),)
+        )
+
+    @property
+    def unpriced(self) -> list[ResourceCost]:
+        return [r for r in self.resources if r.unpriced is not None]
+
+
+@dataclass(frozen=True)
+class NotPriced:
+    what: str
+    why: str
+    resources: tuple[str, ...] = ()  # names, where it is about particular resources
+
+
+@dataclass(frozen=True)
+class StackCost:
+    workloads: tuple[WorkloadCost, ...]
+    not_priced: tuple[NotPriced, ...]
+    resource_count: int
+    catalog_as_of: str
+
+    @property
+    def resources(self) -> list[ResourceCost]:
+        return [r for w in self.workloads for r in w.resources]
+
+    def total(self, which: Figure, *, hourly: bool = False) -> float:
+        return sum(w.total(which, hourly=hourly) for w in self.workloads)
+
+    @property
+    def unpriced(self) -> list[ResourceCost]:
+        return [r for r in self.resources if r.unpriced is not None and r.in_totals]
+
+
+def price_stack(
+    resources: list[StackResource],
+    rates: RateCard,
+    usage: UsageModel = resource_settings,
+    plan: dict[str, float] | None = None,
+    capacity: list[StackCapacity] | None = None,
+) -> StackCost:
+    """Price every GPU capacity resource of ``resources``. ``plan``: each workload's monthly
+    cost in the plan the stack was generated from, to show beside it; ``capacity``: the
+    stack's capacity when already read (``stack_capacity(resources)``)."""
+    by_urn = {r.urn: r for r in resources}
+    items = stack_capacity(resources) if capacity is None else capacity
+    lines = [_price(item, by_urn, rates, usage) for item in items]
+    groups: dict[str, list[ResourceCost]] = {}
+    for line in lines:
+        groups.setdefault(line.workload, []).append(line)
+    plan = plan or {}
+    for name in plan:
+        groups.setdefault(name, [])
+    workloads = tuple(
+        WorkloadCost(name, tuple(sorted(groups[name], key=lambda r: r.name)), plan.get(name))
+        for name in sorted(groups, key=lambda n: (n == UNTAGGED, n))
+    )
+    as_of = max((o.as_of for o in rates.catalog.offers), default="")
+    return StackCost(workloads, _not_priced(resources, items, lines), len(resources), as_of)
+
+
+def _price(
+    item: StackCapacity, by_urn: dict[str, StackResource], rates: RateCard, usage: UsageModel
+) -> ResourceCost:
+    resource, footprint = item.resource, item.footprint
+    tags = _costing_tags(item, by_urn)
+    commitment, commitment_note = _commitment(tags.get(tag_keys.COMMITMENT), footprint)
+    used = usage(item)
+    max_hours = footprint.run_hours if footprint.run_hours is not None else HOURS_PER_MONTH
+    priced = _Pricer(footprint, rates, commitment)
+    expected = priced.amount(used.units, used.hours, fmean)
+    maximum = priced.amount(footprint.max_units, max_hours, max)
+    machines = footprint.machines
+    largest = max((m.gpus for m in machines), default=0)
+    unpriced = priced.why_unpriced(footprint)
+    if unpriced is None and (expected.monthly_usd is None or maximum.monthly_usd is None):
+        unpriced = "; ".join(footprint.undetermined) or "its size is not known"
+    return ResourceCost(
+        urn=resource.urn,
+        name=resource.name,
+        type=resource.type,
+        kind=footprint.kind,
+        workload=tags.get(tag_keys.WORKLOAD) or _ancestor_name(resource, by_urn) or UNTAGGED,
+        cloud=footprint.cloud,
+        region=footprint.region,
+        instance_types=tuple(dict.fromkeys(m.instance_type for m in machines)),
+        gpus_per_instance=largest,
+        pricing=_pricing_words(footprint, commitment),
+        rate_usd=priced.single_rate,
+        expected=expected,
+        maximum=maximum,
+        basis=used.basis,
+        estimated=tuple(dict.fromkeys(priced.estimated)),
+        unpriced=unpriced,
+        notes=(commitment_note,) if commitment_note else (),
+        per_run=footprint.run_hours is not None,
+        outside_stack=footprint.outside_stack,
+        commitment=commitment,
+    )
+
+
+class _Pricer:
+    """Prices one footprint's machines at its market's rates, for any size and hours."""
+
+    def __init__(
+        self, footprint: GpuFootprint, rates: RateCard, commitment: Commitment | None
+    ) -> None:
+        self.footprint = footprint
+        self.estimated: list[str] = []
+        self.missing: list[str] = []
+        market = footprint.market
+        self.free = market == "in_reservation"
+        held: Pricing = "on_demand"
+        if market == "reserved" and commitment is not None:
+            held = PRICING_OF_TERM[commitment]
+        # (machine, weight, on-demand-side rate, spot rate)
+        self.options: list[tuple[Machine, float, Rate | None, Rate | None]] = []
+        for machine, weight in footprint.options():
+            on_demand = spot = None
+            if market != "spot" or footprint.on_demand_base is not None:
+                on_demand = self._rate(rates, machine, held)
+            if market in ("spot", "mixed") or footprint.on_demand_base is not None:
+                spot = self._rate(rates, machine, "spot")
+            self.options.append((machine, weight, on_demand, spot))
+
+    def _rate(self, rates: RateCard, machine: Machine, pricing: Pricing) -> Rate | None:
+        if self.free:
+            return None
+        found = rates.rate(
+            machine.cloud, machine.instance_type, self.footprint.region, pricing, machine.attached
+        )
+        if found is None:
+            self.missing.append(f"{machine.instance_type} has no catalog price")
+        elif found.estimated:
+            self.estimated.append(f"{machine.instance_type}: {found.estimated}")
+        return found
+
+    @property
+    def single_rate(self) -> float | None:
+        """The rate per instance-hour when there is one machine at one rate."""
+        if len(self.options) != 1 or self.free:
+            return None
+        _, _, on_demand, spot = self.options[0]
+        chosen = [r for r in (on_demand, spot) if r is not None]
+        return chosen[0].hourly if len(chosen) == 1 else None
+
+    def amount(
+        self, units: float | None, hours: float, combine: Callable[[list[float]], float]
+    ) -> Amount:
+        if units is None or not self.options:
+            return Amount(None, hours, None, None)
+        counts, costs = [], []
+        for _machine, weight, on_demand, spot in self.options:
+            total = instances(units, weight)
+            on_demand_count = min(instances(self.footprint.on_demand_units(units), weight), total)
+            spot_count = total - on_demand_count
+            counts.append(total)
+            if self.free:
+                costs.append(0.0)
+                continue
+            if (on_demand_count and on_demand is None) or (spot_count and spot is None):
+                return Amount(combine(counts), hours, None, None)
+            costs.append(
+                on_demand_count * (on_demand.hourly if on_demand else 0.0)
+                + spot_count * (spot.hourly if spot else 0.0)
+            )
+        hourly = combine(costs)
+        return Amount(combine(counts), hours, hourly, hourly * hours)
+
+    def why_unpriced(self, footprint: GpuFootprint) -> str | None:
+        if footprint.undetermined and (not footprint.machines or footprint.max_units is None):
+            return "; ".join(footprint.undetermined)
+        if not footprint.machines:
+            return "its machine type is not known"
+        if self.missing:
+            return "; ".join(dict.fromkeys(self.missing))
+        if footprint.max_units is None:
+            return "its size is not known"
+        return None
+
+
+def _pricing_words(footprint: GpuFootprint, commitment: Commitment | None) -> str:
+    market = footprint.market or "on_demand"
+    if footprint.run_hours is not None:
+        return f"{market} per run"
+    if market == "reserved":
+        return PRICING_OF_TERM[commitment] if commitment else "reserved (on-demand rate)"
+    if market == "spot":
+        return footprint.spot_name
+    return market
+
+
+def _commitment(value: object, footprint: GpuFootprint) -> tuple[Commitment | None, str | None]:
+    """The commitment a ``commitment`` tag declares, and a note on what that assumes."""
+    if footprint.market != "reserved":
+        return None, None
+    if value is None or is_unknown(value):
+        return None, (
+            "no commitment declared: billed at the on-demand rate while it exists "
+            f"(tag {tag_keys.COMMITMENT}=1y|3y when one covers it)"
+        )
+    word = str(value).strip().lower()
+    for commitment in PRICING_OF_TERM:
+        if word == commitment:
+            return commitment, (
+                f"{commitment} commitment rate: assumes the commitment, bought outside the "
+                "stack, covers it"
+            )
+    return None, f"{tag_keys.COMMITMENT}={value!s} is not 1y or 3y: on-demand rate"
+
+
+def _costing_tags(item: StackCapacity, by_urn: dict[str, StackResource]) -> dict[str, str]:
+    """The workload and commitment a capacity resource carries: its own tags (labels), its
+    template's, or, on a type that takes none, the words in its description."""
+    found: dict[str, str] = {}
+    for source in (item.resource, item.template):
+        if source is None:
+            continue
+        prop = tag_property(source.type)
+        if prop is not None:
+            entries, _ = tag_entries(prop, source.props, source.provider_props)
+            for key in tag_keys.COSTING_KEYS:
+                value = entries.get(prop.key_for(key))
+                if isinstance(value, str) and value.strip() and not is_unknown(value):
+                    found.setdefault(key, value.strip())
+        description = source.props.get("description")
+        if isinstance(description, str) and not is_unknown(description):
+            for key, value in tag_keys.tags_in_description(description).items():
+                found.setdefault(key, value)
+    return found
+
+
+def _ancestor_name(resource: StackResource, by_urn: dict[str, StackResource]) -> str | None:
+    """The name of the component a resource belongs to (its outermost ancestor below the
+    stack), for resources without a workload tag; a component itself: its own name."""
+    chain = [resource]
+    while chain[-1].parent and chain[-1].parent in by_urn and len(chain) < 64:
+        chain.append(by_urn[chain[-1].parent])
+    components = [r for r in chain if cloud_of_type(r.type) is None and r.parent]
+    return components[-1].name if components else None
+
+
+# --- what is not priced --------------------------------------------------------------------
+
+
+def _not_priced(
+    resources: list[StackResource], items: list[StackCapacity], lines: list[ResourceCost]
+) -> tuple[NotPriced, ...]:
+    capacity = {i.resource.urn for i in items}
+    templates = {i.template.urn for i in items if i.template is not None}
+    others: dict[str, int] = {}
+    for r in resources:
+        if r.urn in capacity or r.urn in templates or cloud_of_type(r.type) is None:
+            continue  # priced, a template of something priced, or not a cloud resource
+        others[r.type] = others.get(r.type, 0) + 1
+    out: list[NotPriced] = []
+    if lines:
+        out.append(
+            NotPriced(
+                "disks, volumes and network traffic of the GPU machines",
+                "gpufleet prices GPU compute; storage and egress depend on use",
+            )
+        )
+    committed = [r.name for r in lines if r.commitment is not None]
+    if committed:
+        out.append(
+            NotPriced(
+                "the commitment purchases (Savings Plans, committed use discounts, Azure "
+                "reservations)",
+                "bought outside the stack; the reservations they cover are priced at the "
+                "committed rate",
+                tuple(committed),
+            )
+        )
+    outside = [r.name for r in lines if r.outside_stack]
+    if outside:
+        out.append(
+            NotPriced(
+                "runs of job templates started outside the stack",
+                "billed per run; each run's cost is shown, not counted in the monthly totals",
+                tuple(outside),
+            )
+        )
+    if others:
+        listed = ", ".join(f"{t} x{n}" if n > 1 else t for t, n in sorted(others.items()))
+        out.append(
+            NotPriced(
+                f"{sum(others.values())} other resources ({listed})",
+                "not GPU compute: storage, networking, identity, monitoring and the like",
+            )
+        )
+    return tuple(out)

@@ -1,0 +1,279 @@
+"""GPU footprints of AWS resources: launch templates (machines, no count), EC2 instances, Auto
+Scaling groups (desired / min / max size; mixed-instance overrides with their weights; on-demand
+base and percentage), EC2 Fleets and Spot Fleet requests (target capacity, weighted), capacity
+reservations and Capacity Blocks, SageMaker training jobs (billed per run), and gpufleet's
+SageMaker job template, whose runs start outside the stack."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpufleet import resource_types as types
+from gpufleet.capacity.footprints.model import MEMORY_MIB_UNITS, VCPU_UNITS, GpuFootprint, Machine
+from gpufleet.capacity.footprints.reading import Reading, market, number, reads
+from gpufleet.capacity.property_values import as_list, get_path, is_unknown
+
+# SageMaker's own default for MaxRuntimeInSeconds: one day.
+SAGEMAKER_DEFAULT_RUNTIME_SECONDS = 86400.0
+_CAPACITY_UNITS = {"vcpu": VCPU_UNITS, "memory-mib": MEMORY_MIB_UNITS}
+
+
+def _region(r: Reading) -> str | None:
+    region = r.get("region")
+    if isinstance(region, str) and not is_unknown(region):
+        return region
+    zone = r.get("availabilityZone")
+    if isinstance(zone, str) and not is_unknown(zone) and zone[-1:].isalpha():
+        return zone[:-1]
+    region = r.provider.get("region")
+    return region if isinstance(region, str) and not is_unknown(region) else None
+
+
+def _zone(r: Reading) -> str | None:
+    zone = r.get("availabilityZone")
+    return zone if isinstance(zone, str) and not is_unknown(zone) else None
+
+
+def _unit(value: Any) -> str:
+    return _CAPACITY_UNITS.get(str(value).lower(), "units") if isinstance(value, str) else "units"
+
+
+def _weighted(
+    r: Reading, entries: list[Any], where: str
+) -> tuple[list[Machine | None], tuple[float, ...]]:
+    """Machines of launch-template overrides or launch specifications, and their weights
+    (``weightedCapacity``; AWS requires it on all of them or none)."""
+    machines, weights = [], []
+    for entry in entries:
+        if not isinstance(entry, dict):
+            continue
+        machine = r.machine("aws", get_path(entry, "instanceType"), where)
+        if machine is None:
+            continue
+        machines.append(machine)
+        weights.append(number(get_path(entry, "weightedCapacity"), None))
+    if any(w is None for w in weights) or any(w is not None and w <= 0 for w in weights):
+        return list(machines), ()
+    return list(machines), tuple(w for w in weights if w is not None)
+
+
+@reads(types.AWS_LAUNCH_TEMPLATE)
+def launch_template(r: Reading) -> GpuFootprint | None:
+    machine = r.machine("aws", r.get("instanceType"), "instanceType")
+    return r.footprint(
+        cloud="aws",
+        kind="launch template",
+        is_template=True,
+        machines=[machine],
+        market=market(r.get("instanceMarketOptions", "marketType")),
+        region=_region(r),
+    )
+
+
+@reads(types.AWS_INSTANCE)
+def instance(r: Reading) -> GpuFootprint | None:
+    machine = r.machine("aws", r.get("instanceType"), "instanceType")
+    from_template = r.get("instanceType") is None and r.get("launchTemplate") is not None
+    return r.footprint(
+        cloud="aws",
+        kind="EC2 instance",
+        is_template=False,
+        machines=[machine],
+        expected_units=1.0,
+        max_units=1.0,
+        template_properties=("launchTemplate",) if from_template else (),
+        market=market(r.get("instanceMarketOptions", "marketType"))
+        or (None if from_template else "on_demand"),
+        region=_region(r),
+        zone=_zone(r),
+    )
+
+
+@reads(types.AWS_AUTOSCALING_GROUP)
+def autoscaling_group(r: Reading) -> GpuFootprint | None:
+    mixed = r.get("mixedInstancesPolicy")
+    overrides = as_list(get_path(mixed, "launchTemplate", "overrides")) if mixed else []
+    if any(is_unknown(o) for o in overrides):
+        r.undetermined.append("mixed-instance overrides are unknown during preview")
+    machines, weights = _weighted(r, overrides, "mixed-instance override instanceType")
+    most = r.count("maxSize", where="maxSize")
+    # Desired capacity, else the min size (what AWS starts from), else AWS's default of 0.
+    desired = r.count("desiredCapacity", where="desiredCapacity")
+    if desired is None and r.get("desiredCapacity") is None:
+        desired = r.count("minSize", where="minSize")
+        if desired is None and r.get("minSize") is None:
+            desired = 0.0
+    bought, base, percent = None, None, None
+    if mixed:
+        base = number(get_path(mixed, "instancesDistribution", "onDemandBaseCapacity"), 0.0)
+        percent = number(
+            get_path(mixed, "instancesDistribution", "onDemandPercentageAboveBaseCapacity"),
+            100.0,
+        )
+        if most is not None and base is not None and percent is not None:
+            on_demand = min(base, most) + max(most - base, 0.0) * percent / 100.0
+            bought = "spot" if on_demand == 0 else "on_demand" if on_demand == most else "mixed"
+    return r.footprint(
+        cloud="aws",
+        kind="Auto Scaling group",
+        is_template=False,
+        machines=machines,
+        weights=weights,
+        capacity_unit=_unit(r.get("desiredCapacityType")),
+        expected_units=desired,
+        max_units=most,
+        template_properties=() if machines else ("mixedInstancesPolicy", "launchTemplate"),
+        market=bought,
+        on_demand_base=base,
+        on_demand_percent=percent,
+        region=_region(r),
+    )
+
+
+def _fleet_market(
+    r: Reading, on_demand: float | None, total: float | None, default_type: Any
+) -> tuple[Any, float | None, float | None]:
+    """(market, on-demand base, percentage) of a fleet with a fixed on-demand target."""
+    if on_demand is None or on_demand == 0:
+        return market(default_type) or "on_demand", None, None
+    if total is not None and on_demand >= total:
+        return "on_demand", None, None
+    return "mixed", on_demand, 0.0
+
+
+@reads(types.AWS_FLEET)
+def fleet(r: Reading) -> GpuFootprint | None:
+    overrides = [
+        o
+        for config in as_list(r.get("launchTemplateConfigs"))
+        for o in as_list(get_path(config, "overrides"))
+    ]
+    machines, weights = _weighted(r, overrides, "launch template override instanceType")
+    spec = ("targetCapacitySpecification",)
+    total = r.count(*spec, "totalTargetCapacity", where="target capacity")
+    on_demand = number(r.get(*spec, "onDemandTargetCapacity"), None)
+    bought, base, percent = _fleet_market(
+        r, on_demand, total, r.get(*spec, "defaultTargetCapacityType")
+    )
+    return r.footprint(
+        cloud="aws",
+        kind="EC2 Fleet",
+        is_template=False,
+        machines=machines,
+        weights=weights,
+        capacity_unit=_unit(r.get(*spec, "targetCapacityUnitType")),
+        expected_units=total,
+        max_units=total,
+        template_properties=() if machines else ("launchTemplateConfigs",),
+        market=bought,
+        on_demand_base=base,
+        on_demand_percent=percent,
+        region=_region(r),
+    )
+
+
+@reads(types.AWS_SPOT_FLEET_REQUEST)
+def spot_fleet_request(r: Reading) -> GpuFootprint | None:
+    specs, spec_weights = _weighted(
+        r, as_list(r.get("launchSpecifications")), "launch specification instanceType"
+    )
+    overrides = [
+        o
+        for config in as_list(r.get("launchTemplateConfigs"))
+        for o in as_list(get_path(config, "overrides"))
+    ]
+    override_machines, override_weights = _weighted(
+        r, overrides, "launch template override instanceType"
+    )
+    machines = specs + override_machines
+    weighted = (spec_weights or not specs) and (override_weights or not override_machines)
+    total = r.count("targetCapacity", where="targetCapacity")
+    on_demand = number(r.get("onDemandTargetCapacity"), None)
+    bought, base, percent = _fleet_market(r, on_demand, total, "spot")
+    return r.footprint(
+        cloud="aws",
+        kind="Spot Fleet request",
+        is_template=False,
+        machines=machines,
+        weights=spec_weights + override_weights if weighted else (),
+        capacity_unit=_unit(r.get("targetCapacityUnitType")),
+        expected_units=total,
+        max_units=total,
+        template_properties=() if machines else ("launchTemplateConfigs",),
+        market=bought,
+        on_demand_base=base,
+        on_demand_percent=percent,
+        region=_region(r),
+    )
+
+
+@reads(types.AWS_CAPACITY_RESERVATION)
+def capacity_reservation(r: Reading) -> GpuFootprint | None:
+    return _reserved(r, "capacity reservation")
+
+
+@reads(types.AWS_CAPACITY_BLOCK)
+def capacity_block(r: Reading) -> GpuFootprint | None:
+    # The block's instance type and count come from its offering (outputs): known after create.
+    if r.get("instanceType") is None:
+        r.undetermined.append("the Capacity Block's instance type comes from its offering")
+    return _reserved(r, "Capacity Block")
+
+
+def _reserved(r: Reading, kind: str) -> GpuFootprint | None:
+    machine = r.machine("aws", r.get("instanceType"), "instanceType")
+    count = r.count("instanceCount", where="instanceCount")
+    return r.footprint(
+        cloud="aws",
+        kind=kind,
+        is_template=False,
+        machines=[machine],
+        expected_units=count,
+        max_units=count,
+        market="reserved",
+        region=_region(r),
+        zone=_zone(r),
+    )
+
+
+@reads(types.AWS_TRAINING_JOB)
+def training_job(r: Reading) -> GpuFootprint | None:
+    machine = r.machine("aws", r.get("resourceConfig", "instanceType"), "resourceConfig")
+    count = r.count("resourceConfig", "instanceCount", where="instanceCount")
+    max_run = number(
+        r.get("stoppingCondition", "maxRuntimeInSeconds"), SAGEMAKER_DEFAULT_RUNTIME_SECONDS
+    )
+    return r.footprint(
+        cloud="aws",
+        kind="SageMaker training job",
+        is_template=False,
+        machines=[machine],
+        expected_units=count,
+        max_units=count,
+        market="spot" if r.get("enableManagedSpotTraining") is True else "on_demand",
+        region=_region(r),
+        run_hours=(max_run or SAGEMAKER_DEFAULT_RUNTIME_SECONDS) / 3600.0,
+    )
+
+
+@reads(types.GPUFLEET_SAGEMAKER_SPOT_TRAINING)
+def sagemaker_job_template(r: Reading) -> GpuFootprint | None:
+    """gpufleet's ``SageMakerSpotTraining`` without its optional job: the runs a notebook or
+    pipeline starts from its ``estimator_kwargs``, described by its registered outputs."""
+    if r.get("instance_type") is None or r.get("training_job_arn") not in (None, ""):
+        return None  # not captured with its outputs, or the job is in the stack (read there)
+    machine = r.machine("aws", r.get("instance_type"), "instance_type")
+    count = r.count("instance_count", where="instance_count")
+    max_run = number(r.get("max_run_seconds"), SAGEMAKER_DEFAULT_RUNTIME_SECONDS)
+    return r.footprint(
+        cloud="aws",
+        kind="SageMaker job template",
+        is_template=False,
+        machines=[machine],
+        expected_units=count,
+        max_units=count,
+        market="spot",
+        region=_region(r),
+        run_hours=(max_run or SAGEMAKER_DEFAULT_RUNTIME_SECONDS) / 3600.0,
+        outside_stack=True,
+    )

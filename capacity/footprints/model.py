@@ -1,0 +1,151 @@
+"""What a GPU footprint is, and the catalog machines are looked up in.
+
+A ``GpuFootprint`` is the GPU capacity one resource describes: the machines it may launch
+(``Machine``: a type with its GPUs), how much of it — in capacity units, which are instances
+unless the resource weights its machines (an Auto Scaling group counting GPUs or vCPUs) — both
+what its own scaling settings ask for (``expected_units``: desired or minimum size) and the
+most it may hold (``max_units``), in which market (``pricing_models.Market``), where, and what
+could not be determined. ``MachineCatalog`` knows each machine's GPUs from the shipped catalog.
+Prices are not here: ``planner.rates`` has them, for the cost engine and the planner alike.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cache
+
+from gpufleet.clouds import Cloud
+from gpufleet.planner.catalog import Catalog, Offer, load_catalog
+from gpufleet.planner.rates import ec2_type, is_sagemaker_type
+from gpufleet.pricing_models import Market
+
+# Capacity units a machine counts for when a resource sizes itself in vCPUs or memory
+# (an Auto Scaling group's desiredCapacityType, a fleet's target capacity unit type).
+VCPU_UNITS = "vcpu"
+MEMORY_MIB_UNITS = "memory-mib"
+
+
+@dataclass(frozen=True)
+class Machine:
+    cloud: Cloud
+    instance_type: str
+    gpu_name: str
+    gpus: int
+    vcpus: float = 0.0
+    memory_gib: float = 0.0
+
+    @property
+    def sagemaker(self) -> bool:
+        """SageMaker bills ml.* machines above the EC2 rate of the same machine."""
+        return self.cloud == "aws" and is_sagemaker_type(self.instance_type)
+
+    @property
+    def attached(self) -> tuple[str, int] | None:
+        """The GPUs as a catalog pairing, for machine types that carry several kinds (GCP N1
+        hosts take attached GPUs); None where the type alone says."""
+        return (self.gpu_name, self.gpus) if self.cloud == "gcp" else None
+
+
+@dataclass(frozen=True)
+class GpuFootprint:
+    cloud: Cloud
+    kind: str  # what it is, for messages: "launch template", "Auto Scaling group", ...
+    is_template: bool
+    machines: tuple[Machine, ...] = ()
+    # Capacity units one instance of each machine counts for (same order as ``machines``);
+    # empty: one unit per instance, or as ``capacity_unit`` says.
+    weights: tuple[float, ...] = ()
+    capacity_unit: str = "units"  # or VCPU_UNITS / MEMORY_MIB_UNITS
+    # Why the machine or the size cannot be determined; empty when both are known.
+    undetermined: tuple[str, ...] = ()
+    expected_units: float | None = None  # what its scaling settings run (capacity only)
+    max_units: float | None = None  # the most it may hold (capacity only)
+    # Properties referencing a template that supplies the machines (resolve_template).
+    template_properties: tuple[str, ...] = ()
+    # None when the template decides (market options).
+    market: Market | None = None
+    # A spot / on-demand mix: on-demand units of U are min(base, U) + the percentage of the
+    # rest (Auto Scaling groups; fleets give a fixed on-demand target: percentage 0).
+    on_demand_base: float | None = None
+    on_demand_percent: float | None = None
+    region: str | None = None
+    zone: str | None = None
+    # A job billed per run for at most this many hours (a SageMaker training job); None for
+    # capacity held while the resource exists.
+    run_hours: float | None = None
+    # Capacity a run starts outside the stack (a job template): not part of its monthly cost.
+    outside_stack: bool = False
+    spot_name: str = "spot"  # what its provider calls spot capacity
+
+    def options(self) -> list[tuple[Machine, float]]:
+        """Each machine it may launch, with the capacity units one instance of it counts for."""
+        return [(m, self._weight(i, m)) for i, m in enumerate(self.machines)]
+
+    def _weight(self, index: int, machine: Machine) -> float:
+        if self.weights:
+            return self.weights[index]
+        if self.capacity_unit == VCPU_UNITS:
+            return machine.vcpus or 1.0
+        if self.capacity_unit == MEMORY_MIB_UNITS:
+            return machine.memory_gib * 1024 or 1.0
+        return 1.0
+
+    def on_demand_units(self, units: float) -> float:
+        """Of ``units``, how many run on-demand (the rest spot)."""
+        if self.on_demand_base is None and self.on_demand_percent is None:
+            return 0.0 if self.market == "spot" else units
+        base = min(self.on_demand_base or 0.0, units)
+        percent = 100.0 if self.on_demand_percent is None else self.on_demand_percent
+        return base + (units - base) * percent / 100.0
+
+    @property
+    def max_gpus(self) -> float | None:
+        """The most GPUs it may hold: max size in whichever of its machines gives the most."""
+        if self.max_units is None or not self.machines:
+            return None
+        return max(instances(self.max_units, w) * m.gpus for m, w in self.options())
+
+    @property
+    def largest_option(self) -> tuple[Machine, float]:
+        """The machine (and its instance count at max size) that makes ``max_gpus``."""
+        units = self.max_units or 0.0
+        return max(
+            ((m, instances(units, w)) for m, w in self.options()), key=lambda o: o[1] * o[0].gpus
+        )
+
+
+def instances(units: float, weight: float) -> float:
+    """Instances of a machine that counts for ``weight`` units it takes to provide ``units``: a
+    weighted group launches until the units are met, so the last instance may overshoot."""
+    return units if weight == 1.0 else math.ceil(units / weight - 1e-9)
+
+
+class MachineCatalog:
+    """GPU shapes from a catalog, looked up by cloud and machine type."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self._offers: dict[tuple[str, str], list[Offer]] = {}
+        for offer in catalog.offers:
+            key = (offer.cloud, offer.instance_type.lower())
+            self._offers.setdefault(key, []).append(offer)
+
+    def machine(
+        self, cloud: Cloud, instance_type: str, attached: tuple[str, int] | None = None
+    ) -> Machine | None:
+        """The machine, or None when the catalog does not know the type (or pairing)."""
+        base = ec2_type(instance_type) if cloud == "aws" else instance_type
+        offers = self._offers.get((cloud, base.lower()), [])
+        if attached is not None:
+            offers = [o for o in offers if (o.gpu_name, o.gpu_count) == attached]
+        if not offers:
+            return None
+        first = offers[0]
+        return Machine(
+            cloud, instance_type, first.gpu_name, first.gpu_count, first.vcpus, first.memory_gib
+        )
+
+
+@cache
+def shipped_machine_catalog() -> MachineCatalog:
+    return MachineCatalog(load_catalog())

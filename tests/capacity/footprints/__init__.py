@@ -1,0 +1,1 @@
+"""Tests of capacity/footprints/: GPU footprints per cloud."""

@@ -1,1 +1,0 @@
-"""Tests of policies/footprints/: GPU footprints per cloud."""
