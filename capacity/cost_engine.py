@@ -186,7 +186,9 @@ def price_stack(
         for name in sorted(groups, key=lambda n: (n == UNTAGGED, n))
     )
     as_of = max((o.as_of for o in rates.catalog.offers), default="")
-    return StackCost(workloads, _not_priced(resources, items, lines), len(resources), as_of)
+    # The stack and its providers are the engine's bookkeeping, not resources of the program.
+    count = sum(1 for r in resources if not r.type.startswith("pulumi:"))
+    return StackCost(workloads, _not_priced(resources, items, lines), count, as_of)
 
 
 def _price(
@@ -268,11 +270,11 @@ class _Pricer:
     @property
     def single_rate(self) -> float | None:
         """The rate per instance-hour when there is one machine at one rate."""
-        if len(self.options) != 1 or self.free:
+        if len(self.options) != 1 or self.free or self.footprint.market == "mixed":
             return None
         _, _, on_demand, spot = self.options[0]
-        chosen = [r for r in (on_demand, spot) if r is not None]
-        return chosen[0].hourly if len(chosen) == 1 else None
+        chosen = spot if self.footprint.market == "spot" else on_demand
+        return None if chosen is None else chosen.hourly
 
     def amount(
         self, units: float | None, hours: float, combine: Callable[[list[float]], float]
@@ -413,9 +415,10 @@ def _not_priced(
         )
     if others:
         listed = ", ".join(f"{t} x{n}" if n > 1 else t for t, n in sorted(others.items()))
+        count = sum(others.values())
         out.append(
             NotPriced(
-                f"{sum(others.values())} other resources ({listed})",
+                f"{count} other resource{'s' if count > 1 else ''} ({listed})",
                 "not GPU compute: storage, networking, identity, monitoring and the like",
             )
         )

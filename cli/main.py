@@ -80,6 +80,7 @@ def main() -> None:
       gpufleet generate examples/workloads.yaml --env prod
       gpufleet preview --env prod
       gpufleet check --env prod
+      gpufleet cost --env prod
     """
 
 
@@ -531,6 +532,102 @@ def check(
     else:
         click.echo(text, nl=False)
     sys.exit(1 if outcome.report.mandatory else 0)
+
+
+@main.command()
+@_program_options
+@stack_config_option
+@preview_option
+@click.option(
+    "--from-export",
+    "export_file",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="Price a `pulumi stack export` file instead of running the program.",
+)
+@click.option(
+    "--policy-config",
+    "policy_config",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="Policy pack config whose gpu-budget sets the budget (default: "
+    "policies/config/<ENV>.json when it exists; else the spec's budget in the stack config).",
+)
+@click.option(
+    "--compare-to",
+    "compare_to",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="Show the change against this base: a saved `gpufleet cost --format json` report or "
+    "a `pulumi stack export` file (e.g. of the base branch).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "markdown", "github"]),
+    default="table",
+    show_default=True,
+    help="table for people; json (documented in the README) for scripts and --compare-to; "
+    "markdown for a pull-request comment; github for workflow annotations (+ the markdown as "
+    "the job summary in $GITHUB_STEP_SUMMARY).",
+)
+@click.option(
+    "--output",
+    "output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write the report to this file (atomically) instead of standard output.",
+)
+def cost(
+    stack: str | None,
+    program: Path,
+    config_file: Path | None,
+    as_preview: bool,
+    export_file: Path | None,
+    policy_config: Path | None,
+    compare_to: Path | None,
+    fmt: str,
+    output: Path | None,
+) -> None:
+    """Price a stack's GPU capacity, per workload and resource, offline.
+
+    Runs the program with the offline engine (or reads --from-export) and prices every GPU
+    resource from the catalog with the planner's own rates: instance type x instances x hours
+    x rate, under the pricing model the resource says (spot / low-priority, on-demand, mixed,
+    reserved at its commitment's rate, per run). Two figures: expected (the sizes the
+    resources' own settings run, 730 h a month) and maximum (every group at its max size).
+    The gpu-budget policy prices with the same engine, so `gpufleet check` agrees to the cent.
+
+    \b
+    Exit status: 0 ok; 1 over the budget, or GPU capacity that cannot be priced while a budget
+    is set (what gpu-budget fails), or the program raised; 2 bad input.
+    """
+    if stack is None:
+        _fail_input(["give --env ENV (or --stack NAME): which stack to price"])
+    from gpufleet.atomic_write import atomic_write_text
+    from gpufleet.capacity.stack_cost import CostInputError, CostRequest, cost_stack
+    from gpufleet.cli import cost_render
+    from gpufleet.engine.program_dir import ProgramRunError
+    from gpufleet.engine.stack_source import StackSource
+    from gpufleet.policies.pack import PACK_DIR
+
+    request = CostRequest(
+        StackSource(
+            stack, program, config_file=config_file, preview=as_preview, export_file=export_file
+        ),
+        pack_dir=PACK_DIR,
+        policy_config=policy_config,
+        compare_to=compare_to,
+    )
+    try:
+        outcome = cost_stack(request)
+    except CostInputError as exc:
+        _fail_input(exc.problems)
+    except ProgramRunError as exc:
+        click.echo(exc.describe(), err=True)
+        sys.exit(1)
+    text = cost_render.render(outcome, fmt)
+    if output is not None:
+        atomic_write_text(output, text)
+    else:
+        click.echo(text, nl=False)
+    sys.exit(1 if outcome.report.fails_budget else 0)
 
 
 @main.command()

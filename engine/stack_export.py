@@ -93,13 +93,21 @@ def _default_provider(capture: Capture, package: str) -> dict[str, Any]:
     name = "default_" + version.replace(".", "_").replace("-", "_")
     urn = f"urn:pulumi:{capture.stack}::{capture.project}::pulumi:providers:{package}::{name}"
     provider_id = str(uuid.uuid5(uuid.NAMESPACE_URL, urn))
+    # A default provider is configured from the stack's "<package>:" keys, and its state says
+    # so (as text, as the engine passes provider config): region, default tags, ...
+    prefix = f"{package}:"
+    settings = {
+        key.removeprefix(prefix): value
+        for key, value in sorted(capture.config.items())
+        if key.startswith(prefix)
+    }
     return {
         "urn": urn,
         "custom": True,
         "id": provider_id,
         "type": f"pulumi:providers:{package}",
-        "inputs": {"version": version},
-        "outputs": {"version": version},
+        "inputs": {**settings, "version": version},
+        "outputs": {**settings, "version": version},
         "dependencies": [],
         "propertyDependencies": {},
     }

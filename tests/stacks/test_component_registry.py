@@ -13,8 +13,9 @@ import importlib
 import pulumi
 import pytest
 
+from gpufleet.capacity.cost_engine import price_stack
 from gpufleet.capacity.stack_capacity import stack_capacity
-from gpufleet.capacity.stack_resource import StackResource
+from gpufleet.capacity.stack_resource import StackResource, stack_resources
 from gpufleet.clouds import CLOUDS, Cloud
 from gpufleet.engine.analyzer_resources import from_capture
 from gpufleet.engine.capture import capture_program, resolve
@@ -23,7 +24,9 @@ from gpufleet.planner.gcp_machines import takes_attached_gpus
 from gpufleet.planner.gpus import GPUS
 from gpufleet.planner.interconnect import supports_multi_node
 from gpufleet.planner.pricing import sagemaker_markup
+from gpufleet.planner.rates import shipped_rate_card
 from gpufleet.planner.spec import MANAGED_SERVICES
+from gpufleet.pricing_models import HOURS_PER_MONTH, Pricing
 from gpufleet.stacks.component_registry import COMPONENTS, ROLES, ComponentEntry, component_for
 from gpufleet.stacks.program import build_stack
 from gpufleet.stacks.stack_config import (
@@ -119,7 +122,7 @@ def _site(offer: Offer, entry: ComponentEntry) -> Site:
     )
 
 
-def _settings(entry: ComponentEntry, offer: Offer) -> StackSettings:
+def _settings(entry: ComponentEntry, offer: Offer, pricing: Pricing | None = None) -> StackSettings:
     role = entry.roles[0]
     sagemaker = role == "sagemaker"
     workload = WorkloadPlacement(
@@ -136,7 +139,7 @@ def _settings(entry: ComponentEntry, offer: Offer) -> StackSettings:
             Part(
                 component=entry.name,
                 instances=INSTANCES,
-                pricing="reserved_1y" if role == "reserved" else "spot",
+                pricing=pricing or ("reserved_1y" if role == "reserved" else "spot"),
             )
         ],
         monthly_usd=0.0,
@@ -204,3 +207,45 @@ def test_component_built_from_a_stack_config_is_seen_by_the_policies(
 def test_component_for_names_the_missing_role() -> None:
     with pytest.raises(LookupError, match="0 components build sagemaker on gcp"):
         component_for("gcp", "sagemaker")
+
+
+# The pricing models each role builds capacity with (a stack config part's ``pricing``).
+PRICINGS: dict[str, tuple[Pricing, ...]] = {
+    "fleet": ("spot", "on_demand"),
+    "multi_node": ("spot", "on_demand"),
+    "reserved": ("reserved_1y", "reserved_3y"),
+    "sagemaker": ("spot",),
+    "azureml": ("spot", "on_demand"),
+}
+
+
+@pytest.mark.parametrize(
+    ("name", "pricing"),
+    [(name, p) for name, entry in COMPONENTS.items() for p in PRICINGS[entry.roles[0]]],
+)
+def test_every_component_is_priced_under_every_pricing_model_it_builds(
+    name: str, pricing: Pricing
+) -> None:
+    """The cost engine reads each component's capacity at the rate the plan's pricing model
+    gives it (``planner.rates``), at its full size, for 730 h or one run."""
+    entry = COMPONENTS[name]
+    offer = _offer_for(entry)
+    settings = _settings(entry, offer, pricing)
+    capture = capture_program(lambda: build_stack(settings, _site(offer, entry))).capture
+    cost = price_stack(stack_resources(from_capture(capture)), shipped_rate_card())
+    lines = [r for r in cost.resources if r.pricing != "in_reservation"]
+    assert lines, f"{name}: nothing priced"
+    (workload,) = cost.workloads
+    assert workload.name == "probe"
+    machine = settings.workloads[0].instance_type
+    attached = (offer.gpu_name, offer.gpu_count) if entry.cloud == "gcp" else None
+    rate = shipped_rate_card().rate(entry.cloud, machine, offer.region, pricing, attached)
+    assert rate is not None and rate.estimated is None
+    for line in lines:
+        assert line.unpriced is None and line.rate_usd == pytest.approx(rate.hourly), line
+        assert line.pricing.split()[0] in (pricing, "low-priority"), line.pricing
+        most = line.maximum
+        assert line.per_run or most.hours == HOURS_PER_MONTH
+        assert most.monthly_usd == pytest.approx((most.instances or 0) * rate.hourly * most.hours)
+    # All its instances (a cluster's nodes may be separate VMs), and no more.
+    assert sum(line.maximum.instances or 0 for line in lines) == INSTANCES

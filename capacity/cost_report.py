@@ -1,0 +1,191 @@
+"""A stack's cost as a report: the documented JSON shape of ``gpufleet cost --format json``, and
+reading one back (``--compare-to`` a report saved on the base branch).
+
+``CostReport`` is the engine's ``StackCost`` with what the command adds: which stack, its
+budget (and which figure the budget holds), and the plan's figures when the stack config
+carries them. ``as_dict`` is the stable JSON shape (``cost_report.schema.json`` describes it;
+money rounded to cents, rates and hourly figures to 1/100 of a cent); ``load_report`` reads one
+back, validated against that schema, and raises ``ReportError`` naming the file and the field.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from gpufleet.capacity.cost_engine import FIGURES, Amount, Figure, ResourceCost, StackCost
+
+FORMAT = "gpufleet-cost"
+VERSION = 1
+REPORT_SCHEMA = Path(__file__).with_name("cost_report.schema.json")
+
+
+class ReportError(ValueError):
+    """A saved report that cannot be read (a user mistake: exit 2)."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    monthly_usd: float
+    estimate: Figure  # which figure the budget holds
+    source: str  # where it was set, for people
+
+
+@dataclass(frozen=True)
+class CostReport:
+    project: str
+    stack: str
+    cost: StackCost
+    budget: Budget | None = None
+
+    @property
+    def plan_monthly_usd(self) -> float | None:
+        planned = [w.plan_monthly_usd for w in self.cost.workloads]
+        if all(p is None for p in planned):
+            return None
+        return sum(p or 0.0 for p in planned)
+
+    @property
+    def over_budget_usd(self) -> float | None:
+        if self.budget is None:
+            return None
+        total = self.cost.total(self.budget.estimate)
+        return total - self.budget.monthly_usd if total > self.budget.monthly_usd else None
+
+    @property
+    def fails_budget(self) -> bool:
+        """What the gpu-budget policy would flag: over the budget, or GPU capacity it cannot
+        price while a budget is set."""
+        return self.budget is not None and (
+            self.over_budget_usd is not None or bool(self.cost.unpriced)
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        cost = self.cost
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "project": self.project,
+            "stack": self.stack,
+            "catalog_as_of": cost.catalog_as_of,
+            "budget": None
+            if self.budget is None
+            else {
+                "monthly_usd": _money(self.budget.monthly_usd),
+                "estimate": self.budget.estimate,
+                "source": self.budget.source,
+            },
+            "totals": {
+                **{
+                    which: {
+                        "hourly_usd": _rate(cost.total(which, hourly=True)),
+                        "monthly_usd": _money(cost.total(which)),
+                    }
+                    for which in FIGURES
+                },
+                "plan_monthly_usd": _money(self.plan_monthly_usd),
+                "over_budget_usd": _money(self.over_budget_usd),
+                "unpriced": len(cost.unpriced),
+                "resources": cost.resource_count,
+            },
+            "workloads": [
+                {
+                    "name": w.name,
+                    "plan_monthly_usd": _money(w.plan_monthly_usd),
+                    **{
+                        which: {
+                            "hourly_usd": _rate(w.total(which, hourly=True)),
+                            "monthly_usd": _money(w.total(which)),
+                        }
+                        for which in FIGURES
+                    },
+                    "resources": [_resource(r) for r in w.resources],
+                }
+                for w in cost.workloads
+            ],
+            "not_priced": [
+                {"what": n.what, "why": n.why, "resources": list(n.resources)}
+                for n in cost.not_priced
+            ],
+        }
+
+
+def _resource(r: ResourceCost) -> dict[str, Any]:
+    return {
+        "urn": r.urn,
+        "name": r.name,
+        "type": r.type,
+        "kind": r.kind,
+        "cloud": r.cloud,
+        "region": r.region,
+        "instance_types": list(r.instance_types),
+        "gpus_per_instance": r.gpus_per_instance,
+        "pricing": r.pricing,
+        "commitment": r.commitment,
+        "rate_usd": _rate(r.rate_usd),
+        "expected": _amount(r.expected),
+        "maximum": _amount(r.maximum),
+        "basis": r.basis,
+        "per_run": r.per_run,
+        "in_totals": r.in_totals,
+        "estimated": list(r.estimated),
+        "unpriced": r.unpriced,
+        "notes": list(r.notes),
+    }
+
+
+def _amount(a: Amount) -> dict[str, Any]:
+    return {
+        "instances": a.instances,
+        "hours": a.hours,
+        "hourly_usd": _rate(a.hourly_usd),
+        "monthly_usd": _money(a.monthly_usd),
+    }
+
+
+def _money(value: float | None) -> float | None:
+    return None if value is None else round(value, 2)
+
+
+def _rate(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+@cache
+def report_schema() -> dict[str, Any]:
+    return json.loads(REPORT_SCHEMA.read_text(encoding="utf-8"))
+
+
+def is_report(data: Any) -> bool:
+    """Whether a parsed JSON document claims to be a cost report (validate it to be sure)."""
+    return isinstance(data, dict) and data.get("format") == FORMAT
+
+
+def check_report(data: Any, source: str) -> dict[str, Any]:
+    """``data`` if it is a valid cost report; ReportError naming the first bad field."""
+    validator = jsonschema.Draft202012Validator(report_schema())
+    error = next(iter(sorted(validator.iter_errors(data), key=lambda e: list(e.path))), None)
+    if error is not None:
+        field = ".".join(str(p) for p in error.path) or "(top level)"
+        raise ReportError(f"{source}: {field}: {error.message} (not a gpufleet cost report)")
+    return data
+
+
+def load_report(path: Path) -> dict[str, Any]:
+    """A saved ``gpufleet cost --format json`` report; ReportError if unusable."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ReportError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ReportError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+    except UnicodeDecodeError:
+        raise ReportError(f"{path}: not valid JSON: not UTF-8 text") from None
+    except RecursionError:
+        raise ReportError(f"{path}: not a cost report: nested too deeply") from None
+    return check_report(data, str(path))

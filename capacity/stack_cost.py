@@ -1,0 +1,184 @@
+"""``gpufleet cost`` end to end, short of rendering: load the stack, price it, hold it to its
+budget, compare it with a base.
+
+``cost_stack(request)`` loads the stack as ``gpufleet check`` does (``engine.stack_source``: the
+program run under the offline engine, or a stack export, with its stack's config), prices it
+with the cost engine, and finds its budget where the ``gpu-budget`` policy does — the policy
+config's ``monthlyBudgetUsd`` (and ``estimate``), else the environment's budget from the
+generated stack config (``gpufleet:limits``) — so ``cost`` and ``check`` agree. The plan's own
+figures come from the stack config too, when ``gpufleet generate`` wrote it. With a base
+(``compare_to``: a saved ``--format json`` report or a stack export), the result carries the
+diff. Bad input raises ``CostInputError`` (one line per problem, exit 2); a program that raises
+raises ``engine.program_dir.ProgramRunError`` (exit 1).
+
+This module loads stacks, so it imports the offline engine (pulumi); the rest of
+``gpufleet.capacity`` does not.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gpufleet.capacity.cost_diff import CostDiff, diff_reports
+from gpufleet.capacity.cost_engine import price_stack
+from gpufleet.capacity.cost_report import (
+    Budget,
+    CostReport,
+    ReportError,
+    check_report,
+    is_report,
+)
+from gpufleet.capacity.stack_resource import stack_resources
+from gpufleet.checks.analyzer_protocol import PackInfo, PolicyInfo
+from gpufleet.checks.policy_config import PolicyConfigError, load_policy_config, reconcile
+from gpufleet.engine.analyzer_resources import DeploymentError, from_deployment, project_of
+from gpufleet.engine.program_dir import ProgramError
+from gpufleet.engine.stack_source import StackSource, load_stack
+from gpufleet.planner.rates import shipped_rate_card
+from gpufleet.policies.stack_limits import limits_in
+from gpufleet.stacks import config_keys
+
+BUDGET_POLICY = "gpu-budget"
+
+
+class CostInputError(Exception):
+    """What the user gave cannot be used; one line per problem."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class CostRequest:
+    source: StackSource
+    pack_dir: Path  # gpufleet's pack: its config/<stack>.json is the default policy config
+    policy_config: Path | None = None
+    compare_to: Path | None = None
+
+
+@dataclass(frozen=True)
+class CostOutcome:
+    report: CostReport
+    diff: CostDiff | None  # with compare_to
+
+
+def cost_stack(request: CostRequest) -> CostOutcome:
+    """The stack's cost report (and its diff against ``compare_to``). CostInputError for bad
+    input; ProgramRunError when the program raises."""
+    try:
+        base = _base(request.compare_to) if request.compare_to is not None else None
+        budget, enforced = _policy_budget(request)
+        loaded = load_stack(request.source)
+    except (ProgramError, DeploymentError, ReportError) as exc:
+        raise CostInputError([str(exc)]) from None
+    except PolicyConfigError as exc:
+        raise CostInputError(exc.problems) from None
+    cost = price_stack(
+        stack_resources(loaded.resources), shipped_rate_card(), plan=planned(loaded.config)
+    )
+    limits = limits_in(loaded.config)
+    if enforced and budget is None and limits is not None and limits.monthly_budget_usd:
+        budget = Budget(
+            limits.monthly_budget_usd,
+            "expected",
+            f"the spec's monthly_budget_usd ({config_keys.LIMITS_KEY} in the stack config)",
+        )
+    report = CostReport(loaded.project, request.source.stack, cost, budget)
+    diff = diff_reports(base, report.as_dict()) if base is not None else None
+    return CostOutcome(report, diff)
+
+
+def planned(config: dict[str, str]) -> dict[str, float]:
+    """Each workload's monthly cost in the plan a generated stack config was written from
+    (``gpufleet:workloads``); empty for other stacks."""
+    text = config.get(config_keys.WORKLOADS_KEY)
+    if not text:
+        return {}
+    try:
+        workloads: Any = json.loads(text)
+    except ValueError:
+        return {}
+    if not isinstance(workloads, list):
+        return {}
+    found: dict[str, float] = {}
+    for w in workloads:
+        if not isinstance(w, dict):
+            continue
+        name, monthly = w.get("name"), w.get(config_keys.PLANNED_MONTHLY_USD)
+        if isinstance(name, str) and isinstance(monthly, int | float):
+            found[name] = float(monthly)
+    return found
+
+
+def _policy_budget(request: CostRequest) -> tuple[Budget | None, bool]:
+    """(the budget the policy config sets, None where it sets none; whether the gpu-budget
+    policy is on at all), the config validated as ``gpufleet check`` validates it."""
+    path = request.policy_config
+    default = request.pack_dir / "config" / f"{request.source.stack}.json"
+    if path is None and default.is_file():
+        path = default
+    if path is None:
+        return None, True
+    config, text = load_policy_config(path)
+    level, props = reconcile(_pack_info(), config, path=path, text=text)[BUDGET_POLICY]
+    if level == "disabled":
+        return None, False
+    monthly = props.get("monthlyBudgetUsd")
+    if monthly is None:
+        return None, True
+    where = f"{path}: {BUDGET_POLICY}.monthlyBudgetUsd"
+    return Budget(float(monthly), props["estimate"], where), True
+
+
+def _pack_info() -> PackInfo:
+    """gpufleet's pack as the engine would describe it, without starting it."""
+    from gpufleet.policies.pack import PACK_NAME, SDK_VERSION
+    from gpufleet.policies.rules import all_policies
+
+    return PackInfo(
+        PACK_NAME,
+        SDK_VERSION,
+        tuple(
+            PolicyInfo(
+                p.name,
+                p.description or "",
+                p.enforcement_level.value if p.enforcement_level else "mandatory",
+                {
+                    "properties": p.config_schema.properties if p.config_schema else {},
+                    "required": (p.config_schema.required or []) if p.config_schema else [],
+                },
+                False,
+                "",
+            )
+            for p in all_policies()
+        ),
+        {},
+    )
+
+
+def _base(path: Path) -> dict[str, Any]:
+    """The base to compare with: a saved cost report, or a stack export priced here."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ReportError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ReportError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+    except UnicodeDecodeError:
+        raise ReportError(f"{path}: not valid JSON: not UTF-8 text") from None
+    except RecursionError:
+        raise ReportError(f"{path}: nested too deeply to be a report or an export") from None
+    if is_report(data):
+        return check_report(data, str(path))
+    if isinstance(data, dict) and "deployment" in data:
+        resources = from_deployment(data, str(path))
+        stack = resources[0].urn.split("::", 1)[0].rsplit(":", 1)[-1] if resources else ""
+        cost = price_stack(stack_resources(resources), shipped_rate_card())
+        return CostReport(project_of(resources), stack, cost).as_dict()
+    raise ReportError(
+        f"{path}: neither a gpufleet cost report (--format json) nor a pulumi stack export"
+    )

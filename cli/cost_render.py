@@ -1,0 +1,441 @@
+"""Rendering for ``gpufleet cost``: a table for people, JSON for scripts (``cost_report``'s
+documented shape, plus the diff), a pull-request comment in markdown (totals and the largest
+changes first, details collapsed), and GitHub workflow commands with a job summary.
+
+Money is in US dollars, per month unless a column says per hour. A rate that is not the
+resource's own region's catalog price is marked ``~`` (estimated) and the reason listed; a
+resource with no price says ``unpriced``, never $0.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+
+from gpufleet.capacity.cost_diff import CostDiff, ResourceChange
+from gpufleet.capacity.cost_engine import Amount, ResourceCost
+from gpufleet.capacity.cost_report import CostReport
+from gpufleet.capacity.stack_cost import CostOutcome
+from gpufleet.cli import tables
+from gpufleet.cli.tables import L, R
+
+ESTIMATED = "~"
+UNPRICED = "unpriced"
+# The largest changes a pull-request comment lists before the collapsed details.
+TOP_CHANGES = 10
+
+
+def render(outcome: CostOutcome, fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(report_json(outcome), indent=2) + "\n"
+    if fmt == "markdown":
+        return markdown(outcome)
+    if fmt == "github":
+        summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
+        if summary_path:
+            with Path(summary_path).open("a", encoding="utf-8") as handle:
+                handle.write(markdown(outcome) + "\n")
+        return "".join(line + "\n" for line in workflow_commands(outcome))
+    return table(outcome)
+
+
+# --- JSON ----------------------------------------------------------------------------------
+
+
+def report_json(outcome: CostOutcome) -> dict[str, Any]:
+    data = outcome.report.as_dict()
+    if outcome.diff is not None:
+        data["diff"] = diff_json(outcome.diff)
+    return data
+
+
+def diff_json(diff: CostDiff) -> dict[str, Any]:
+    return {
+        "base": {
+            "project": diff.base["project"],
+            "stack": diff.base["stack"],
+            "expected_monthly_usd": diff.total("base", "expected"),
+            "maximum_monthly_usd": diff.total("base", "maximum"),
+        },
+        "delta": {
+            "expected_monthly_usd": round(diff.delta("expected"), 2),
+            "maximum_monthly_usd": round(diff.delta("maximum"), 2),
+        },
+        "resources": [
+            {
+                "status": c.status,
+                "workload": c.workload,
+                "name": c.name,
+                "urn": (c.head or c.base or {}).get("urn"),
+                "changes": list(c.changes),
+                **{
+                    f"{which}_monthly_usd": {
+                        "base": round(c.monthly("base", which), 2),
+                        "head": round(c.monthly("head", which), 2),
+                        "delta": round(c.delta(which), 2),
+                    }
+                    for which in ("expected", "maximum")
+                },
+            }
+            for c in diff.changed
+        ],
+    }
+
+
+# --- table ---------------------------------------------------------------------------------
+
+
+def _cost_cell(amount: Amount, line: ResourceCost | None = None) -> str | Text:
+    if amount.monthly_usd is None:
+        return Text(UNPRICED, style="yellow")
+    text = tables.money(amount.monthly_usd)
+    return text + ESTIMATED if line is not None and line.estimated else text
+
+
+def _instances(line: ResourceCost) -> str:
+    expected, most = line.expected.instances, line.maximum.instances
+    count = "?" if expected is None else f"{expected:g}"
+    if most != expected:
+        count += f"..{'?' if most is None else f'{most:g}'}"
+    machine = "/".join(line.instance_types) or "?"
+    return f"{count} x {machine}"
+
+
+def _pricing(line: ResourceCost) -> str:
+    if line.outside_stack:
+        return f"{line.pricing}, not in totals"
+    return line.pricing
+
+
+def table(outcome: CostOutcome) -> str:
+    report, diff = outcome.report, outcome.diff
+    out = io.StringIO()
+    console = tables.console(out)
+    console.print(_title(report))
+    plan = report.plan_monthly_usd is not None
+    columns = [
+        ("workload / resource", L),
+        ("kind", L),
+        ("pricing", L),
+        ("instances", L),
+        ("$/hour", R),
+        ("expected $/month", R),
+        ("maximum $/month", R),
+    ]
+    if plan:
+        columns.append(("plan $/month", R))
+    if diff is not None:
+        columns += [("base $/month", R), ("change", R)]
+    grid = tables.table(*columns)
+    changes = _changes_by_key(diff)
+    workloads = {w.name: w for w in report.cost.workloads}
+    names = list(workloads)
+    if diff is not None:
+        names += [w.name for w in diff.workloads if w.name not in workloads]
+    for name in names:
+        workload = workloads.get(name)
+        row: list[str | Text] = [tables.bold(name), "", "", ""]
+        if workload is None:  # every resource of it removed
+            row += ["", tables.money(0.0), tables.money(0.0)]
+        else:
+            row += [
+                tables.money(workload.total("expected", hourly=True)),
+                tables.money(workload.total("expected")),
+                tables.money(workload.total("maximum")),
+            ]
+        if plan:
+            planned = None if workload is None else workload.plan_monthly_usd
+            row.append("-" if planned is None else tables.money(planned))
+        if diff is not None:
+            row += _workload_change(diff, name)
+        grid.add_row(*row)
+        for line in workload.resources if workload is not None else ():
+            rate = "" if line.rate_usd is None else f"{line.rate_usd:.4f}"
+            row = [
+                f"  {line.name}",
+                line.kind,
+                _pricing(line),
+                _instances(line),
+                rate + (ESTIMATED if rate and line.estimated else ""),
+                _cost_cell(line.expected, line),
+                _cost_cell(line.maximum, line),
+            ]
+            if plan:
+                row.append("")
+            if diff is not None:
+                row += _resource_change(changes.get(line.urn))
+            grid.add_row(*row)
+        for change in diff.changed if diff is not None else ():
+            if change.status == "removed" and change.workload == name:
+                row = [f"  {change.name}", (change.base or {}).get("kind", ""), "", "", "", "", ""]
+                if plan:
+                    row.append("")
+                grid.add_row(*row, *_resource_change(change))
+    grid.add_section()
+    total = [
+        tables.bold("total"),
+        "",
+        "",
+        "",
+        tables.money(report.cost.total("expected", hourly=True)),
+        tables.money(report.cost.total("expected")),
+        tables.money(report.cost.total("maximum")),
+    ]
+    if plan:
+        total.append(tables.money(report.plan_monthly_usd or 0.0))
+    if diff is not None:
+        total += [
+            tables.money(diff.total("base", "expected")),
+            _signed(diff.delta("expected")),
+        ]
+    grid.add_row(*total)
+    tables.print_table(console, grid)
+    for line in _footnotes(report):
+        console.print(line)
+    return out.getvalue()
+
+
+def _title(report: CostReport) -> Text:
+    title = tables.bold(report.stack) + (
+        f": GPU cost of {report.project}, prices as of {report.cost.catalog_as_of}"
+    )
+    return title
+
+
+def _budget_line(report: CostReport) -> str | None:
+    budget = report.budget
+    if budget is None:
+        return None
+    total = report.cost.total(budget.estimate)
+    share = 100 * total / budget.monthly_usd
+    verdict = (
+        f"over by ${tables.money(report.over_budget_usd)}"
+        if report.over_budget_usd is not None
+        else f"{share:.0f}% used"
+    )
+    return (
+        f"budget ${tables.money(budget.monthly_usd)}/month for the {budget.estimate} cost "
+        f"(${tables.money(total)}): {verdict}; set by {budget.source}"
+    )
+
+
+def _footnotes(report: CostReport) -> list[str]:
+    notes = []
+    budget = _budget_line(report)
+    if budget:
+        notes.append(budget)
+    for line in report.cost.resources:
+        if line.unpriced is not None:
+            notes.append(f"{UNPRICED}: {line.name}: {line.unpriced}")
+    for line in report.cost.resources:
+        for why in line.estimated:
+            notes.append(f"{ESTIMATED} {line.name}: {why}")
+    for line in report.cost.resources:
+        for note in line.notes:
+            notes.append(f"note: {line.name}: {note}")
+    for line in report.cost.resources:
+        if line.per_run:
+            per_run = line.expected.monthly_usd
+            cost = UNPRICED if per_run is None else f"${tables.money(per_run)}"
+            notes.append(
+                f"per run: {line.name}: {cost} a run of at most {line.expected.hours:g} h"
+                + ("; runs start outside the stack" if line.outside_stack else "")
+            )
+    for item in report.cost.not_priced:
+        named = f" ({', '.join(item.resources)})" if item.resources else ""
+        notes.append(f"not priced: {item.what}{named}: {item.why}")
+    notes.append(
+        "expected: each resource at the size its own settings run (desired / min size), "
+        "730 h a month; maximum: every group at its max size."
+    )
+    return notes
+
+
+def _changes_by_key(diff: CostDiff | None) -> dict[str, ResourceChange]:
+    if diff is None:
+        return {}
+    return {c.head["urn"]: c for w in diff.workloads for c in w.resources if c.head is not None}
+
+
+def _workload_change(diff: CostDiff, name: str) -> list[str | Text]:
+    found = next((w for w in diff.workloads if w.name == name), None)
+    if found is None:
+        return ["", ""]
+    return [tables.money(found.monthly("base", "expected")), _signed(found.delta("expected"))]
+
+
+def _resource_change(change: ResourceChange | None) -> list[str | Text]:
+    if change is None:
+        return ["", ""]
+    base = "-" if change.base is None else tables.money(change.monthly("base", "expected"))
+    if change.status == "unchanged":
+        return [base, ""]
+    delta = _signed(change.delta("expected"))
+    if change.head is not None and change.head["unpriced"] is not None:
+        delta = UNPRICED
+    return [base, delta if change.status == "changed" else f"{change.status} {delta}"]
+
+
+def _signed(value: float, unit: str = "") -> str:
+    if abs(value) < 0.005:
+        return f"{unit}0.00"
+    return f"{'+' if value > 0 else '-'}{unit}{tables.money(abs(value))}"
+
+
+# --- markdown: the pull-request comment ----------------------------------------------------
+
+
+def _md(text: str) -> str:
+    """Text for a markdown table cell: pipes and line breaks would end the cell."""
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def _usd(value: float | None) -> str:
+    return UNPRICED if value is None else f"${tables.money(value)}"
+
+
+def markdown(outcome: CostOutcome) -> str:
+    report, diff = outcome.report, outcome.diff
+    cost = report.cost
+    expected, maximum = cost.total("expected"), cost.total("maximum")
+    out = [f"### gpufleet cost: `{_md(report.stack)}`", ""]
+    headline = f"**{_usd(expected)}/month expected**"
+    if diff is not None:
+        delta = diff.delta("expected")
+        base = diff.total("base", "expected")
+        percent = f", {100 * delta / base:+.1f}%" if base else ""
+        headline += f" ({_signed(delta, '$')}{percent} against the base)"
+    headline += f" · maximum {_usd(maximum)}/month"
+    if report.plan_monthly_usd is not None:
+        headline += f" · plan {_usd(report.plan_monthly_usd)}/month"
+    out.append(headline)
+    out.append("")
+    budget = _budget_line(report)
+    if budget is not None:
+        marker = ":x:" if report.over_budget_usd is not None else ":white_check_mark:"
+        out += [f"{marker} {_md(budget)}", ""]
+    if cost.unpriced:
+        out.append(
+            f":warning: {len(cost.unpriced)} GPU resource(s) cannot be priced: "
+            + ", ".join(f"`{_md(r.name)}` ({_md(r.unpriced or '')})" for r in cost.unpriced)
+        )
+        out.append("")
+    if diff is not None:
+        out += _markdown_diff(diff)
+    out += _markdown_workloads(report)
+    out += _markdown_details(report)
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _markdown_diff(diff: CostDiff) -> list[str]:
+    changed = diff.changed
+    out = [
+        "| | base | this change | delta |",
+        "|---|---:|---:|---:|",
+    ]
+    for which in ("expected", "maximum"):
+        out.append(
+            f"| {which} $/month | {_usd(diff.total('base', which))} | "
+            f"{_usd(diff.total('head', which))} | {_signed(diff.delta(which), '$')} |"
+        )
+    out.append("")
+    if not changed:
+        out += ["No GPU resource changes cost.", ""]
+        return out
+    out += [
+        f"**Largest changes** ({min(len(changed), TOP_CHANGES)} of {len(changed)})",
+        "",
+        "| workload | resource | change | expected $/month | delta |",
+        "|---|---|---|---:|---:|",
+    ]
+    for c in changed[:TOP_CHANGES]:
+        what = c.status if c.status != "changed" else "; ".join(c.changes)
+        unpriced = c.head is not None and c.head["unpriced"] is not None
+        head = UNPRICED if unpriced else _usd(c.monthly("head", "expected"))
+        if c.head is None:
+            head = "-"
+        delta = UNPRICED if unpriced else _signed(c.delta("expected"), "$")
+        out.append(f"| {_md(c.workload)} | `{_md(c.name)}` | {_md(what)} | {head} | {delta} |")
+    out.append("")
+    return out
+
+
+def _markdown_workloads(report: CostReport) -> list[str]:
+    plan = report.plan_monthly_usd is not None
+    header = "| workload | $/hour | expected $/month | maximum $/month |"
+    rule = "|---|---:|---:|---:|"
+    if plan:
+        header += " plan $/month |"
+        rule += "---:|"
+    out = [header, rule]
+    for w in report.cost.workloads:
+        row = (
+            f"| {_md(w.name)} | {tables.money(w.total('expected', hourly=True))} | "
+            f"{_usd(w.total('expected'))} | {_usd(w.total('maximum'))} |"
+        )
+        if plan:
+            row += f" {_usd(w.plan_monthly_usd) if w.plan_monthly_usd is not None else '-'} |"
+        out.append(row)
+    out.append("")
+    return out
+
+
+def _markdown_details(report: CostReport) -> list[str]:
+    lines = report.cost.resources
+    out = [
+        f"<details><summary>Every GPU resource ({len(lines)}), and what is not priced</summary>",
+        "",
+        "| workload | resource | pricing | instances | $/hour | expected $/month | "
+        "maximum $/month |",
+        "|---|---|---|---|---:|---:|---:|",
+    ]
+    for line in lines:
+        mark = ESTIMATED if line.estimated else ""
+        rate = "" if line.rate_usd is None else f"{line.rate_usd:.4f}{mark}"
+        out.append(
+            f"| {_md(line.workload)} | `{_md(line.name)}` | {_md(_pricing(line))} | "
+            f"{_md(_instances(line))} | {rate} | {_usd(line.expected.monthly_usd)}{mark} | "
+            f"{_usd(line.maximum.monthly_usd)}{mark} |"
+        )
+    out.append("")
+    for note in _footnotes(report):
+        out.append(f"- {_md(note)}")
+    out += ["", f"Prices as of {report.cost.catalog_as_of}.", "", "</details>"]
+    return out
+
+
+# --- GitHub workflow commands --------------------------------------------------------------
+
+
+def _escape(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def workflow_commands(outcome: CostOutcome) -> list[str]:
+    """``::error`` when the stack fails its budget (as ``gpu-budget`` would), ``::warning`` for
+    each resource it cannot price, and a ``::notice`` with the totals."""
+    report = outcome.report
+    cost = report.cost
+    lines = []
+    if report.over_budget_usd is not None:
+        lines.append(
+            f"::error title=gpufleet cost {report.stack}::{_escape(_budget_line(report) or '')}"
+        )
+    for r in cost.unpriced:
+        lines.append(
+            f"::warning title=gpufleet cost {report.stack}::"
+            f"{_escape(f'{r.name}: cannot be priced: {r.unpriced}')}"
+        )
+    summary = (
+        f"{report.stack}: ${tables.money(cost.total('expected'))}/month expected, "
+        f"${tables.money(cost.total('maximum'))}/month maximum"
+    )
+    if outcome.diff is not None:
+        summary += f" ({_signed(outcome.diff.delta('expected'), '$')} against the base)"
+    lines.append(f"::notice title=gpufleet cost {report.stack}::{_escape(summary)}")
+    return lines

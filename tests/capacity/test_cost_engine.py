@@ -1,0 +1,433 @@
+"""The cost engine on resources as users write them with the provider SDKs (no gpufleet
+component), captured offline: every pricing model, weighted capacity, expected and maximum
+figures, rates outside their region, unknown types, workloads, and what is not priced. Prices
+are checked against the catalog's rows through the rate card, never against the engine."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pulumi
+import pulumi_aws as aws
+import pulumi_azure_native as azure
+import pulumi_gcp as gcp
+import pytest
+
+from gpufleet.capacity.cost_engine import (
+    ResourceCost,
+    StackCost,
+    Usage,
+    price_stack,
+    resource_settings,
+)
+from gpufleet.capacity.stack_capacity import StackCapacity
+from gpufleet.capacity.stack_resource import stack_resources
+from gpufleet.engine.analyzer_resources import from_capture
+from gpufleet.engine.capture import capture_program
+from gpufleet.planner.catalog import load_catalog
+from gpufleet.planner.rates import shipped_rate_card
+from gpufleet.pricing_models import HOURS_PER_MONTH
+
+TAGS = {"project": "p", "owner": "o", "cost-center": "c", "environment": "dev"}
+CONFIG = {"aws:region": "us-east-1", "gcp:project": "acme", "gcp:region": "us-central1"}
+
+
+def price(program: Callable[[], Any], *, preview: bool = False, **kw: Any) -> StackCost:
+    captured = capture_program(program, config=CONFIG, preview=preview).capture
+    return price_stack(stack_resources(from_capture(captured)), shipped_rate_card(), **kw)
+
+
+def line(cost: StackCost, name: str) -> ResourceCost:
+    (found,) = [r for r in cost.resources if r.name == name]
+    return found
+
+
+def catalog_rows(cloud: str, instance_type: str, region: str) -> list[Any]:
+    return [
+        o
+        for o in load_catalog().offers
+        if (o.cloud, o.instance_type, o.region) == (cloud, instance_type, region)
+    ]
+
+
+def on_demand(cloud: str, instance_type: str, region: str) -> float:
+    return catalog_rows(cloud, instance_type, region)[0].on_demand_hourly
+
+
+def spot(cloud: str, instance_type: str, region: str) -> float:
+    prices = [o.spot_hourly for o in catalog_rows(cloud, instance_type, region) if o.spot_hourly]
+    return sum(prices) / len(prices)
+
+
+# --- AWS -------------------------------------------------------------------------------------
+
+
+def test_an_on_demand_instance_is_rate_times_730_hours() -> None:
+    cost = price(
+        lambda: aws.ec2.Instance("trainer", instance_type="p5.48xlarge", ami="ami-1", tags=TAGS)
+    )
+    trainer = line(cost, "trainer")
+    rate = on_demand("aws", "p5.48xlarge", "us-east-1")
+    assert (trainer.pricing, trainer.rate_usd, trainer.region) == ("on_demand", rate, "us-east-1")
+    assert trainer.expected.monthly_usd == pytest.approx(rate * HOURS_PER_MONTH)
+    assert trainer.expected == trainer.maximum
+    assert cost.total("expected") == pytest.approx(rate * HOURS_PER_MONTH)
+
+
+def weighted_group(desired: int, most: int, **distribution: Any) -> Callable[[], None]:
+    def program() -> None:
+        template = aws.ec2.LaunchTemplate("workers", image_id="ami-1", tags=TAGS)
+        aws.autoscaling.Group(
+            "evals",
+            desired_capacity_type="units",
+            desired_capacity=desired,
+            min_size=0,
+            max_size=most,
+            vpc_zone_identifiers=["subnet-1"],
+            mixed_instances_policy=aws.autoscaling.GroupMixedInstancesPolicyArgs(
+                instances_distribution=aws.autoscaling.GroupMixedInstancesPolicyInstancesDistributionArgs(
+                    **distribution
+                ),
+                launch_template=aws.autoscaling.GroupMixedInstancesPolicyLaunchTemplateArgs(
+                    launch_template_specification=aws.autoscaling.GroupMixedInstancesPolicyLaunchTemplateLaunchTemplateSpecificationArgs(
+                        launch_template_id=template.id
+                    ),
+                    overrides=[
+                        aws.autoscaling.GroupMixedInstancesPolicyLaunchTemplateOverrideArgs(
+                            instance_type="p4d.24xlarge", weighted_capacity="8"
+                        )
+                    ],
+                ),
+            ),
+            tags=[
+                aws.autoscaling.GroupTagArgs(
+                    key="workload", value="evals", propagate_at_launch=True
+                )
+            ],
+        )
+
+    return program
+
+
+def test_a_group_counted_in_gpus_runs_gpus_over_weight_instances() -> None:
+    """The issue's case: 16 GPUs of p4d.24xlarge (8 GPUs each) are two instances, not 16."""
+    spot_only = {"on_demand_percentage_above_base_capacity": 0}
+    evals = line(price(weighted_group(16, 16, **spot_only)), "evals")
+    rate = spot("aws", "p4d.24xlarge", "us-east-1")
+    assert (evals.expected.instances, evals.maximum.instances) == (2, 2)
+    assert evals.pricing == "spot" and evals.rate_usd == pytest.approx(rate)
+    assert evals.expected.monthly_usd == pytest.approx(2 * rate * HOURS_PER_MONTH)
+    # Desired 10 GPUs: the second machine overshoots, and is paid for; max 24 GPUs: three.
+    uneven = line(price(weighted_group(10, 24, **spot_only)), "evals")
+    assert (uneven.expected.instances, uneven.maximum.instances) == (2, 3)
+
+
+def test_a_mixed_group_pays_its_on_demand_base_and_percentage() -> None:
+    """Base 8 GPUs on-demand, then half of the rest: of 32 GPUs, 20 on-demand, 12 spot."""
+    mixed = line(
+        price(
+            weighted_group(
+                32,
+                32,
+                on_demand_base_capacity=8,
+                on_demand_percentage_above_base_capacity=50,
+            )
+        ),
+        "evals",
+    )
+    od, sp = on_demand("aws", "p4d.24xlarge", "us-east-1"), spot("aws", "p4d.24xlarge", "us-east-1")
+    # 20 units on-demand = 3 machines (rounded up), the rest of the 4: 1 spot machine.
+    assert mixed.pricing == "mixed" and mixed.rate_usd is None
+    assert mixed.expected.hourly_usd == pytest.approx(3 * od + 1 * sp)
+
+
+def test_a_sagemaker_job_is_one_run_at_the_sagemaker_rate() -> None:
+    cost = price(
+        lambda: aws.sagemaker.TrainingJob(
+            "ranker",
+            training_job_name="ranker",
+            role_arn="arn:aws:iam::123456789012:role/sm",
+            enable_managed_spot_training=True,
+            algorithm_specification={"training_image": "img", "training_input_mode": "File"},
+            resource_config={
+                "instance_type": "ml.g5.12xlarge",
+                "instance_count": 2,
+                "volume_size_in_gb": 50,
+            },
+            stopping_condition={
+                "max_runtime_in_seconds": 36_000,
+                "max_wait_time_in_seconds": 72_000,
+            },
+            output_data_config={"s3_output_path": "s3://b/out"},
+            tags=TAGS,
+        )
+    )
+    ranker = line(cost, "ranker")
+    rate = spot("aws", "g5.12xlarge", "us-east-1") * 1.40  # SageMaker's g5 markup
+    assert ranker.per_run and ranker.pricing == "spot per run"
+    assert ranker.rate_usd == pytest.approx(rate)
+    assert ranker.expected.monthly_usd == pytest.approx(2 * rate * 10)  # one 10-hour run
+    assert cost.total("expected") == pytest.approx(2 * rate * 10)
+
+
+def test_a_reservation_without_a_commitment_bills_on_demand_and_says_so() -> None:
+    def program(commitment: str | None) -> Callable[[], object]:
+        tags = {**TAGS, "commitment": commitment} if commitment else TAGS
+        return lambda: aws.ec2.CapacityReservation(
+            "serving",
+            instance_type="g6.xlarge",
+            instance_count=2,
+            instance_platform="Linux/UNIX",
+            availability_zone="us-east-1a",
+            tags=tags,
+        )
+
+    od = on_demand("aws", "g6.xlarge", "us-east-1")
+    bare = line(price(program(None)), "serving")
+    assert bare.pricing == "reserved (on-demand rate)" and bare.commitment is None
+    assert bare.expected.hourly_usd == pytest.approx(2 * od)
+    assert "no commitment declared" in bare.notes[0]
+    three = line(price(program("3y")), "serving")
+    assert (three.pricing, three.commitment) == ("reserved_3y", "3y")
+    assert three.expected.hourly_usd == pytest.approx(2 * od * (1 - 0.55))
+    odd = line(price(program("5y")), "serving")
+    assert odd.commitment is None and "is not 1y or 3y" in odd.notes[0]
+
+
+def test_an_instance_outside_its_regions_catalog_is_estimated_at_its_highest_rate() -> None:
+    """p5.48xlarge has no catalog price in sa-east-1: its highest catalog rate, marked."""
+    cost = price(
+        lambda: aws.ec2.Instance(
+            "far",
+            instance_type="p5.48xlarge",
+            ami="ami-1",
+            availability_zone="sa-east-1a",
+            tags=TAGS,
+        )
+    )
+    far = line(cost, "far")
+    highest = max(
+        o.on_demand_hourly for o in load_catalog().offers if o.instance_type == "p5.48xlarge"
+    )
+    assert far.rate_usd == highest and far.unpriced is None
+    assert len(far.estimated) == 1 and "no catalog price in sa-east-1" in far.estimated[0]
+
+
+def test_an_unknown_gpu_type_is_unpriced_not_zero() -> None:
+    cost = price(
+        lambda: aws.ec2.Instance("mystery", instance_type="p9.96xlarge", ami="ami-1", tags=TAGS)
+    )
+    mystery = line(cost, "mystery")
+    assert mystery.expected.monthly_usd is None and mystery.maximum.monthly_usd is None
+    assert mystery.unpriced == "instanceType p9.96xlarge is not in the GPU catalog (GPUs unknown)"
+    assert cost.unpriced == [mystery] and cost.total("expected") == 0.0
+
+
+def test_a_size_unknown_in_a_preview_is_unpriced() -> None:
+    def program() -> None:
+        sizes = aws.ec2.LaunchTemplate("sizes", image_id="ami-1", tags=TAGS)
+        aws.ec2.Instance(
+            "box", instance_type=sizes.id.apply(lambda _: "p5.48xlarge"), ami="ami-1", tags=TAGS
+        )
+
+    box = line(price(program, preview=True), "box")
+    assert box.unpriced == "instanceType is unknown during preview"
+
+
+def test_cpu_machines_and_other_resources_are_named_as_not_priced() -> None:
+    def program() -> None:
+        aws.ec2.Instance("web", instance_type="m7i.large", ami="ami-1", tags=TAGS)
+        aws.s3.Bucket("ckpt", tags=TAGS)
+        aws.ec2.Instance("gpu", instance_type="g6.xlarge", ami="ami-1", tags=TAGS)
+
+    cost = price(program)
+    assert [r.name for r in cost.resources] == ["gpu"]
+    others = [n for n in cost.not_priced if "other resources" in n.what]
+    assert len(others) == 1
+    assert (
+        "aws:ec2/instance:Instance" in others[0].what and "aws:s3/bucket:Bucket" in others[0].what
+    )
+    assert any("disks, volumes and network" in n.what for n in cost.not_priced)
+
+
+# --- GCP -------------------------------------------------------------------------------------
+
+
+def test_gcp_spot_instance_and_a_vm_inside_a_reservation() -> None:
+    def program() -> None:
+        gcp.compute.Instance(
+            "spot-vm",
+            machine_type="a2-highgpu-1g",
+            zone="us-central1-a",
+            boot_disk={"initialize_params": {"image": "debian"}},
+            network_interfaces=[{"network": "default"}],
+            scheduling={
+                "provisioning_model": "SPOT",
+                "preemptible": True,
+                "automatic_restart": False,
+            },
+            labels={"workload": "evals"},
+        )
+        gcp.compute.Instance(
+            "reserved-vm",
+            machine_type="a2-highgpu-1g",
+            zone="us-central1-a",
+            boot_disk={"initialize_params": {"image": "debian"}},
+            network_interfaces=[{"network": "default"}],
+            reservation_affinity={
+                "type": "SPECIFIC_RESERVATION",
+                "specific_reservation": {
+                    "key": "compute.googleapis.com/reservation-name",
+                    "values": ["r"],
+                },
+            },
+            labels={"workload": "serving"},
+        )
+
+    cost = price(program)
+    vm = line(cost, "spot-vm")
+    assert vm.rate_usd == pytest.approx(spot("gcp", "a2-highgpu-1g", "us-central1"))
+    assert vm.workload == "evals"
+    inside = line(cost, "reserved-vm")
+    assert inside.pricing == "in_reservation" and inside.expected.monthly_usd == 0.0
+
+
+def test_gcp_group_takes_its_price_from_its_template() -> None:
+    def program() -> None:
+        template = gcp.compute.InstanceTemplate(
+            "tpl",
+            machine_type="g2-standard-4",
+            disks=[{"source_image": "debian", "boot": True}],
+            network_interfaces=[{"network": "default"}],
+            scheduling={
+                "provisioning_model": "SPOT",
+                "preemptible": True,
+                "automatic_restart": False,
+            },
+            labels={"workload": "burst"},
+        )
+        gcp.compute.RegionInstanceGroupManager(
+            "group",
+            region="us-east4",
+            base_instance_name="b",
+            target_size=3,
+            versions=[{"instance_template": template.self_link_unique}],
+        )
+
+    cost = price(program, preview=True)
+    group = line(cost, "group")
+    assert group.workload == "burst"  # from its template's labels (a group takes none)
+    assert group.expected.hourly_usd == pytest.approx(3 * spot("gcp", "g2-standard-4", "us-east4"))
+
+
+def test_a3_where_the_catalog_has_no_price_is_estimated_not_free() -> None:
+    """The issue's case: one a3-highgpu-8g in us-central1-a passed a $6,000 budget at $0."""
+    cost = price(
+        lambda: gcp.compute.Instance(
+            "a3",
+            machine_type="a3-highgpu-8g",
+            zone="us-central1-a",
+            boot_disk={"initialize_params": {"image": "debian"}},
+            network_interfaces=[{"network": "default"}],
+        )
+    )
+    a3 = line(cost, "a3")
+    assert a3.expected.monthly_usd is not None and a3.expected.monthly_usd > 6000
+    assert a3.estimated and "no catalog price in us-central1" in a3.estimated[0]
+    assert a3.workload == "(no workload tag)"
+
+
+def test_a_gcp_reservation_reads_its_commitment_from_its_description() -> None:
+    cost = price(
+        lambda: gcp.compute.Reservation(
+            "pool",
+            zone="us-east4-a",
+            description="serving pool workload=chat commitment=1y",
+            specific_reservation={
+                "count": 2,
+                "instance_properties": {"machine_type": "g2-standard-4"},
+            },
+        )
+    )
+    pool = line(cost, "pool")
+    assert (pool.workload, pool.commitment, pool.pricing) == ("chat", "1y", "reserved_1y")
+    od = on_demand("gcp", "g2-standard-4", "us-east4")
+    assert pool.expected.hourly_usd == pytest.approx(2 * od * (1 - 0.37))
+
+
+# --- Azure -----------------------------------------------------------------------------------
+
+
+def test_azure_ml_cluster_expects_its_min_nodes_and_may_reach_its_max() -> None:
+    cost = price(
+        lambda: azure.machinelearningservices.Compute(
+            "batch",
+            resource_group_name="rg",
+            workspace_name="ws",
+            location="eastus",
+            properties={
+                "compute_type": "AmlCompute",
+                "properties": {
+                    "vm_size": "Standard_NC24ads_A100_v4",
+                    "vm_priority": "LowPriority",
+                    "scale_settings": {"max_node_count": 4, "min_node_count": 1},
+                },
+            },
+            tags=TAGS,
+        )
+    )
+    batch = line(cost, "batch")
+    rate = spot("azure", "Standard_NC24ads_A100_v4", "eastus")
+    assert batch.pricing == "low-priority" and batch.rate_usd == pytest.approx(rate)
+    assert (batch.expected.instances, batch.maximum.instances) == (1, 4)
+    assert batch.maximum.monthly_usd == pytest.approx(4 * rate * HOURS_PER_MONTH)
+
+
+def test_azure_spot_scale_set() -> None:
+    cost = price(
+        lambda: azure.compute.VirtualMachineScaleSet(
+            "vmss",
+            resource_group_name="rg",
+            location="eastus",
+            sku={"name": "Standard_NC24ads_A100_v4", "capacity": 3},
+            virtual_machine_profile={"priority": "Spot", "eviction_policy": "Delete"},
+            tags=TAGS,
+        )
+    )
+    vmss = line(cost, "vmss")
+    rate = spot("azure", "Standard_NC24ads_A100_v4", "eastus")
+    assert vmss.expected.hourly_usd == pytest.approx(3 * rate)
+
+
+# --- the usage model -------------------------------------------------------------------------
+
+
+def test_hours_are_an_input_of_the_engine() -> None:
+    """A usage model (schedules, autoscaling) changes the expected figure, never the maximum."""
+
+    def weekly(item: StackCapacity) -> Usage:
+        return Usage(item.footprint.expected_units, 40.0, "40 h a month")
+
+    program = lambda: aws.ec2.Instance(  # noqa: E731
+        "trainer", instance_type="g6.xlarge", ami="ami-1", tags=TAGS
+    )
+    default = line(price(program, usage=resource_settings), "trainer")
+    scheduled = line(price(program, usage=weekly), "trainer")
+    assert scheduled.expected.monthly_usd == pytest.approx(default.rate_usd * 40)  # type: ignore[operator]
+    assert (scheduled.basis, scheduled.maximum) == ("40 h a month", default.maximum)
+
+
+def test_resources_of_an_untagged_component_go_under_its_name() -> None:
+    class Trainer(pulumi.ComponentResource):
+        def __init__(self, name: str) -> None:
+            super().__init__("acme:ml:Trainer", name)
+            aws.ec2.Instance(
+                f"{name}-node",
+                instance_type="g6.xlarge",
+                ami="ami-1",
+                opts=pulumi.ResourceOptions(parent=self),
+            )
+
+    cost = price(lambda: Trainer("llama"))
+    assert [w.name for w in cost.workloads] == ["llama"]

@@ -1,0 +1,135 @@
+"""``gpufleet cost`` as users run it: the example's table, JSON a script (and a later
+``--compare-to``) can read, the pull-request comment against a golden file, GitHub workflow
+commands and job summary, the exit status, and bad input as one line with exit 2.
+
+The golden comment is ``golden/cost_comment.md``: a pull request that grows an Auto Scaling
+group, removes a GCP VM, adds a reserved pool and an unknown GPU type. After a deliberate
+change to the comment, rewrite it with ``GPUFLEET_UPDATE_GOLDEN=1 pytest tests/cli``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from gpufleet.capacity.cost_report import check_report
+from gpufleet.cli.main import main
+from gpufleet.engine.program_dir import run_program_dir
+from gpufleet.engine.stack_export import write_deployment
+from tests.helpers import ROOT
+
+PROGRAM = ROOT / "tests" / "programs" / "gpu_costs"
+GOLDEN = Path(__file__).parent / "golden" / "cost_comment.md"
+
+
+def cost(*args: str, env: dict[str, str] | None = None) -> Result:
+    return CliRunner().invoke(main, ["cost", *args], env=env)
+
+
+def test_the_example_table_and_its_json() -> None:
+    table = cost("--env", "prod")
+    assert table.exit_code == 0, table.output
+    assert "total" in table.stdout and "pretrain-llm-node-0" in table.stdout
+    assert "budget $150,000.00/month for the expected cost" in table.stdout
+    data = json.loads(cost("--env", "prod", "--format", "json").stdout)
+    check_report(data, "stdout")
+    assert data["totals"]["plan_monthly_usd"] is not None
+
+
+@pytest.fixture(scope="module")
+def base_export(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("base") / "base.json"
+    write_deployment(run_program_dir(PROGRAM, "base"), path)
+    return path
+
+
+def head(*args: str, env: dict[str, str] | None = None) -> Result:
+    return cost("--program", str(PROGRAM), "--stack", "head", *args, env=env)
+
+
+def test_the_pull_request_comment_matches_the_golden_file(base_export: Path) -> None:
+    result = head("--compare-to", str(base_export), "--format", "markdown")
+    assert result.exit_code == 0, result.output
+    if os.environ.get("GPUFLEET_UPDATE_GOLDEN"):
+        GOLDEN.write_text(result.stdout)
+    assert result.stdout == GOLDEN.read_text()
+    # What a reviewer reads first: the totals, then the largest changes, details folded.
+    text = result.stdout
+    assert text.index("/month expected**") < text.index("**Largest changes**")
+    assert text.index("**Largest changes**") < text.index("<details>")
+
+
+def test_json_with_a_diff_and_a_saved_report_as_the_next_base(
+    base_export: Path, tmp_path: Path
+) -> None:
+    saved = tmp_path / "head.json"
+    result = head("--compare-to", str(base_export), "--format", "json", "--output", str(saved))
+    assert result.exit_code == 0 and result.stdout == ""
+    data = json.loads(saved.read_text())
+    assert data["diff"]["delta"]["expected_monthly_usd"] == pytest.approx(
+        data["totals"]["expected"]["monthly_usd"] - data["diff"]["base"]["expected_monthly_usd"],
+        abs=0.011,
+    )
+    assert {r["name"]: r["status"] for r in data["diff"]["resources"]}["tuning-vm"] == "removed"
+    again = head("--compare-to", str(saved), "--format", "markdown")
+    assert "No GPU resource changes cost." in again.stdout
+
+
+def test_github_commands_and_job_summary(base_export: Path, tmp_path: Path) -> None:
+    summary = tmp_path / "summary.md"
+    result = head(
+        "--compare-to",
+        str(base_export),
+        "--format",
+        "github",
+        env={"GITHUB_STEP_SUMMARY": str(summary)},
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("::warning title=gpufleet cost head::mystery: cannot be priced")
+    assert lines[-1].startswith("::notice title=gpufleet cost head::head: $")
+    assert summary.read_text() == GOLDEN.read_text() + "\n"
+
+
+def test_over_budget_or_unpriced_under_a_budget_exits_1(tmp_path: Path) -> None:
+    config = tmp_path / "policy.json"
+    config.write_text(json.dumps({"gpu-budget": {"monthlyBudgetUsd": 1_000_000}}))
+    # Within budget, but a GPU it cannot price: gpu-budget would fail it, so cost does.
+    unpriced = head("--policy-config", str(config))
+    assert unpriced.exit_code == 1 and "unpriced: mystery" in unpriced.stdout
+    config.write_text(json.dumps({"gpu-budget": {"monthlyBudgetUsd": 1000}}))
+    over = cost("--env", "prod", "--policy-config", str(config), "--format", "markdown")
+    assert over.exit_code == 1 and ":x: budget $1,000.00/month" in over.stdout
+
+
+GPUFLEET = [sys.executable, "-m", "gpufleet", "cost"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--from-export", "{bad}"], ": not valid JSON:"),
+        (["--compare-to", "{bad}"], ": not valid JSON:"),
+        (["--env", "prdo"], "stacks/Pulumi.prdo.yaml: no such stack config"),
+        ([], "give --env ENV (or --stack NAME): which stack to price"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{ nope")
+    argv = [a.replace("{bad}", str(bad)) for a in args]
+    if "--env" not in argv:
+        argv = [*argv, "--env", "prod"] if args else argv
+    result = subprocess.run(
+        [*GPUFLEET, *argv], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stdout == "" and "Traceback" not in result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert message in line
