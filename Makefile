@@ -34,6 +34,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/plan_bench.py
 	$(BIN)/python benchmarks/preview_bench.py
 	$(BIN)/python benchmarks/check_bench.py
+	$(BIN)/python benchmarks/cost_bench.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis *.egg-info

@@ -77,10 +77,9 @@ def cost_stack(request: CostRequest) -> CostOutcome:
         raise CostInputError([str(exc)]) from None
     except PolicyConfigError as exc:
         raise CostInputError(exc.problems) from None
-    cost = price_stack(
-        stack_resources(loaded.resources), shipped_rate_card(), plan=planned(loaded.config)
-    )
     limits = limits_in(loaded.config)
+    rates = shipped_rate_card(limits.commitment_discounts if limits else None)
+    cost = price_stack(stack_resources(loaded.resources), rates, plan=planned(loaded.config))
     if enforced and budget is None and limits is not None and limits.monthly_budget_usd:
         budget = Budget(
             limits.monthly_budget_usd,

@@ -23,12 +23,14 @@ as $0.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from statistics import fmean
 
-from gpufleet.clouds import Cloud
+from gpufleet.clouds import Cloud, is_cloud
 from gpufleet.planner.catalog import Catalog, Offer, load_catalog
 from gpufleet.planner.pricing import PricingAssumptions, resolve_assumptions, sagemaker_markup
 from gpufleet.pricing_models import Pricing
@@ -176,7 +178,18 @@ def _key(offer: Offer) -> _RegionKey:
     )
 
 
+def shipped_rate_card(
+    commitment_discounts: Mapping[str, Mapping[str, float]] | None = None,
+) -> RateCard:
+    """Rates from the shipped catalog under the default assumptions, or with these commitment
+    discounts (cloud -> term -> fraction; a stack generated from a spec that sets its own)."""
+    key = json.dumps(commitment_discounts or {}, sort_keys=True)
+    return _rate_card(key)
+
+
 @cache
-def shipped_rate_card() -> RateCard:
-    """Rates from the shipped catalog under the default assumptions."""
-    return RateCard(load_catalog(), resolve_assumptions(None, {}))
+def _rate_card(discounts: str) -> RateCard:
+    overrides: dict[Cloud, dict[str, float | None]] = {
+        cloud: dict(terms) for cloud, terms in json.loads(discounts).items() if is_cloud(cloud)
+    }
+    return RateCard(load_catalog(), resolve_assumptions(None, overrides))

@@ -18,6 +18,7 @@ from gpufleet.capacity.stack_capacity import stack_footprints as _stack_footprin
 from gpufleet.capacity.stack_resource import StackResource
 from gpufleet.planner.rates import shipped_rate_card
 from gpufleet.policies.same_input_memo import SameInputMemo
+from gpufleet.policies.stack_limits import stack_limits
 
 
 def _read_by_props(props: dict[str, Any], type_: str, provider_props: dict[str, Any]) -> Any:
@@ -48,7 +49,8 @@ def stack_capacity(resources: list[StackResource]) -> list[StackCapacity]:
 
 
 def _price(resources: list[StackResource]) -> StackCost:
-    return price_stack(resources, shipped_rate_card(), capacity=stack_capacity(resources))
+    rates = shipped_rate_card(stack_limits().commitment_discounts)
+    return price_stack(resources, rates, capacity=stack_capacity(resources))
 
 
 _cost_memo = SameInputMemo(_price)

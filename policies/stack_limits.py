@@ -2,7 +2,8 @@
 
 A stack generated from a spec carries its environment's limits under ``gpufleet:limits``
 (``stacks/stack_config.py``, ``Limits``; its keys are named in ``stacks/config_keys.py``): the
-monthly budget and the allowed GPUs among them.
+monthly budget and the allowed GPUs among them; and, when the spec sets its own, the
+commitment discounts the plan priced with (``gpufleet:commitmentDiscounts``).
 Rules fall back to these where the policy config leaves a limit unset, so a spec's budget
 reaches the ``gpu-budget`` policy for every environment, whatever it is called, with the
 Pulumi CLI as with ``gpufleet check``.
@@ -33,6 +34,9 @@ from gpufleet.stacks import config_keys
 class StackLimits:
     monthly_budget_usd: float | None = None
     allowed_gpus: tuple[str, ...] | None = None
+    # The spec's own commitment discounts (cloud -> term -> fraction), when it set them: the
+    # cost engine prices reserved capacity with the plan's discounts.
+    commitment_discounts: dict[str, dict[str, float]] | None = None
 
 
 _current: ContextVar[StackLimits | None] = ContextVar("gpufleet_stack_limits", default=None)
@@ -41,7 +45,9 @@ _current: ContextVar[StackLimits | None] = ContextVar("gpufleet_stack_limits", d
 def limits_in(config: Mapping[str, str]) -> StackLimits | None:
     """The limits in an engine config map, None when it has no ``gpufleet:limits``."""
     text = config.get(config_keys.LIMITS_KEY)
-    return _parse(text) if text else None
+    if not text:
+        return None
+    return _parse(text, config.get(config_keys.COMMITMENT_DISCOUNTS_KEY) or "")
 
 
 @contextmanager
@@ -60,18 +66,21 @@ def stack_limits() -> StackLimits:
     limits = _current.get()
     if limits is not None:
         return limits
-    text = pulumi.Config(config_keys.GPUFLEET).get(config_keys.LIMITS)
-    return _parse(text) if text else StackLimits()
+    config = pulumi.Config(config_keys.GPUFLEET)
+    text = config.get(config_keys.LIMITS)
+    discounts = config.get(config_keys.COMMITMENT_DISCOUNTS) or ""
+    return _parse(text, discounts) if text else StackLimits()
 
 
 @cache
-def _parse(text: str) -> StackLimits:
+def _parse(text: str, discounts_text: str) -> StackLimits:
+    discounts = _discounts(discounts_text)
     try:
         limits: Any = json.loads(text)
     except ValueError:
-        return StackLimits()
+        return StackLimits(commitment_discounts=discounts)
     if not isinstance(limits, dict):
-        return StackLimits()
+        return StackLimits(commitment_discounts=discounts)
     budget = limits.get(config_keys.MONTHLY_BUDGET_USD)
     allowed = limits.get(config_keys.ALLOWED_GPUS)
     return StackLimits(
@@ -79,4 +88,25 @@ def _parse(text: str) -> StackLimits:
         if isinstance(budget, int | float) and not isinstance(budget, bool)
         else None,
         allowed_gpus=tuple(str(g) for g in allowed) if isinstance(allowed, list) else None,
+        commitment_discounts=discounts,
     )
+
+
+def _discounts(text: str) -> dict[str, dict[str, float]] | None:
+    """``gpufleet:commitmentDiscounts``: cloud -> term -> fraction; None when absent or not
+    that shape (then the defaults apply, as for a hand-written stack)."""
+    try:
+        found: Any = json.loads(text) if text else None
+    except ValueError:
+        return None
+    if not isinstance(found, dict):
+        return None
+    return {
+        str(cloud): {
+            str(term): float(value)
+            for term, value in terms.items()
+            if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < 1
+        }
+        for cloud, terms in found.items()
+        if isinstance(terms, dict)
+    }

@@ -1,5 +1,6 @@
-"""The stack config keys gpufleet defines, named once: its two namespaces, and the limits the
-policy pack reads back from a generated stack (``policies/stack_limits.py``).
+"""The stack config keys gpufleet defines, named once: its two namespaces, and what the policy
+pack and the cost engine read back from a generated stack (``policies/stack_limits.py``,
+``capacity/stack_cost.py``): limits, the plan's monthly costs, commitment discounts.
 
 ``gpufleet:`` is what ``gpufleet generate`` writes and owns; ``site:`` is the user's. The
 pydantic models of ``stack_config`` use these names, and the pack reads them without pydantic,
@@ -17,6 +18,9 @@ WORKLOADS = "workloads"
 WORKLOADS_KEY = f"{GPUFLEET}:{WORKLOADS}"
 # The plan's monthly cost of a workload, in ``gpufleet:workloads`` (``gpufleet cost`` shows it).
 PLANNED_MONTHLY_USD = "monthlyUsd"
+# The spec's own commitment discounts, when it sets them (``gpufleet:commitmentDiscounts``).
+COMMITMENT_DISCOUNTS = "commitmentDiscounts"
+COMMITMENT_DISCOUNTS_KEY = f"{GPUFLEET}:{COMMITMENT_DISCOUNTS}"
 # Fields of ``gpufleet:limits`` the policies read.
 MONTHLY_BUDGET_USD = "monthlyBudgetUsd"
 ALLOWED_GPUS = "allowedGpus"

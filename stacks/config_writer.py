@@ -23,6 +23,7 @@ from ruamel.yaml.comments import CommentedMap
 
 from gpufleet.clouds import PULUMI_PACKAGES
 from gpufleet.planner.plan import EnvironmentPlan
+from gpufleet.planner.pricing import DEFAULT_COMMITMENT_DISCOUNTS, PricingAssumptions
 from gpufleet.planner.spec import WorkloadSpec
 from gpufleet.stacks import config_keys
 from gpufleet.stacks.component_registry import COMPONENTS
@@ -46,8 +47,18 @@ class StackFileError(ValueError):
     """The existing stack file cannot be read as a Pulumi stack config."""
 
 
-def stack_settings(spec: WorkloadSpec, env: EnvironmentPlan, catalog_as_of: str) -> StackSettings:
+def stack_settings(
+    spec: WorkloadSpec,
+    env: EnvironmentPlan,
+    catalog_as_of: str,
+    assumptions: PricingAssumptions | None = None,
+) -> StackSettings:
+    """``assumptions``: what the plan priced with; discounts other than the defaults are
+    written into the stack config, where the cost engine prices reserved capacity with them."""
     limits = env.limits
+    discounts = None
+    if assumptions is not None and assumptions.commitment_discounts != DEFAULT_COMMITMENT_DISCOUNTS:
+        discounts = assumptions.commitment_discounts
     providers: dict[str, ProviderSetting] = {}
     workloads = []
     by_name = {w.name: w for w in spec.workloads}
@@ -89,6 +100,7 @@ def stack_settings(spec: WorkloadSpec, env: EnvironmentPlan, catalog_as_of: str)
         ),
         providers=sorted(providers.values(), key=lambda p: p.name),
         workloads=sorted(workloads, key=lambda w: w.name),
+        commitment_discounts=discounts,
     )
 
 

@@ -65,7 +65,7 @@ def plan_stack_file(
     if env_plan.unplaced:
         raise UnplacedError(environment, [f"{u.name}: {u.reason}" for u in env_plan.unplaced])
     as_of = max((o.as_of for o in catalog.offers), default="")
-    settings = stack_settings(spec, env_plan, as_of)
+    settings = stack_settings(spec, env_plan, as_of, planner.assumptions)
     old = path.read_text(encoding="utf-8") if path.exists() else None
     old_config = existing_config(old)
     new = render_stack_file(

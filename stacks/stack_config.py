@@ -133,6 +133,13 @@ class StackSettings(ConfigModel):
     limits: Limits
     providers: list[ProviderSetting]
     workloads: list[WorkloadPlacement]
+    # The commitment discounts the plan priced reserved capacity with, when the spec sets its
+    # own (config_keys names the key: the cost engine reads it back without pydantic).
+    commitment_discounts: dict[Cloud, dict[Pricing, float]] | None = Field(
+        default=None,
+        validation_alias=config_keys.COMMITMENT_DISCOUNTS,
+        serialization_alias=config_keys.COMMITMENT_DISCOUNTS,
+    )
 
 
 class AwsSubnet(ConfigModel):

@@ -10,18 +10,24 @@ region's rate, spot / on-demand / commitment, SageMaker's markup.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+import yaml
+from click.testing import CliRunner
 
 from gpufleet.capacity.cost_engine import Usage, UsageModel, price_stack
 from gpufleet.capacity.stack_capacity import StackCapacity
 from gpufleet.capacity.stack_resource import stack_resources
-from gpufleet.engine.analyzer_resources import from_capture
-from gpufleet.engine.program_dir import run_program_dir
+from gpufleet.cli.main import main
+from gpufleet.engine.stack_source import StackSource, load_stack
 from gpufleet.planner.catalog import load_catalog
 from gpufleet.planner.optimizer import Planner
 from gpufleet.planner.plan import EnvironmentPlan, Placement
 from gpufleet.planner.pricing import PricingAssumptions
+from gpufleet.planner.rates import shipped_rate_card
 from gpufleet.planner.spec_loader import load_spec
+from gpufleet.policies.stack_limits import limits_in
 from tests.helpers import ROOT
 
 EXAMPLE = ROOT / "examples" / "workloads.yaml"
@@ -54,16 +60,16 @@ def plan_hours(plan: EnvironmentPlan, assumptions: PricingAssumptions) -> UsageM
     return usage
 
 
-@pytest.mark.parametrize("env", ["dev", "staging", "prod"])
-def test_every_placement_of_the_example_plan_is_priced_alike(env: str) -> None:
+def assert_priced_alike(spec: Path, project: Path, env: str) -> None:
     catalog = load_catalog()
-    planner = Planner(load_spec(EXAMPLE, catalog), catalog)
+    planner = Planner(load_spec(spec, catalog), catalog)
     plan = planner.plan_environment(env)
-    capture = run_program_dir(ROOT, env)
+    loaded = load_stack(StackSource(env, project))
+    limits = limits_in(loaded.config)
+    # The engine's rates come from the stack (its commitment discounts), not from the planner.
+    rates = shipped_rate_card(limits.commitment_discounts if limits else None)
     cost = price_stack(
-        stack_resources(from_capture(capture)),
-        planner.rates,
-        usage=plan_hours(plan, planner.assumptions),
+        stack_resources(loaded.resources), rates, usage=plan_hours(plan, planner.assumptions)
     )
     engine = {w.name: w for w in cost.workloads}
     assert sorted(engine) == sorted(p.name for p in plan.placements)
@@ -72,3 +78,64 @@ def test_every_placement_of_the_example_plan_is_priced_alike(env: str) -> None:
         assert all(r.unpriced is None and not r.estimated for r in lines), lines
         priced = sum(r.expected.monthly_usd or 0.0 for r in lines)
         assert priced == pytest.approx(placement.monthly_usd, abs=0.01), placement.name
+
+
+@pytest.mark.parametrize("env", ["dev", "staging", "prod"])
+def test_every_placement_of_the_example_plan_is_priced_alike(env: str) -> None:
+    assert_priced_alike(EXAMPLE, ROOT, env)
+
+
+# The "$200K bill" of the cost playbooks, on AWS: one-GPU experiments on spot, 40 A100s
+# serving (reserved, with an on-demand burst), a two-node weekly eval in a placement group,
+# evals on a fleet counted in GPUs — and the spec's own commitment discounts.
+BILL_SPEC = """\
+version: 1
+project: bill
+owner: ml@acme.example
+cost_center: cc-1
+environments:
+  prod: {monthly_budget_usd: 200000}
+defaults:
+  clouds: [aws]
+  regions: {aws: [us-east-1]}
+  commitment_discounts: {aws: {reserved_1y: 0.30, reserved_3y: 0.50}}
+workloads:
+  - {name: experiments, kind: training, gpu: {name: L4}, interruptible: true,
+     hours_per_month: 100}
+  - {name: serving, kind: inference, gpu: {name: A100, count: 8}, always_on: true,
+     replicas: {min: 5, max: 6}, hours_per_month: 200}
+  - {name: weekly-eval, kind: batch, gpu: {name: A100, count: 8}, nodes: 2,
+     interruptible: true, hours_per_month: 24}
+  - {name: eval-fleet, kind: inference, gpu: {name: A100, count: 8},
+     replicas: {min: 2, max: 2}, interruptible: true, hours_per_month: 50}
+"""
+ZONES = ("use1-az1", "use1-az2", "use1-az3", "use1-az4", "use1-az5", "use1-az6")
+SUBNETS = "".join(
+    f"          - {{id: subnet-0{i}23456789abcdef0, zoneId: {zone}, zone: us-east-1{letter}}}\n"
+    for i, (zone, letter) in enumerate(zip(ZONES, "abcdef", strict=True))
+)
+BILL_SITE = (
+    "  site:aws:\n    regions:\n      us-east-1:\n        vpcId: vpc-0123456789abcdef0\n"
+    f"        subnets:\n{SUBNETS}"
+)
+
+
+def test_a_generated_aws_stack_with_its_own_discounts_is_priced_alike(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(BILL_SPEC)
+    (tmp_path / "Pulumi.yaml").write_text(
+        f"name: bill\nruntime: python\nmain: {ROOT / 'stacks'}\nstackConfigDir: stacks\n"
+    )
+    args = ["generate", str(spec), "--env", "prod", "--stacks-dir", str(tmp_path / "stacks")]
+    made = CliRunner().invoke(main, args)
+    assert made.exit_code == 0, made.output
+    stack_file = tmp_path / "stacks" / "Pulumi.prod.yaml"
+    assert "gpufleet:commitmentDiscounts:" in stack_file.read_text()
+    stack_file.write_text(stack_file.read_text() + BILL_SITE)
+    components = {
+        part["component"]
+        for w in yaml.safe_load(stack_file.read_text())["config"]["gpufleet:workloads"]
+        for part in w["parts"]
+    }
+    assert components == {"aws:SpotFleet", "aws:CapacityPool", "aws:PlacementCluster"}
+    assert_priced_alike(spec, tmp_path, "prod")

@@ -4,6 +4,7 @@ and ``gpufleet check``'s budget message agreeing with ``gpufleet cost`` to the c
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -150,3 +151,27 @@ def test_a_specs_budget_reaches_the_policy_and_agrees_with_cost(tmp_path: Path) 
     assert total is not None
     assert total.group(1) == f"{priced.cost.total('expected'):,.2f}"
     assert priced.fails_budget
+
+
+def test_reserved_capacity_is_priced_with_the_stacks_own_commitment_discounts() -> None:
+    """A spec that sets its own discounts writes them into the stack config; the budget prices
+    the reservation its commitment covers with them, as the plan did."""
+    reservation = StackInput(
+        "aws:ec2/capacityReservation:CapacityReservation",
+        {
+            "instanceType": "p5.48xlarge",
+            "instanceCount": 1,
+            "availabilityZone": "us-east-1a",
+            "tags": {**TAGS, "commitment": "1y"},
+        },
+        "pool",
+    )
+    config = {"gpu-budget": {"monthlyBudgetUsd": 1}}
+    default = PolicyHarness(config=config)
+    (message,) = budget_messages(default, [reservation])
+    assert "expected GPU cost $46,652.84/month" in message  # 98.32 x (1 - 0.35) x 730
+    discounts = {"gpufleet:commitmentDiscounts": json.dumps({"aws": {"reserved_1y": 0.5}})}
+    limits = {"gpufleet:limits": json.dumps({"allowOnDemand": True, "maxCommitment": "3y"})}
+    own = PolicyHarness(config=config, stack_config={**limits, **discounts})
+    (message,) = budget_messages(own, [reservation])
+    assert "expected GPU cost $35,886.80/month" in message  # 98.32 x 0.5 x 730

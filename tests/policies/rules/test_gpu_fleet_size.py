@@ -107,3 +107,36 @@ def test_fleets_and_groups_of_every_kind(resources: list[StackInput], name: str,
     assert [(v.urn.rsplit("::", 1)[1], f"can hold {gpus} GPUs" in v.message) for v in found] == [
         (name, True)
     ]
+
+
+def weighted_group(max_gpus: int) -> StackInput:
+    """A group counted in GPUs, as SpotFleet builds it: each p4d.24xlarge counts for 8."""
+    return StackInput(
+        "aws:autoscaling/group:Group",
+        {
+            "desiredCapacityType": "units",
+            "desiredCapacity": 16,
+            "minSize": 0,
+            "maxSize": max_gpus,
+            "mixedInstancesPolicy": {
+                "launchTemplate": {
+                    "overrides": [{"instanceType": "p4d.24xlarge", "weightedCapacity": "8"}]
+                }
+            },
+            "tags": [{"key": k, "value": v, "propagateAtLaunch": True} for k, v in TAGS.items()],
+        },
+        "evals",
+    )
+
+
+def test_a_group_counted_in_gpus_holds_its_max_size_in_gpus() -> None:
+    """Its max size is GPUs, not instances: 16 GPUs of 8-GPU machines is two machines, within
+    a limit of 16 (it was read as sixteen machines, 128 GPUs)."""
+    harness = PolicyHarness(config={"gpu-fleet-size": {"maxGpusPerFleet": 16}})
+    at_limit = harness.analyze_stack([weighted_group(16)])
+    assert [v for v in at_limit if v.policy == "gpu-fleet-size"] == []
+    (over,) = [
+        v for v in harness.analyze_stack([weighted_group(20)]) if v.policy == "gpu-fleet-size"
+    ]
+    # 20 GPUs take three 8-GPU machines: 24 GPUs, the last one overshooting.
+    assert "can hold 24 GPUs (3 x p4d.24xlarge, 8 x A100 each)" in over.message
