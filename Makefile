@@ -16,6 +16,7 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/gpufleet plan examples/workloads.yaml
 	$(BIN)/gpufleet preview --env prod
+	$(BIN)/gpufleet cost --env prod
 
 test: lint
 	$(BIN)/gpufleet generate examples/workloads.yaml --env dev --env staging --env prod --check
