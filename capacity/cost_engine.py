@@ -102,6 +102,8 @@ class ResourceCost:
     basis: str  # what the expected figure assumes
     estimated: tuple[str, ...] = ()  # why a rate is not the region's own catalog price
     unpriced: str | None = None  # why it has no price
+    # Unpriced only because a value is unknown during a preview (known once deployed).
+    unknown: bool = False
     notes: tuple[str, ...] = ()  # what its price assumes (a commitment, or none declared)
     per_run: bool = False  # billed per run (the monthly figures are one run)
     outside_stack: bool = False  # runs start outside the stack: not in the monthly totals
@@ -160,6 +162,11 @@ class StackCost:
     @property
     def unpriced(self) -> list[ResourceCost]:
         return [r for r in self.resources if r.unpriced is not None and r.in_totals]
+
+    @property
+    def unpriceable(self) -> list[ResourceCost]:
+        """Unpriced for good, not only until values unknown in a preview are known."""
+        return [r for r in self.unpriced if not r.unknown]
 
 
 def price_stack(
@@ -224,6 +231,7 @@ def _price(
         basis=used.basis,
         estimated=tuple(dict.fromkeys(priced.estimated)),
         unpriced=unpriced,
+        unknown=unpriced is not None and footprint.unknown,
         notes=(commitment_note,) if commitment_note else (),
         per_run=footprint.run_hours is not None,
         outside_stack=footprint.outside_stack,

@@ -62,7 +62,7 @@ class CostReport:
         """What the gpu-budget policy would flag: over the budget, or GPU capacity it cannot
         price while a budget is set."""
         return self.budget is not None and (
-            self.over_budget_usd is not None or bool(self.cost.unpriced)
+            self.over_budget_usd is not None or bool(self.cost.unpriceable)
         )
 
     def as_dict(self) -> dict[str, Any]:

@@ -53,6 +53,7 @@ def resolve_template(footprint: GpuFootprint, template: GpuFootprint | None) -> 
         footprint,
         machines=template.machines,
         undetermined=footprint.undetermined + template.undetermined,
+        unknown=footprint.unknown or template.unknown,
         market=footprint.market or template.market or "on_demand",
         region=footprint.region or template.region,
     )

@@ -94,7 +94,7 @@ def autoscaling_group(r: Reading) -> GpuFootprint | None:
     mixed = r.get("mixedInstancesPolicy")
     overrides = as_list(get_path(mixed, "launchTemplate", "overrides")) if mixed else []
     if any(is_unknown(o) for o in overrides):
-        r.undetermined.append("mixed-instance overrides are unknown during preview")
+        r.unknown_value("mixed-instance overrides are")
     machines, weights = _weighted(r, overrides, "mixed-instance override instanceType")
     most = r.count("maxSize", where="maxSize")
     # Desired capacity, else the min size (what AWS starts from), else AWS's default of 0.

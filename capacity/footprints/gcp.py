@@ -36,7 +36,7 @@ def _zone(r: Reading) -> str | None:
 def _machine(r: Reading, machine_type: Any) -> Machine | None:
     accelerators = [a for a in as_list(r.get("guestAccelerators")) if isinstance(a, dict)]
     if is_unknown(r.get("guestAccelerators")):
-        r.undetermined.append("guestAccelerators are unknown during preview")
+        r.unknown_value("guestAccelerators are")
         return None
     if accelerators and not is_unknown(machine_type) and machine_type is not None:
         kind = str(get_path(accelerators[0], "type") or "").rsplit("/", 1)[-1]
@@ -124,6 +124,7 @@ def reservation(r: Reading) -> GpuFootprint | None:
     )
     machine = _machine(sub, machine_type)
     r.undetermined.extend(sub.undetermined)
+    r.unknown = r.unknown or sub.unknown
     count = r.count("specificReservation", "count", where="specificReservation.count")
     return r.footprint(
         cloud="gcp",

@@ -59,6 +59,8 @@ class GpuFootprint:
     capacity_unit: str = "units"  # or VCPU_UNITS / MEMORY_MIB_UNITS
     # Why the machine or the size cannot be determined; empty when both are known.
     undetermined: tuple[str, ...] = ()
+    # Some of that is a value unknown during a preview (known once deployed).
+    unknown: bool = False
     expected_units: float | None = None  # what its scaling settings run (capacity only)
     max_units: float | None = None  # the most it may hold (capacity only)
     # Properties referencing a template that supplies the machines (resolve_template).

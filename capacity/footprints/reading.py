@@ -60,6 +60,13 @@ class Reading:
         self.provider = provider
         self.catalog = machines
         self.undetermined: list[str] = []
+        self.unknown = False  # something undetermined is only unknown until the deployment
+
+    def unknown_value(self, what: str) -> None:
+        """Record that ``what`` ("instanceType is", "overrides are") is unknown during a
+        preview."""
+        self.undetermined.append(f"{what} unknown during preview")
+        self.unknown = True
 
     def get(self, *path: str | int) -> Any:
         return get_path(self.props, *path)
@@ -75,7 +82,7 @@ class Reading:
         if instance_type is None:
             return None
         if is_unknown(instance_type):
-            self.undetermined.append(f"{where} is unknown during preview")
+            self.unknown_value(f"{where} is")
             return None
         found = self.catalog.machine(cloud, str(instance_type), attached)
         if found is None and (attached is not None or looks_like_gpu(cloud, str(instance_type))):
@@ -88,7 +95,7 @@ class Reading:
     def count(self, *path: str | int, where: str) -> float | None:
         value = self.get(*path)
         if is_unknown(value):
-            self.undetermined.append(f"{where} is unknown during preview")
+            self.unknown_value(f"{where} is")
             return None
         if value is None:
             return None
@@ -102,7 +109,12 @@ class Reading:
         machines = tuple(m for m in fields.pop("machines", ()) if m is not None)
         if not machines and not self.undetermined and not fields.get("template_properties"):
             return None  # no GPU machine here
-        return GpuFootprint(machines=machines, undetermined=tuple(self.undetermined), **fields)
+        return GpuFootprint(
+            machines=machines,
+            undetermined=tuple(self.undetermined),
+            unknown=self.unknown,
+            **fields,
+        )
 
 
 def market(value: Any) -> Market | None:

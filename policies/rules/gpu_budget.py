@@ -3,8 +3,10 @@
 The cost is the cost engine's (``capacity.cost_engine``), the same figures ``gpufleet cost``
 shows for the stack, to the cent: by default the *expected* monthly cost (each resource at
 the size its own settings run, 730 h), or with ``estimate: maximum`` every group at its max
-size. A GPU resource the engine cannot price (a machine the catalog does not know, a size that
-cannot be known) is a violation of its own wherever a budget is set: it could be any amount.
+size. A GPU resource the engine cannot price (a machine the catalog does not know) is a
+violation of its own wherever a budget is set: it could be any amount. One whose machine or
+size is only unknown during a preview is left to ``gpu-size-undetermined``, as Pulumi treats
+values a preview cannot know.
 
 The budget is the policy config's ``monthlyBudgetUsd`` when it sets one, else the
 environment's ``monthly_budget_usd`` from the spec (``gpufleet:limits`` in a generated stack's
@@ -47,7 +49,9 @@ def check_budget(resources: list[StackResource], settings: Settings) -> Findings
     if budget is None:
         return findings
     cost = stack_cost(resources)
-    for line in cost.unpriced:
+    # Capacity unpriced only because a value is unknown in a preview is gpu-size-undetermined's
+    # to report (advisory unless an environment says otherwise), as Pulumi treats unknowns.
+    for line in cost.unpriceable:
         findings.violate(
             f"{line.kind} {line.name} cannot be priced ({line.unpriced}), so the budget of "
             f"${budget:,.2f}/month cannot be checked for it",

@@ -175,3 +175,19 @@ def test_reserved_capacity_is_priced_with_the_stacks_own_commitment_discounts() 
     own = PolicyHarness(config=config, stack_config={**limits, **discounts})
     (message,) = budget_messages(own, [reservation])
     assert "expected GPU cost $35,886.80/month" in message  # 98.32 x 0.5 x 730
+
+
+def test_a_size_unknown_in_a_preview_is_not_a_budget_violation() -> None:
+    """Known once deployed: gpu-size-undetermined reports it (advisory by default); the budget
+    does not fail a preview over it."""
+    from gpufleet.policies.testing import UNKNOWN
+
+    preview = StackInput(
+        "aws:ec2/instance:Instance",
+        {"instanceType": UNKNOWN, "tags": TAGS, "availabilityZone": "us-east-1a"},
+        "computed",
+    )
+    harness = PolicyHarness(config={"gpu-budget": {"monthlyBudgetUsd": 6000}}, dry_run=True)
+    found = harness.analyze_stack([preview])
+    assert [v.policy for v in found if v.level == "mandatory"] == []
+    assert [v.policy for v in found] == ["gpu-size-undetermined"]
