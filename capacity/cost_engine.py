@@ -232,7 +232,7 @@ def _price(
         estimated=tuple(dict.fromkeys(priced.estimated)),
         unpriced=unpriced,
         unknown=unpriced is not None and footprint.unknown,
-        notes=(commitment_note,) if commitment_note else (),
+        notes=(*footprint.notes, *filter(None, [commitment_note])),
         per_run=footprint.run_hours is not None,
         outside_stack=footprint.outside_stack,
         commitment=commitment,
@@ -427,7 +427,8 @@ def _not_priced(
         out.append(
             NotPriced(
                 f"{count} other resource{'s' if count > 1 else ''} ({listed})",
-                "not GPU compute: storage, networking, identity, monitoring and the like",
+                "not read as GPU capacity: storage, networking, identity and the like, or GPU "
+                "capacity of a type gpufleet does not read yet (see README, Limitations)",
             )
         )
     return tuple(out)

@@ -3,12 +3,13 @@
 Capacity that launches from a template (ASG -> launch template, MIG -> instance template)
 names it through a property whose dependencies the engine records even in a preview, when the
 template's id or self link is still unknown; the template's footprint fills in the machines.
-A component has no provider of its own: its children's provider says where it is.
+A VM that runs in a reservation costs nothing of its own only when the reservation is in the
+stack. A component has no provider of its own: its children's provider says where it is.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpufleet.capacity.footprints import read_gpu_footprint, resolve_template
 from gpufleet.capacity.footprints.model import GpuFootprint
@@ -45,19 +46,55 @@ def stack_footprints(resources: list[StackResource]) -> list[StackCapacity]:
         footprint = read.get(r.urn)
         if footprint is None:
             continue
-        template_urn = next(
-            (
+        # Sorted: a group rolling out several versions depends on several templates, and the
+        # engine records property dependencies in no particular order.
+        template_urns = sorted(
+            {
                 urn
                 for prop in footprint.template_properties
                 for urn in r.property_dependencies.get(prop, [])
                 if urn in read and read[urn].is_template
-            ),
-            None,
+            }
         )
         if footprint.template_properties and not footprint.machines:
-            footprint = resolve_template(footprint, read.get(template_urn or ""))
-        out.append(StackCapacity(r, footprint, by_urn.get(template_urn or "")))
+            footprint = resolve_template(footprint, [read[urn] for urn in template_urns])
+        if footprint.market == "in_reservation":
+            footprint = resolve_reservation(footprint, r, read, by_urn)
+        template = by_urn.get(template_urns[0]) if template_urns else None
+        out.append(StackCapacity(r, footprint, template))
     return out
+
+
+def resolve_reservation(
+    footprint: GpuFootprint,
+    resource: StackResource,
+    read: dict[str, GpuFootprint],
+    by_urn: dict[str, StackResource],
+) -> GpuFootprint:
+    """A VM that names a reservation runs at no cost of its own only when the stack holds that
+    reservation (found through the VM's property dependencies, or by name) for the same
+    machine; otherwise the stack pays for it like any VM, and says why."""
+    machines = {m.instance_type for m in footprint.machines}
+    linked = set(resource.property_dependencies.get("reservationAffinity", []))
+    for urn, found in read.items():
+        if found.market != "reserved" or urn == resource.urn:
+            continue
+        other = by_urn[urn]
+        named = other.name in footprint.reservation_names or (
+            other.props.get("name") in footprint.reservation_names
+        )
+        if (urn in linked or named) and machines <= {m.instance_type for m in found.machines}:
+            return footprint
+    where = ", ".join(footprint.reservation_names) or "a reservation"
+    return replace(
+        footprint,
+        market=footprint.market_outside_reservation or "on_demand",
+        notes=(
+            *footprint.notes,
+            f"runs in {where}, which is not in this stack for its machine: priced at its own "
+            "rate (a reservation elsewhere may pay for it)",
+        ),
+    )
 
 
 def stack_capacity(resources: list[StackResource]) -> list[StackCapacity]:

@@ -23,6 +23,7 @@ from gpufleet.engine.capture import STACK_TYPE, Capture, Registration
 from gpufleet.engine.wire import (
     OUTPUT_VALUE_SIG,
     RESOURCE_REF_SIG,
+    SECRET_PLACEHOLDER,
     SECRET_SIG,
     SIG_KEY,
     UNKNOWN,
@@ -273,6 +274,7 @@ def _from_state(value: Any) -> Any:
     if value.get(SIG_KEY) == SECRET_SIG:
         if "plaintext" in value:
             return {SIG_KEY: SECRET_SIG, "value": _from_state(json.loads(value["plaintext"]))}
-        # Encrypted for the stack's secrets provider: not readable here.
-        return {SIG_KEY: SECRET_SIG, "value": UNKNOWN}
+        # Encrypted for the stack's secrets provider: known to the engine, not readable here
+        # (not unknown, as a preview's values are).
+        return {SIG_KEY: SECRET_SIG, "value": SECRET_PLACEHOLDER}
     return {k: _from_state(v) for k, v in value.items()}

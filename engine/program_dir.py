@@ -26,8 +26,7 @@ import pulumi
 import yaml
 
 from gpufleet.engine.capture import Capture, capture_program
-
-SECRET_PLACEHOLDER = "[secret: not decrypted offline]"
+from gpufleet.engine.wire import SECRET_PLACEHOLDER
 
 
 class ProgramError(Exception):

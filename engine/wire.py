@@ -19,6 +19,9 @@ SIG_KEY = "4dabf18193072939515e22adb298388d"
 SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
 RESOURCE_REF_SIG = "5cf8f73096256a8f31e491e813e4eb8e"
 OUTPUT_VALUE_SIG = "d0e6a833031e9bbcd3f4e8bde6ca49a4"
+# What a secret reads as where nothing here can decrypt it (a ``secure:`` config value, a
+# ``ciphertext`` in a stack export): known to the engine, but not to us.
+SECRET_PLACEHOLDER = "[secret: not decrypted offline]"
 
 
 def decode_struct(struct: struct_pb2.Struct) -> dict[str, Any]:

@@ -40,20 +40,31 @@ def read_gpu_footprint(
     return reader(Reading(props, provider_props or {}, machines or shipped_machine_catalog()))
 
 
-def resolve_template(footprint: GpuFootprint, template: GpuFootprint | None) -> GpuFootprint:
-    """``footprint`` with the machines (and market) of the template it launches from."""
+def resolve_template(footprint: GpuFootprint, templates: list[GpuFootprint]) -> GpuFootprint:
+    """``footprint`` with the machines (and market) of the templates it launches from (a group
+    may roll out several versions: each template's machines are an option)."""
     if not footprint.template_properties or footprint.machines:
         return footprint
-    if template is None:
+    if not templates:
         return replace(
             footprint,
             undetermined=(*footprint.undetermined, "its template is not in this stack"),
+            unknown=False,
         )
+    machines = tuple(dict.fromkeys(m for t in templates for m in t.machines))
+    markets = {t.market or "on_demand" for t in templates}
+    notes = footprint.notes
+    if footprint.market is None and len(markets) > 1:
+        notes = (*notes, "its templates differ in pricing: priced at the dearest, on-demand")
+    parts = (footprint, *templates)
     return replace(
         footprint,
-        machines=template.machines,
-        undetermined=footprint.undetermined + template.undetermined,
-        unknown=footprint.unknown or template.unknown,
-        market=footprint.market or template.market or "on_demand",
-        region=footprint.region or template.region,
+        machines=machines,
+        undetermined=tuple(u for f in parts for u in f.undetermined),
+        # Only unknowns when each part's undetermined is only unknowns (or nothing).
+        unknown=all(f.unknown or not f.undetermined for f in parts)
+        and any(f.undetermined for f in parts),
+        market=footprint.market or (markets.pop() if len(markets) == 1 else "on_demand"),
+        region=footprint.region or next((t.region for t in templates if t.region), None),
+        notes=notes,
     )

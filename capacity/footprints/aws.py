@@ -10,11 +10,13 @@ from typing import Any
 
 from gpufleet import resource_types as types
 from gpufleet.capacity.footprints.model import MEMORY_MIB_UNITS, VCPU_UNITS, GpuFootprint, Machine
-from gpufleet.capacity.footprints.reading import Reading, market, number, reads
+from gpufleet.capacity.footprints.reading import Reading, market, reads
 from gpufleet.capacity.property_values import as_list, get_path, is_unknown
+from gpufleet.pricing_models import Market
 
-# SageMaker's own default for MaxRuntimeInSeconds: one day.
+# SageMaker's own default for MaxRuntimeInSeconds (one day), and its limit (28 days).
 SAGEMAKER_DEFAULT_RUNTIME_SECONDS = 86400.0
+SAGEMAKER_MAX_RUNTIME_SECONDS = 28 * 86400.0
 _CAPACITY_UNITS = {"vcpu": VCPU_UNITS, "memory-mib": MEMORY_MIB_UNITS}
 
 
@@ -38,23 +40,34 @@ def _unit(value: Any) -> str:
     return _CAPACITY_UNITS.get(str(value).lower(), "units") if isinstance(value, str) else "units"
 
 
+# AWS's range for weightedCapacity.
+MAX_WEIGHT = 999.0
+
+
 def _weighted(
     r: Reading, entries: list[Any], where: str
 ) -> tuple[list[Machine | None], tuple[float, ...]]:
     """Machines of launch-template overrides or launch specifications, and their weights
     (``weightedCapacity``; AWS requires it on all of them or none)."""
-    machines, weights = [], []
+    machines: list[Machine | None] = []
+    weights: list[float | None] = []
+    given = 0
     for entry in entries:
         if not isinstance(entry, dict):
             continue
         machine = r.machine("aws", get_path(entry, "instanceType"), where)
-        if machine is None:
-            continue
-        machines.append(machine)
-        weights.append(number(get_path(entry, "weightedCapacity"), None))
-    if any(w is None for w in weights) or any(w is not None and w <= 0 for w in weights):
-        return list(machines), ()
-    return list(machines), tuple(w for w in weights if w is not None)
+        raw = get_path(entry, "weightedCapacity")
+        given += raw is not None
+        weight = r.number(raw, "weightedCapacity", None, positive=True, most=MAX_WEIGHT)
+        if machine is not None:
+            machines.append(machine)
+            weights.append(weight)
+    if given and given != len([e for e in entries if isinstance(e, dict)]):
+        r.undetermined.append("weightedCapacity is set on some overrides, not all")
+        return machines, ()
+    if not given or any(w is None for w in weights):
+        return machines, ()
+    return machines, tuple(w for w in weights if w is not None)
 
 
 @reads(types.AWS_LAUNCH_TEMPLATE)
@@ -103,12 +116,20 @@ def autoscaling_group(r: Reading) -> GpuFootprint | None:
         desired = r.count("minSize", where="minSize")
         if desired is None and r.get("minSize") is None:
             desired = 0.0
+    if desired is not None and most is not None and desired > most:
+        r.undetermined.append(f"its desired size {desired:g} is above its max size {most:g}")
+        desired = None
     bought, base, percent = None, None, None
     if mixed:
-        base = number(get_path(mixed, "instancesDistribution", "onDemandBaseCapacity"), 0.0)
-        percent = number(
-            get_path(mixed, "instancesDistribution", "onDemandPercentageAboveBaseCapacity"),
+        distribution = get_path(mixed, "instancesDistribution")
+        base = r.number(
+            get_path(distribution, "onDemandBaseCapacity"), "onDemandBaseCapacity", 0.0, whole=True
+        )
+        percent = r.number(
+            get_path(distribution, "onDemandPercentageAboveBaseCapacity"),
+            "onDemandPercentageAboveBaseCapacity",
             100.0,
+            most=100.0,
         )
         if most is not None and base is not None and percent is not None:
             on_demand = min(base, most) + max(most - base, 0.0) * percent / 100.0
@@ -131,11 +152,18 @@ def autoscaling_group(r: Reading) -> GpuFootprint | None:
 
 
 def _fleet_market(
-    r: Reading, on_demand: float | None, total: float | None, default_type: Any
-) -> tuple[Any, float | None, float | None]:
-    """(market, on-demand base, percentage) of a fleet with a fixed on-demand target."""
-    if on_demand is None or on_demand == 0:
-        return market(default_type) or "on_demand", None, None
+    total: float | None, on_demand: float | None, spot: float | None, default: Market
+) -> tuple[Market, float | None, float | None]:
+    """(market, on-demand base, percentage) of a fleet: its on-demand target, or what its spot
+    target leaves, and the rest in its default capacity type (AWS fills the remainder so)."""
+    if on_demand is None and spot is not None and total is not None:
+        on_demand = max(total - spot, 0.0) if default == "on_demand" else 0.0
+    if on_demand is None:
+        return default, None, None
+    if total is not None and default == "on_demand":
+        on_demand = max(on_demand, total - (spot or 0.0))
+    if on_demand == 0:
+        return "spot", None, None
     if total is not None and on_demand >= total:
         return "on_demand", None, None
     return "mixed", on_demand, 0.0
@@ -151,10 +179,10 @@ def fleet(r: Reading) -> GpuFootprint | None:
     machines, weights = _weighted(r, overrides, "launch template override instanceType")
     spec = ("targetCapacitySpecification",)
     total = r.count(*spec, "totalTargetCapacity", where="target capacity")
-    on_demand = number(r.get(*spec, "onDemandTargetCapacity"), None)
-    bought, base, percent = _fleet_market(
-        r, on_demand, total, r.get(*spec, "defaultTargetCapacityType")
-    )
+    on_demand = r.count(*spec, "onDemandTargetCapacity", where="onDemandTargetCapacity")
+    spot = r.count(*spec, "spotTargetCapacity", where="spotTargetCapacity")
+    default = market(r.get(*spec, "defaultTargetCapacityType")) or "on_demand"
+    bought, base, percent = _fleet_market(total, on_demand, spot, default)
     return r.footprint(
         cloud="aws",
         kind="EC2 Fleet",
@@ -188,8 +216,8 @@ def spot_fleet_request(r: Reading) -> GpuFootprint | None:
     machines = specs + override_machines
     weighted = (spec_weights or not specs) and (override_weights or not override_machines)
     total = r.count("targetCapacity", where="targetCapacity")
-    on_demand = number(r.get("onDemandTargetCapacity"), None)
-    bought, base, percent = _fleet_market(r, on_demand, total, "spot")
+    on_demand = r.count("onDemandTargetCapacity", where="onDemandTargetCapacity")
+    bought, base, percent = _fleet_market(total, on_demand, None, "spot")
     return r.footprint(
         cloud="aws",
         kind="Spot Fleet request",
@@ -240,8 +268,12 @@ def _reserved(r: Reading, kind: str) -> GpuFootprint | None:
 def training_job(r: Reading) -> GpuFootprint | None:
     machine = r.machine("aws", r.get("resourceConfig", "instanceType"), "resourceConfig")
     count = r.count("resourceConfig", "instanceCount", where="instanceCount")
-    max_run = number(
-        r.get("stoppingCondition", "maxRuntimeInSeconds"), SAGEMAKER_DEFAULT_RUNTIME_SECONDS
+    max_run = r.number(
+        r.get("stoppingCondition", "maxRuntimeInSeconds"),
+        "maxRuntimeInSeconds",
+        SAGEMAKER_DEFAULT_RUNTIME_SECONDS,
+        positive=True,
+        most=SAGEMAKER_MAX_RUNTIME_SECONDS,
     )
     return r.footprint(
         cloud="aws",
@@ -264,7 +296,13 @@ def sagemaker_job_template(r: Reading) -> GpuFootprint | None:
         return None  # not captured with its outputs, or the job is in the stack (read there)
     machine = r.machine("aws", r.get("instance_type"), "instance_type")
     count = r.count("instance_count", where="instance_count")
-    max_run = number(r.get("max_run_seconds"), SAGEMAKER_DEFAULT_RUNTIME_SECONDS)
+    max_run = r.number(
+        r.get("max_run_seconds"),
+        "max_run_seconds",
+        SAGEMAKER_DEFAULT_RUNTIME_SECONDS,
+        positive=True,
+        most=SAGEMAKER_MAX_RUNTIME_SECONDS,
+    )
     return r.footprint(
         cloud="aws",
         kind="SageMaker job template",

@@ -9,7 +9,7 @@ from typing import Any
 
 from gpufleet import resource_types as types
 from gpufleet.capacity.footprints.model import GpuFootprint, Machine
-from gpufleet.capacity.footprints.reading import Reading, looks_like_gpu, number, reads
+from gpufleet.capacity.footprints.reading import Reading, looks_like_gpu, reads
 from gpufleet.capacity.property_values import as_list, get_path, is_unknown
 from gpufleet.planner.gcp_machines import GPU_OF_ACCELERATOR, built_in_gpus
 from gpufleet.planner.gpus import normalize_gpu_name
@@ -40,7 +40,14 @@ def _machine(r: Reading, machine_type: Any) -> Machine | None:
         return None
     if accelerators and not is_unknown(machine_type) and machine_type is not None:
         kind = str(get_path(accelerators[0], "type") or "").rsplit("/", 1)[-1]
-        count = number(get_path(accelerators[0], "count"), None)
+        count = r.number(
+            get_path(accelerators[0], "count"),
+            "guest accelerator count",
+            None,
+            whole=True,
+            positive=True,
+            most=16,
+        )
         name = GPU_OF_ACCELERATOR.get(kind) or normalize_gpu_name(kind)
         if name is None or count is None:
             r.undetermined.append(f"guest accelerator {kind!r} is not a known GPU")
@@ -79,6 +86,7 @@ def instance_template(r: Reading) -> GpuFootprint | None:
 def instance(r: Reading) -> GpuFootprint | None:
     machine = _machine(r, r.get("machineType"))
     reserved = r.get("reservationAffinity", "type") == "SPECIFIC_RESERVATION"
+    names = as_list(r.get("reservationAffinity", "specificReservation", "values"))
     return r.footprint(
         cloud="gcp",
         kind="VM instance",
@@ -86,8 +94,11 @@ def instance(r: Reading) -> GpuFootprint | None:
         machines=[machine],
         expected_units=1.0,
         max_units=1.0,
-        # Runs inside a reservation this stack already pays for: not priced twice.
+        # Runs inside a reservation: not priced twice, if the stack has it
+        # (stack_capacity.resolve_reservation).
         market="in_reservation" if reserved else _scheduling_market(r),
+        reservation_names=tuple(n.rsplit("/", 1)[-1] for n in names if isinstance(n, str)),
+        market_outside_reservation=_scheduling_market(r),
         region=_region(r),
         zone=_zone(r),
     )
@@ -123,8 +134,7 @@ def reservation(r: Reading) -> GpuFootprint | None:
         {"guestAccelerators": accelerators} if accelerators else {}, r.provider, r.catalog
     )
     machine = _machine(sub, machine_type)
-    r.undetermined.extend(sub.undetermined)
-    r.unknown = r.unknown or sub.unknown
+    r.absorb(sub)
     count = r.count("specificReservation", "count", where="specificReservation.count")
     return r.footprint(
         cloud="gcp",

@@ -78,6 +78,11 @@ class GpuFootprint:
     run_hours: float | None = None
     # Capacity a run starts outside the stack (a job template): not part of its monthly cost.
     outside_stack: bool = False
+    # For market "in_reservation": the reservations it names, and the market it would be in
+    # were none of them in the stack (then the stack pays for it after all).
+    reservation_names: tuple[str, ...] = ()
+    market_outside_reservation: Market | None = None
+    notes: tuple[str, ...] = ()  # what its price assumes, for people
     spot_name: str = "spot"  # what its provider calls spot capacity
 
     def options(self) -> list[tuple[Machine, float]]:
@@ -119,8 +124,9 @@ class GpuFootprint:
 
 def instances(units: float, weight: float) -> float:
     """Instances of a machine that counts for ``weight`` units it takes to provide ``units``: a
-    weighted group launches until the units are met, so the last instance may overshoot."""
-    return units if weight == 1.0 else math.ceil(units / weight - 1e-9)
+    weighted group launches until the units are met, so the last instance may overshoot; a
+    share of instances (an on-demand percentage) rounds up to whole ones too."""
+    return float(math.ceil(units / weight - 1e-9))
 
 
 class MachineCatalog:

@@ -6,12 +6,14 @@ module and register under the resource types they read with ``@reads(type, ...)`
 ``READERS`` is the registry ``read_gpu_footprint`` dispatches on.
 
 ``Reading`` gives every reader the same rules for what it cannot know: a machine type that is
-unknown during a preview, or looks like a GPU type the catalog does not have, or a count that is
-unknown or not a number, is recorded as *undetermined* (never silently passed).
+unknown during a preview, a secret, not a name, or looks like a GPU type the catalog does not
+have, or a count that is unknown or not a whole number in range (never negative, NaN or
+infinite), is recorded as *undetermined* (never silently passed, never priced as $0).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -19,10 +21,15 @@ from typing import Any
 from gpufleet.capacity.footprints.model import GpuFootprint, Machine, MachineCatalog
 from gpufleet.capacity.property_values import get_path, is_unknown
 from gpufleet.clouds import Cloud
+from gpufleet.engine.wire import SECRET_PLACEHOLDER
 from gpufleet.pricing_models import Market
 
 Reader = Callable[["Reading"], GpuFootprint | None]
 READERS: dict[str, Reader] = {}
+
+# More instances (or capacity units) than any group holds: a size above it is a mistake, not
+# a price to multiply.
+MAX_COUNT = 1_000_000
 
 # Machine type names that look like GPU types, per cloud: one the catalog does not know is
 # reported as undetermined rather than taken for a CPU machine.
@@ -60,16 +67,37 @@ class Reading:
         self.provider = provider
         self.catalog = machines
         self.undetermined: list[str] = []
-        self.unknown = False  # something undetermined is only unknown until the deployment
+        self._unknowns = 0  # of those, values only unknown during a preview
 
     def unknown_value(self, what: str) -> None:
         """Record that ``what`` ("instanceType is", "overrides are") is unknown during a
         preview."""
         self.undetermined.append(f"{what} unknown during preview")
-        self.unknown = True
+        self._unknowns += 1
+
+    def absorb(self, other: Reading) -> None:
+        """Take on what a reading of part of this resource could not determine."""
+        self.undetermined.extend(other.undetermined)
+        self._unknowns += other._unknowns
+
+    @property
+    def only_unknown(self) -> bool:
+        """Whether all it cannot determine is values a preview does not know yet."""
+        return bool(self.undetermined) and self._unknowns == len(self.undetermined)
 
     def get(self, *path: str | int) -> Any:
         return get_path(self.props, *path)
+
+    def _unreadable(self, value: Any, where: str) -> bool:
+        """True (and recorded) for a value nothing here can read: unknown in a preview, or a
+        secret an export does not decrypt."""
+        if is_unknown(value):
+            self.unknown_value(f"{where} is")
+            return True
+        if value == SECRET_PLACEHOLDER:
+            self.undetermined.append(f"{where} is a secret, not decrypted offline")
+            return True
+        return False
 
     def machine(
         self,
@@ -79,13 +107,13 @@ class Reading:
         attached: tuple[str, int] | None = None,
     ) -> Machine | None:
         """The machine for a type property; records why when it cannot be determined."""
-        if instance_type is None:
+        if instance_type is None or self._unreadable(instance_type, where):
             return None
-        if is_unknown(instance_type):
-            self.unknown_value(f"{where} is")
+        if not isinstance(instance_type, str):
+            self.undetermined.append(f"{where} {shown(instance_type)} is not a machine type")
             return None
-        found = self.catalog.machine(cloud, str(instance_type), attached)
-        if found is None and (attached is not None or looks_like_gpu(cloud, str(instance_type))):
+        found = self.catalog.machine(cloud, instance_type, attached)
+        if found is None and (attached is not None or looks_like_gpu(cloud, instance_type)):
             what = f"{instance_type} with {attached[1]} x {attached[0]}" if attached else None
             self.undetermined.append(
                 f"{where} {what or instance_type} is not in the GPU catalog (GPUs unknown)"
@@ -93,17 +121,35 @@ class Reading:
         return found
 
     def count(self, *path: str | int, where: str) -> float | None:
-        value = self.get(*path)
-        if is_unknown(value):
-            self.unknown_value(f"{where} is")
-            return None
+        """A size (instances or capacity units): a whole number from 0 to ``MAX_COUNT``; None,
+        recorded, when it is anything else."""
+        return self.number(self.get(*path), where, None, whole=True)
+
+    def number(
+        self,
+        value: Any,
+        where: str,
+        default: float | None,
+        *,
+        whole: bool = False,
+        positive: bool = False,
+        most: float = MAX_COUNT,
+    ) -> float | None:
+        """A number a property holds (``default`` when absent); None, recorded as undetermined,
+        when it is unknown, a secret, or not a finite number in range."""
         if value is None:
+            return default
+        if self._unreadable(value, where):
             return None
-        try:
-            return float(value)
-        except (TypeError, ValueError):
-            self.undetermined.append(f"{where} {value!r} is not a number")
+        found = _finite(value)
+        if found is None or found < 0 or (positive and found == 0) or found > most:
+            limit = f"from {'1' if positive else '0'} to {most:g}"
+            self.undetermined.append(f"{where} {shown(value)} is not a number {limit}")
             return None
+        if whole and found != int(found):
+            self.undetermined.append(f"{where} {shown(value)} is not a whole number")
+            return None
+        return found
 
     def footprint(self, **fields: Any) -> GpuFootprint | None:
         machines = tuple(m for m in fields.pop("machines", ()) if m is not None)
@@ -112,9 +158,29 @@ class Reading:
         return GpuFootprint(
             machines=machines,
             undetermined=tuple(self.undetermined),
-            unknown=self.unknown,
+            unknown=self.only_unknown,
             **fields,
         )
+
+
+def _finite(value: Any) -> float | None:
+    """A finite float from a number or numeric text; None for anything else (booleans too)."""
+    if isinstance(value, bool):
+        return None
+    try:
+        found = float(value) if isinstance(value, int | float | str) else None
+    except (ValueError, OverflowError):
+        return None
+    return found if found is not None and math.isfinite(found) else None
+
+
+def shown(value: Any) -> str:
+    """A property value in a message, short: what the user wrote, not all of it."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int too long to print
+        return "(a number too long to show)"
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def market(value: Any) -> Market | None:
@@ -123,14 +189,3 @@ def market(value: Any) -> Market | None:
     if is_unknown(value) or value is None:
         return None
     return "spot" if str(value).lower() == "spot" else "on_demand"
-
-
-def number(value: Any, default: float | None) -> float | None:
-    if value is None:
-        return default
-    if is_unknown(value):
-        return None
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None

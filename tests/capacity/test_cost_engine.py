@@ -256,6 +256,14 @@ def test_cpu_machines_and_other_resources_are_named_as_not_priced() -> None:
 
 def test_gcp_spot_instance_and_a_vm_inside_a_reservation() -> None:
     def program() -> None:
+        gcp.compute.Reservation(
+            "r",
+            zone="us-central1-a",
+            specific_reservation={
+                "count": 1,
+                "instance_properties": {"machine_type": "a2-highgpu-1g"},
+            },
+        )
         gcp.compute.Instance(
             "spot-vm",
             machine_type="a2-highgpu-1g",
@@ -291,6 +299,46 @@ def test_gcp_spot_instance_and_a_vm_inside_a_reservation() -> None:
     assert vm.workload == "evals"
     inside = line(cost, "reserved-vm")
     assert inside.pricing == "in_reservation" and inside.expected.monthly_usd == 0.0
+
+
+@pytest.mark.parametrize(
+    ("reservation_machine", "why"),
+    [(None, "not in this stack"), ("a2-highgpu-2g", "not in this stack for its machine")],
+)
+def test_gcp_vm_naming_a_reservation_the_stack_does_not_hold_pays_its_own_rate(
+    reservation_machine: str | None, why: str
+) -> None:
+    def program() -> None:
+        if reservation_machine:
+            gcp.compute.Reservation(
+                "r",
+                zone="us-central1-a",
+                specific_reservation={
+                    "count": 1,
+                    "instance_properties": {"machine_type": reservation_machine},
+                },
+            )
+        gcp.compute.Instance(
+            "vm",
+            machine_type="a2-highgpu-1g",
+            zone="us-central1-a",
+            boot_disk={"initialize_params": {"image": "debian"}},
+            network_interfaces=[{"network": "default"}],
+            reservation_affinity={
+                "type": "SPECIFIC_RESERVATION",
+                "specific_reservation": {
+                    "key": "compute.googleapis.com/reservation-name",
+                    "values": ["r"],
+                },
+            },
+            labels={"workload": "serving"},
+        )
+
+    vm = line(price(program), "vm")
+    assert vm.pricing == "on_demand"
+    assert vm.rate_usd == pytest.approx(on_demand("gcp", "a2-highgpu-1g", "us-central1"))
+    assert vm.expected.monthly_usd == pytest.approx(vm.rate_usd * HOURS_PER_MONTH)
+    assert any("runs in r" in n and why in n for n in vm.notes)
 
 
 def test_gcp_group_takes_its_price_from_its_template() -> None:

@@ -161,10 +161,36 @@ def test_ec2_fleet_overrides_capacity_and_market() -> None:
             "targetCapacitySpecification": {
                 "totalTargetCapacity": 4,
                 "onDemandTargetCapacity": 1,
+                "defaultTargetCapacityType": "spot",
             },
         },
     )
     assert (mixed.market, mixed.on_demand_units(4)) == ("mixed", 1.0)
+    # The rest of the target is the default capacity type: on-demand here, so all of it.
+    rest_on_demand = footprint(
+        "aws:ec2/fleet:Fleet",
+        {
+            "launchTemplateConfigs": [{"overrides": [{"instanceType": "g6.xlarge"}]}],
+            "targetCapacitySpecification": {
+                "totalTargetCapacity": 4,
+                "onDemandTargetCapacity": 2,
+                "defaultTargetCapacityType": "on-demand",
+            },
+        },
+    )
+    assert rest_on_demand.market == "on_demand"
+    spot_target = footprint(
+        "aws:ec2/fleet:Fleet",
+        {
+            "launchTemplateConfigs": [{"overrides": [{"instanceType": "g6.xlarge"}]}],
+            "targetCapacitySpecification": {
+                "totalTargetCapacity": 4,
+                "spotTargetCapacity": 3,
+                "defaultTargetCapacityType": "on-demand",
+            },
+        },
+    )
+    assert (spot_target.market, spot_target.on_demand_units(4)) == ("mixed", 1.0)
     weighted = footprint(
         "aws:ec2/fleet:Fleet",
         {
@@ -260,6 +286,57 @@ def test_training_job_runs_for_its_max_runtime_at_sagemaker_rates() -> None:
 def test_undetermined_machines_are_recorded(instance_type: str, why: str) -> None:
     found = footprint("aws:ec2/instance:Instance", {"instanceType": instance_type})
     assert found.undetermined == (why,) and found.machines == ()
+
+
+@pytest.mark.parametrize(
+    ("props", "why"),
+    [
+        ({"maxSize": -2}, "maxSize -2 is not a number from 0 to 1e+06"),
+        ({"maxSize": "nan"}, "maxSize 'nan' is not a number from 0 to 1e+06"),
+        ({"maxSize": 1e308}, "maxSize 1e+308 is not a number from 0 to 1e+06"),
+        ({"maxSize": 10**5000}, "maxSize (a number too long to show) is not a number from 0"),
+        ({"maxSize": 2.5}, "maxSize 2.5 is not a whole number"),
+        ({"maxSize": True}, "maxSize True is not a number from 0 to 1e+06"),
+        ({"maxSize": 2, "desiredCapacity": 10}, "its desired size 10 is above its max size 2"),
+        (
+            {"maxSize": 2, "weight": "inf"},
+            "weightedCapacity 'inf' is not a number from 1 to 999",
+        ),
+        ({"maxSize": 2, "weight": 0}, "weightedCapacity 0 is not a number from 1 to 999"),
+        ({"maxSize": 2, "type": ["p5.48xlarge"]}, "instanceType ['p5.48xlarge'] is not a machine"),
+        (
+            {"maxSize": 2, "type": "[secret: not decrypted offline]"},
+            "instanceType is a secret, not decrypted offline",
+        ),
+    ],
+)
+def test_sizes_that_are_not_whole_numbers_in_range_are_undetermined(
+    props: dict[str, Any], why: str
+) -> None:
+    """Never a negative, NaN, infinite or fractional count priced as a number: undetermined,
+    so unpriced, and not merely unknown (a budget holds it)."""
+    override: dict[str, Any] = {"instanceType": props.pop("type", "p5.48xlarge")}
+    if "weight" in props:
+        override["weightedCapacity"] = props.pop("weight")
+    found = footprint(
+        ASG,
+        {**props, "mixedInstancesPolicy": {"launchTemplate": {"overrides": [override]}}},
+    )
+    assert any(why in u for u in found.undetermined), found.undetermined
+    assert not found.unknown
+
+
+def test_an_unknown_value_beside_a_definite_problem_is_not_only_unknown() -> None:
+    both = footprint(
+        "aws:ec2/capacityReservation:CapacityReservation",
+        {"instanceType": "p9.96xlarge", "instanceCount": UNKNOWN},
+    )
+    assert len(both.undetermined) == 2 and not both.unknown
+    only = footprint(
+        "aws:ec2/capacityReservation:CapacityReservation",
+        {"instanceType": "p5.48xlarge", "instanceCount": UNKNOWN},
+    )
+    assert only.unknown
 
 
 def test_cpu_machines_hold_no_gpus() -> None:

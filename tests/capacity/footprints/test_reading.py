@@ -35,7 +35,24 @@ def test_resolve_template_fills_in_machines_and_market() -> None:
         {"machineType": "g2-standard-24", "scheduling": {"provisioningModel": "SPOT"}},
     )
     assert group is not None and template is not None
-    resolved = resolve_template(group, template)
+    resolved = resolve_template(group, [template])
     assert resolved.max_gpus == 4 and resolved.market == "spot"
-    missing = resolve_template(group, None)
+    missing = resolve_template(group, [])
     assert missing.undetermined == ("its template is not in this stack",)
+
+
+def test_a_group_rolling_out_two_versions_may_launch_either_templates_machines() -> None:
+    group = read_gpu_footprint(
+        "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager", {"targetSize": 10}
+    )
+    big, small = (
+        read_gpu_footprint(
+            "gcp:compute/instanceTemplate:InstanceTemplate",
+            {"machineType": machine, "scheduling": {"provisioningModel": "SPOT"}},
+        )
+        for machine in ("a3-highgpu-8g", "g2-standard-4")
+    )
+    assert group is not None and big is not None and small is not None
+    both = resolve_template(group, [big, small])
+    assert [m.instance_type for m in both.machines] == ["a3-highgpu-8g", "g2-standard-4"]
+    assert both.max_gpus == 80 and both.market == "spot"
