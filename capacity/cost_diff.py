@@ -69,6 +69,11 @@ class CostDiff:
     def delta(self, which: Figure) -> float:
         return self.total("head", which) - self.total("base", which)
 
+    def unpriced(self, side: Literal["base", "head"]) -> int:
+        """GPU resources a side's totals leave out because they have no price."""
+        report = self.base if side == "base" else self.head
+        return report["totals"]["unpriced"]
+
     @property
     def changed(self) -> list[ResourceChange]:
         """Every added, removed or changed resource, the largest expected change first."""

@@ -135,7 +135,8 @@ class WorkloadCost:
 
     @property
     def unpriced(self) -> list[ResourceCost]:
-        return [r for r in self.resources if r.unpriced is not None]
+        """Resources its totals leave out because they have no price."""
+        return [r for r in self.resources if r.unpriced is not None and r.in_totals]
 
 
 @dataclass(frozen=True)
@@ -270,7 +271,9 @@ class _Pricer:
             machine.cloud, machine.instance_type, self.footprint.region, pricing, machine.attached
         )
         if found is None:
-            self.missing.append(f"{machine.instance_type} has no catalog price")
+            attached = machine.attached
+            paired = f" with {attached[1]} x {attached[0]}" if attached and attached[1] else ""
+            self.missing.append(f"{machine.instance_type}{paired} has no catalog price")
         elif found.estimated:
             self.estimated.append(f"{machine.instance_type}: {found.estimated}")
         return found

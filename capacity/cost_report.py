@@ -19,6 +19,7 @@ from typing import Any
 import jsonschema
 
 from gpufleet.capacity.cost_engine import FIGURES, Amount, Figure, ResourceCost, StackCost
+from gpufleet.json_input import JsonInputError, read_json_file
 
 FORMAT = "gpufleet-cost"
 VERSION = 1
@@ -97,6 +98,7 @@ class CostReport:
                 {
                     "name": w.name,
                     "plan_monthly_usd": _money(w.plan_monthly_usd),
+                    "unpriced": len(w.unpriced),
                     **{
                         which: {
                             "hourly_usd": _rate(w.total(which, hourly=True)),
@@ -169,7 +171,8 @@ def is_report(data: Any) -> bool:
 def check_report(data: Any, source: str) -> dict[str, Any]:
     """``data`` if it is a valid cost report; ReportError naming the first bad field."""
     validator = jsonschema.Draft202012Validator(report_schema())
-    error = next(iter(sorted(validator.iter_errors(data), key=lambda e: list(e.path))), None)
+    # The first problem only: a hostile report can hold millions.
+    error = next(validator.iter_errors(data), None)
     if error is not None:
         field = ".".join(str(p) for p in error.path) or "(top level)"
         raise ReportError(f"{source}: {field}: {error.message} (not a gpufleet cost report)")
@@ -179,13 +182,7 @@ def check_report(data: Any, source: str) -> dict[str, Any]:
 def load_report(path: Path) -> dict[str, Any]:
     """A saved ``gpufleet cost --format json`` report; ReportError if unusable."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ReportError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ReportError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
-    except UnicodeDecodeError:
-        raise ReportError(f"{path}: not valid JSON: not UTF-8 text") from None
-    except RecursionError:
-        raise ReportError(f"{path}: not a cost report: nested too deeply") from None
+        data, _ = read_json_file(path, what="a cost report")
+    except JsonInputError as exc:
+        raise ReportError(str(exc)) from None
     return check_report(data, str(path))

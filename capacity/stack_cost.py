@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from gpufleet.capacity.cost_diff import CostDiff, diff_reports
-from gpufleet.capacity.cost_engine import price_stack
+from gpufleet.capacity.cost_engine import Figure, price_stack
 from gpufleet.capacity.cost_report import (
     Budget,
     CostReport,
@@ -37,7 +37,8 @@ from gpufleet.checks.policy_config import PolicyConfigError, load_policy_config,
 from gpufleet.engine.analyzer_resources import DeploymentError, from_deployment, project_of
 from gpufleet.engine.program_dir import ProgramError
 from gpufleet.engine.stack_source import StackSource, load_stack
-from gpufleet.planner.rates import shipped_rate_card
+from gpufleet.json_input import JsonInputError, read_json_file
+from gpufleet.planner.rates import RateCard, shipped_rate_card
 from gpufleet.policies.stack_limits import limits_in
 from gpufleet.stacks import config_keys
 
@@ -70,20 +71,25 @@ def cost_stack(request: CostRequest) -> CostOutcome:
     """The stack's cost report (and its diff against ``compare_to``). CostInputError for bad
     input; ProgramRunError when the program raises."""
     try:
-        base = _base(request.compare_to) if request.compare_to is not None else None
-        budget, enforced = _policy_budget(request)
+        setting = _budget_setting(request)
         loaded = load_stack(request.source)
+        limits = limits_in(loaded.config)
+        # The base is priced with the head's rate card, so the diff shows what the change does
+        # to the resources, not a difference in assumed discounts.
+        rates = shipped_rate_card(limits.commitment_discounts if limits else None)
+        base = _base(request.compare_to, rates) if request.compare_to is not None else None
     except (ProgramError, DeploymentError, ReportError) as exc:
         raise CostInputError([str(exc)]) from None
     except PolicyConfigError as exc:
         raise CostInputError(exc.problems) from None
-    limits = limits_in(loaded.config)
-    rates = shipped_rate_card(limits.commitment_discounts if limits else None)
     cost = price_stack(stack_resources(loaded.resources), rates, plan=planned(loaded.config))
-    if enforced and budget is None and limits is not None and limits.monthly_budget_usd:
+    budget = setting.budget
+    if setting.enforced and budget is None and limits is not None and limits.monthly_budget_usd:
+        # Where the policy config sets no budget, the policy falls back on the environment's
+        # (generated into the stack config), held to the config's estimate all the same.
         budget = Budget(
             limits.monthly_budget_usd,
-            "expected",
+            setting.estimate,
             f"the spec's monthly_budget_usd ({config_keys.LIMITS_KEY} in the stack config)",
         )
     report = CostReport(loaded.project, request.source.stack, cost, budget)
@@ -99,7 +105,7 @@ def planned(config: dict[str, str]) -> dict[str, float]:
         return {}
     try:
         workloads: Any = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
     if not isinstance(workloads, list):
         return {}
@@ -113,24 +119,31 @@ def planned(config: dict[str, str]) -> dict[str, float]:
     return found
 
 
-def _policy_budget(request: CostRequest) -> tuple[Budget | None, bool]:
-    """(the budget the policy config sets, None where it sets none; whether the gpu-budget
-    policy is on at all), the config validated as ``gpufleet check`` validates it."""
+@dataclass(frozen=True)
+class _BudgetSetting:
+    budget: Budget | None  # the budget the policy config sets; None where it sets none
+    enforced: bool  # whether the gpu-budget policy is on at all
+    estimate: Figure  # the figure a budget holds
+
+
+def _budget_setting(request: CostRequest) -> _BudgetSetting:
+    """What the gpu-budget policy's config says, validated as ``gpufleet check`` validates it."""
     path = request.policy_config
     default = request.pack_dir / "config" / f"{request.source.stack}.json"
     if path is None and default.is_file():
         path = default
     if path is None:
-        return None, True
+        return _BudgetSetting(None, True, "expected")
     config, text = load_policy_config(path)
     level, props = reconcile(_pack_info(), config, path=path, text=text)[BUDGET_POLICY]
+    estimate = props["estimate"]
     if level == "disabled":
-        return None, False
+        return _BudgetSetting(None, False, estimate)
     monthly = props.get("monthlyBudgetUsd")
     if monthly is None:
-        return None, True
+        return _BudgetSetting(None, True, estimate)
     where = f"{path}: {BUDGET_POLICY}.monthlyBudgetUsd"
-    return Budget(float(monthly), props["estimate"], where), True
+    return _BudgetSetting(Budget(float(monthly), estimate, where), True, estimate)
 
 
 def _pack_info() -> PackInfo:
@@ -159,24 +172,18 @@ def _pack_info() -> PackInfo:
     )
 
 
-def _base(path: Path) -> dict[str, Any]:
+def _base(path: Path, rates: RateCard) -> dict[str, Any]:
     """The base to compare with: a saved cost report, or a stack export priced here."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ReportError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ReportError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
-    except UnicodeDecodeError:
-        raise ReportError(f"{path}: not valid JSON: not UTF-8 text") from None
-    except RecursionError:
-        raise ReportError(f"{path}: nested too deeply to be a report or an export") from None
+        data, _ = read_json_file(path, what="a cost report or a stack export")
+    except JsonInputError as exc:
+        raise ReportError(str(exc)) from None
     if is_report(data):
         return check_report(data, str(path))
     if isinstance(data, dict) and "deployment" in data:
         resources = from_deployment(data, str(path))
         stack = resources[0].urn.split("::", 1)[0].rsplit(":", 1)[-1] if resources else ""
-        cost = price_stack(stack_resources(resources), shipped_rate_card())
+        cost = price_stack(stack_resources(resources), rates)
         return CostReport(project_of(resources), stack, cost).as_dict()
     raise ReportError(
         f"{path}: neither a gpufleet cost report (--format json) nor a pulumi stack export"

@@ -8,27 +8,20 @@ file and line when known, shown on the pull request's diff. ``job_summary`` is m
 from __future__ import annotations
 
 from gpufleet.checks.check_run import CheckReport, Finding
-
-
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+from gpufleet.github_text import command_data, command_property
 
 
 def workflow_annotations(report: CheckReport) -> list[str]:
     lines = []
     for finding in report.findings:
         command = "error" if finding.level == "mandatory" else "warning"
-        properties = [f"title={_escape_property(f'gpufleet {finding.policy}')}"]
+        properties = [f"title={command_property(f'gpufleet {finding.policy}')}"]
         if finding.location is not None:
             properties.insert(0, f"line={finding.location.line}")
-            properties.insert(0, f"file={_escape_property(finding.location.path)}")
+            properties.insert(0, f"file={command_property(finding.location.path)}")
         subject = f"{finding.resource_name}: " if finding.resource_name else ""
         lines.append(
-            f"::{command} {','.join(properties)}::{_escape_data(subject + finding.message)}"
+            f"::{command} {','.join(properties)}::{command_data(subject + finding.message)}"
         )
     return lines
 

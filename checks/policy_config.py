@@ -11,7 +11,6 @@ properties are errors too.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 import jsonschema
 
 from gpufleet.checks.analyzer_protocol import LEVELS, PackInfo
+from gpufleet.json_input import JsonInputError, read_json_file
 
 ALL = "all"
 
@@ -32,13 +32,9 @@ class PolicyConfigError(Exception):
 def load_policy_config(path: Path) -> tuple[dict[str, Any], str]:
     """(the parsed file, its text); PolicyConfigError for an unreadable or non-object file."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise PolicyConfigError([f"{path}: cannot read: {exc.strerror or exc}"]) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise PolicyConfigError([f"{path}:{exc.lineno}: not valid JSON: {exc.msg}"]) from None
+        data, text = read_json_file(path, what="a policy config")
+    except JsonInputError as exc:
+        raise PolicyConfigError([str(exc)]) from None
     if not isinstance(data, dict):
         raise PolicyConfigError([f"{path}:1: expected an object of policy name -> settings"])
     return data, text

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
-from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
@@ -27,14 +25,17 @@ def render(report: CheckReport, fmt: str, *, fallback_uri: str) -> str:
 
         return junit_xml(report) + "\n"
     if fmt == "github":
-        from gpufleet.checks.github_report import job_summary, workflow_annotations
+        from gpufleet.checks.github_report import workflow_annotations
 
-        summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
-        if summary_path:
-            with Path(summary_path).open("a", encoding="utf-8") as handle:
-                handle.write(job_summary(report) + "\n")
         return "".join(line + "\n" for line in workflow_annotations(report))
     return table(report)
+
+
+def job_summary(report: CheckReport) -> str:
+    """The markdown ``--format github`` adds to GitHub's job summary."""
+    from gpufleet.checks import github_report
+
+    return github_report.job_summary(report)
 
 
 def _finding_json(f: Finding) -> dict[str, object]:

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
-from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -23,6 +21,12 @@ from gpufleet.capacity.cost_report import CostReport
 from gpufleet.capacity.stack_cost import CostOutcome
 from gpufleet.cli import tables
 from gpufleet.cli.tables import L, R
+from gpufleet.github_text import (
+    command_data,
+    command_property,
+    markdown_code,
+    markdown_text,
+)
 
 ESTIMATED = "~"
 UNPRICED = "unpriced"
@@ -32,14 +36,10 @@ TOP_CHANGES = 10
 
 def render(outcome: CostOutcome, fmt: str) -> str:
     if fmt == "json":
-        return json.dumps(report_json(outcome), indent=2) + "\n"
+        return json.dumps(report_json(outcome), indent=2, allow_nan=False) + "\n"
     if fmt == "markdown":
         return markdown(outcome)
     if fmt == "github":
-        summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
-        if summary_path:
-            with Path(summary_path).open("a", encoding="utf-8") as handle:
-                handle.write(markdown(outcome) + "\n")
         return "".join(line + "\n" for line in workflow_commands(outcome))
     return table(outcome)
 
@@ -143,10 +143,11 @@ def table(outcome: CostOutcome) -> str:
         if workload is None:  # every resource of it removed
             row += ["", tables.money(0.0), tables.money(0.0)]
         else:
+            unpriced = len(workload.unpriced)
             row += [
-                tables.money(workload.total("expected", hourly=True)),
-                tables.money(workload.total("expected")),
-                tables.money(workload.total("maximum")),
+                _sum(workload.total("expected", hourly=True), unpriced),
+                _sum(workload.total("expected"), unpriced),
+                _sum(workload.total("maximum"), unpriced),
             ]
         if plan:
             planned = None if workload is None else workload.plan_monthly_usd
@@ -177,14 +178,15 @@ def table(outcome: CostOutcome) -> str:
                     row.append("")
                 grid.add_row(*row, *_resource_change(change))
     grid.add_section()
+    unpriced = len(report.cost.unpriced)
     total = [
-        tables.bold("total"),
+        tables.bold(f"total ({_leaving_out(unpriced)})" if unpriced else "total"),
         "",
         "",
         "",
-        tables.money(report.cost.total("expected", hourly=True)),
-        tables.money(report.cost.total("expected")),
-        tables.money(report.cost.total("maximum")),
+        _sum(report.cost.total("expected", hourly=True), unpriced),
+        _sum(report.cost.total("expected"), unpriced),
+        _sum(report.cost.total("maximum"), unpriced),
     ]
     if plan:
         total.append(tables.money(report.plan_monthly_usd or 0.0))
@@ -290,9 +292,23 @@ def _signed(value: float, unit: str = "") -> str:
 # --- markdown: the pull-request comment ----------------------------------------------------
 
 
-def _md(text: str) -> str:
-    """Text for a markdown table cell: pipes and line breaks would end the cell."""
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+def _sum(total: float, unpriced: int, unit: str = "") -> str:
+    """A sum of money that leaves out ``unpriced`` resources says so: never $0 by omission."""
+    if not unpriced:
+        return f"{unit}{tables.money(total)}"
+    if not total:
+        return UNPRICED
+    return f"{unit}{tables.money(total)} + {UNPRICED}"
+
+
+def _leaving_out(unpriced: int) -> str:
+    """What a total says when it cannot be the whole cost."""
+    return f"not counting {unpriced} unpriced GPU resource{'s' if unpriced > 1 else ''}"
+
+
+def _row(*cells: str) -> str:
+    """A markdown table row of cells already made safe."""
+    return "| " + " | ".join(cells) + " |"
 
 
 def _usd(value: float | None) -> str:
@@ -303,13 +319,18 @@ def markdown(outcome: CostOutcome) -> str:
     report, diff = outcome.report, outcome.diff
     cost = report.cost
     expected, maximum = cost.total("expected"), cost.total("maximum")
-    out = [f"### gpufleet cost: `{_md(report.stack)}`", ""]
-    headline = f"**{_usd(expected)}/month expected**"
+    out = [f"### gpufleet cost: {markdown_code(report.stack)}", ""]
+    asides = []
     if diff is not None:
         delta = diff.delta("expected")
         base = diff.total("base", "expected")
         percent = f", {100 * delta / base:+.1f}%" if base else ""
-        headline += f" ({_signed(delta, '$')}{percent} against the base)"
+        asides.append(f"{_signed(delta, '$')}{percent} against the base")
+    if cost.unpriced:
+        asides.append(_leaving_out(len(cost.unpriced)))
+    headline = f"**{_usd(expected)}/month expected**"
+    if asides:
+        headline += f" ({'; '.join(asides)})"
     headline += f" · maximum {_usd(maximum)}/month"
     if report.plan_monthly_usd is not None:
         headline += f" · plan {_usd(report.plan_monthly_usd)}/month"
@@ -318,11 +339,14 @@ def markdown(outcome: CostOutcome) -> str:
     budget = _budget_line(report)
     if budget is not None:
         marker = ":x:" if report.over_budget_usd is not None else ":white_check_mark:"
-        out += [f"{marker} {_md(budget)}", ""]
+        out += [f"{marker} {markdown_text(budget)}", ""]
     if cost.unpriced:
         out.append(
             f":warning: {len(cost.unpriced)} GPU resource(s) cannot be priced: "
-            + ", ".join(f"`{_md(r.name)}` ({_md(r.unpriced or '')})" for r in cost.unpriced)
+            + ", ".join(
+                f"{markdown_code(r.name)} ({markdown_text(r.unpriced or '')})"
+                for r in cost.unpriced
+            )
         )
         out.append("")
     if diff is not None:
@@ -344,6 +368,13 @@ def _markdown_diff(diff: CostDiff) -> list[str]:
             f"{_usd(diff.total('head', which))} | {_signed(diff.delta(which), '$')} |"
         )
     out.append("")
+    unpriced = {side: diff.unpriced(side) for side in ("base", "head")}
+    if any(unpriced.values()):
+        out += [
+            f":warning: Totals leave out GPU resources without a price: {unpriced['base']} in "
+            f"the base, {unpriced['head']} in this change; the delta is of what is priced.",
+            "",
+        ]
     if not changed:
         out += ["No GPU resource changes cost.", ""]
         return out
@@ -360,7 +391,9 @@ def _markdown_diff(diff: CostDiff) -> list[str]:
         if c.head is None:
             head = "-"
         delta = UNPRICED if unpriced else _signed(c.delta("expected"), "$")
-        out.append(f"| {_md(c.workload)} | `{_md(c.name)}` | {_md(what)} | {head} | {delta} |")
+        out.append(
+            _row(markdown_text(c.workload), markdown_code(c.name), markdown_text(what), head, delta)
+        )
     out.append("")
     return out
 
@@ -374,9 +407,12 @@ def _markdown_workloads(report: CostReport) -> list[str]:
         rule += "---:|"
     out = [header, rule]
     for w in report.cost.workloads:
-        row = (
-            f"| {_md(w.name)} | {tables.money(w.total('expected', hourly=True))} | "
-            f"{_usd(w.total('expected'))} | {_usd(w.total('maximum'))} |"
+        unpriced = len(w.unpriced)
+        row = _row(
+            markdown_text(w.name),
+            _sum(w.total("expected", hourly=True), unpriced),
+            _sum(w.total("expected"), unpriced, "$"),
+            _sum(w.total("maximum"), unpriced, "$"),
         )
         if plan:
             row += f" {_usd(w.plan_monthly_usd) if w.plan_monthly_usd is not None else '-'} |"
@@ -398,22 +434,24 @@ def _markdown_details(report: CostReport) -> list[str]:
         mark = ESTIMATED if line.estimated else ""
         rate = "" if line.rate_usd is None else f"{line.rate_usd:.4f}{mark}"
         out.append(
-            f"| {_md(line.workload)} | `{_md(line.name)}` | {_md(_pricing(line))} | "
-            f"{_md(_instances(line))} | {rate} | {_usd(line.expected.monthly_usd)}{mark} | "
-            f"{_usd(line.maximum.monthly_usd)}{mark} |"
+            _row(
+                markdown_text(line.workload),
+                markdown_code(line.name),
+                markdown_text(_pricing(line)),
+                markdown_text(_instances(line)),
+                rate,
+                f"{_usd(line.expected.monthly_usd)}{mark}",
+                f"{_usd(line.maximum.monthly_usd)}{mark}",
+            )
         )
     out.append("")
     for note in _footnotes(report):
-        out.append(f"- {_md(note)}")
+        out.append(f"- {markdown_text(note)}")
     out += ["", f"Prices as of {report.cost.catalog_as_of}.", "", "</details>"]
     return out
 
 
 # --- GitHub workflow commands --------------------------------------------------------------
-
-
-def _escape(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def workflow_commands(outcome: CostOutcome) -> list[str]:
@@ -422,20 +460,23 @@ def workflow_commands(outcome: CostOutcome) -> list[str]:
     report = outcome.report
     cost = report.cost
     lines = []
+    title = f"title=gpufleet cost {command_property(report.stack)}"
     if report.over_budget_usd is not None:
-        lines.append(
-            f"::error title=gpufleet cost {report.stack}::{_escape(_budget_line(report) or '')}"
-        )
+        lines.append(f"::error {title}::{command_data(_budget_line(report) or '')}")
+    failing = {r.urn for r in cost.unpriceable} if report.budget is not None else set()
     for r in cost.unpriced:
+        # Under a budget, GPU capacity without a price fails it, as gpu-budget does.
+        level = "error" if r.urn in failing else "warning"
         lines.append(
-            f"::warning title=gpufleet cost {report.stack}::"
-            f"{_escape(f'{r.name}: cannot be priced: {r.unpriced}')}"
+            f"::{level} {title}::{command_data(f'{r.name}: cannot be priced: {r.unpriced}')}"
         )
     summary = (
         f"{report.stack}: ${tables.money(cost.total('expected'))}/month expected, "
         f"${tables.money(cost.total('maximum'))}/month maximum"
     )
+    if cost.unpriced:
+        summary += f", {_leaving_out(len(cost.unpriced))}"
     if outcome.diff is not None:
         summary += f" ({_signed(outcome.diff.delta('expected'), '$')} against the base)"
-    lines.append(f"::notice title=gpufleet cost {report.stack}::{_escape(summary)}")
+    lines.append(f"::notice {title}::{command_data(summary)}")
     return lines

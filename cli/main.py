@@ -7,6 +7,7 @@ be placed) or over an environment's budget; 2 bad input (spec errors, unknown na
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -46,6 +47,29 @@ def _fail_input(lines: list[str]) -> NoReturn:
     for line in lines:
         click.echo(line, err=True)
     sys.exit(2)
+
+
+def _emit_report(text: str, output: Path | None, *, job_summary: str | None = None) -> None:
+    """A report to ``--output`` (atomically) or standard output, and with ``--format github``
+    its markdown appended to GitHub's job summary (``$GITHUB_STEP_SUMMARY``) when the job has
+    one. A file that cannot be written is one line, exit 2."""
+    from gpufleet.atomic_write import atomic_write_text
+
+    summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if job_summary is not None and summary_path:
+        try:
+            with Path(summary_path).open("a", encoding="utf-8") as handle:
+                handle.write(job_summary + "\n")
+        except OSError as exc:
+            why = exc.strerror or exc
+            _fail_input([f"{summary_path} ($GITHUB_STEP_SUMMARY): cannot write: {why}"])
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        atomic_write_text(output, text)
+    except OSError as exc:
+        _fail_input([f"{output}: cannot write: {exc.strerror or exc}"])
 
 
 def _load_catalog(path: Path | None) -> Catalog:
@@ -498,7 +522,6 @@ def check(
     """
     if stack is None:
         _fail_input(["give --env ENV (or --stack NAME): which stack to check"])
-    from gpufleet.atomic_write import atomic_write_text
     from gpufleet.checks.stack_check import CheckInputError, CheckRequest, check_stack
     from gpufleet.cli import check_render
     from gpufleet.engine.program_dir import ProgramRunError
@@ -527,10 +550,8 @@ def check(
             f"{write_baseline_to}: {outcome.baseline_recorded} finding(s) recorded", err=True
         )
     text = check_render.render(outcome.report, fmt, fallback_uri=outcome.fallback_uri)
-    if output is not None:
-        atomic_write_text(output, text)
-    else:
-        click.echo(text, nl=False)
+    summary = check_render.job_summary(outcome.report) if fmt == "github" else None
+    _emit_report(text, output, job_summary=summary)
     sys.exit(1 if outcome.report.mandatory else 0)
 
 
@@ -600,7 +621,6 @@ def cost(
     """
     if stack is None:
         _fail_input(["give --env ENV (or --stack NAME): which stack to price"])
-    from gpufleet.atomic_write import atomic_write_text
     from gpufleet.capacity.stack_cost import CostInputError, CostRequest, cost_stack
     from gpufleet.cli import cost_render
     from gpufleet.engine.program_dir import ProgramRunError
@@ -623,10 +643,8 @@ def cost(
         click.echo(exc.describe(), err=True)
         sys.exit(1)
     text = cost_render.render(outcome, fmt)
-    if output is not None:
-        atomic_write_text(output, text)
-    else:
-        click.echo(text, nl=False)
+    summary = cost_render.markdown(outcome) if fmt == "github" else None
+    _emit_report(text, output, job_summary=summary)
     sys.exit(1 if outcome.report.fails_budget else 0)
 
 

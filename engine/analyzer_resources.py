@@ -28,6 +28,7 @@ from gpufleet.engine.wire import (
     SIG_KEY,
     UNKNOWN,
 )
+from gpufleet.json_input import JsonInputError, read_json_file
 
 
 class DeploymentError(ValueError):
@@ -147,15 +148,9 @@ def _config_value(text: str) -> Any:
 def load_deployment(path: Path) -> tuple[list[AnalyzerResource], str]:
     """(the resources, the project name) of a stack export file; DeploymentError if unusable."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise DeploymentError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise DeploymentError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
-    except UnicodeDecodeError:
-        raise DeploymentError(f"{path}: not valid JSON: not UTF-8 text") from None
-    except RecursionError:
-        raise DeploymentError(f"{path}: not a stack export: nested too deeply") from None
+        data, _ = read_json_file(path, what="a stack export")
+    except JsonInputError as exc:
+        raise DeploymentError(str(exc)) from None
     resources = from_deployment(data, str(path))
     return resources, project_of(resources)
 
@@ -176,18 +171,28 @@ def from_deployment(data: Any, source: str) -> list[AnalyzerResource]:
     resources = deployment.get("resources") if isinstance(deployment, dict) else None
     if not isinstance(resources, list):
         raise DeploymentError(f"{source}: deployment.resources is missing")
-    by_urn = {r.get("urn"): r for r in resources if isinstance(r, dict)}
+    by_urn = {r.get("urn"): r for r in resources if isinstance(r, dict) and not r.get("delete")}
     out = []
+    seen: set[str] = set()
     for index, r in enumerate(resources):
         where = f"{source}: deployment.resources[{index}]"
         if not isinstance(r, dict) or not isinstance(r.get("urn"), str):
             raise DeploymentError(f"{where}: has no urn")
         if not isinstance(r.get("type"), str):
             raise DeploymentError(f"{where}.type: missing or not a string")
+        if r.get("delete"):
+            # The old half of a replacement, waiting to be deleted: not what the stack runs.
+            continue
+        # Pulumi refuses such a checkpoint too; here it would count one resource twice.
+        if r["urn"] in seen:
+            raise DeploymentError(f"{where}.urn: {r['urn']} appears more than once")
+        seen.add(r["urn"])
         try:
             out.append(_deployed(r, by_urn))
         except _BadFieldError as exc:
             raise DeploymentError(f"{where}.{exc}") from None
+        except RecursionError:
+            raise DeploymentError(f"{where}: nested too deeply") from None
     return out
 
 
@@ -250,6 +255,8 @@ def _state_field(r: dict[str, Any], key: str) -> dict[str, Any]:
         return _from_state(value)
     except (ValueError, TypeError):
         raise _BadFieldError(f"{key}: a secret's plaintext is not JSON text") from None
+    except RecursionError:
+        raise _BadFieldError(f"{key}: nested too deeply") from None
 
 
 def _urn_name(urn: str) -> str:

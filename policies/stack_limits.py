@@ -18,6 +18,7 @@ the pack starts without it.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -43,11 +44,11 @@ _current: ContextVar[StackLimits | None] = ContextVar("gpufleet_stack_limits", d
 
 
 def limits_in(config: Mapping[str, str]) -> StackLimits | None:
-    """The limits in an engine config map, None when it has no ``gpufleet:limits``."""
-    text = config.get(config_keys.LIMITS_KEY)
-    if not text:
-        return None
-    return _parse(text, config.get(config_keys.COMMITMENT_DISCOUNTS_KEY) or "")
+    """The limits in an engine config map, None when it has neither ``gpufleet:limits`` nor
+    ``gpufleet:commitmentDiscounts``."""
+    text = config.get(config_keys.LIMITS_KEY) or ""
+    discounts = config.get(config_keys.COMMITMENT_DISCOUNTS_KEY) or ""
+    return _parse(text, discounts) if text or discounts else None
 
 
 @contextmanager
@@ -69,24 +70,19 @@ def stack_limits() -> StackLimits:
     config = pulumi.Config(config_keys.GPUFLEET)
     text = config.get(config_keys.LIMITS)
     discounts = config.get(config_keys.COMMITMENT_DISCOUNTS) or ""
-    return _parse(text, discounts) if text else StackLimits()
+    return _parse(text or "", discounts)
 
 
 @cache
 def _parse(text: str, discounts_text: str) -> StackLimits:
     discounts = _discounts(discounts_text)
-    try:
-        limits: Any = json.loads(text)
-    except ValueError:
-        return StackLimits(commitment_discounts=discounts)
+    limits = _json(text)
     if not isinstance(limits, dict):
         return StackLimits(commitment_discounts=discounts)
     budget = limits.get(config_keys.MONTHLY_BUDGET_USD)
     allowed = limits.get(config_keys.ALLOWED_GPUS)
     return StackLimits(
-        monthly_budget_usd=float(budget)
-        if isinstance(budget, int | float) and not isinstance(budget, bool)
-        else None,
+        monthly_budget_usd=_positive(budget),
         allowed_gpus=tuple(str(g) for g in allowed) if isinstance(allowed, list) else None,
         commitment_discounts=discounts,
     )
@@ -95,10 +91,7 @@ def _parse(text: str, discounts_text: str) -> StackLimits:
 def _discounts(text: str) -> dict[str, dict[str, float]] | None:
     """``gpufleet:commitmentDiscounts``: cloud -> term -> fraction; None when absent or not
     that shape (then the defaults apply, as for a hand-written stack)."""
-    try:
-        found: Any = json.loads(text) if text else None
-    except ValueError:
-        return None
+    found = _json(text)
     if not isinstance(found, dict):
         return None
     return {
@@ -110,3 +103,18 @@ def _discounts(text: str) -> dict[str, dict[str, float]] | None:
         for cloud, terms in found.items()
         if isinstance(terms, dict)
     }
+
+
+def _positive(value: Any) -> float | None:
+    """A budget that can be one: a finite number above zero."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and 0 < value < math.inf:
+        return float(value)
+    return None
+
+
+def _json(text: str) -> Any:
+    """``text`` parsed, None when it is not JSON (a hand-edited config: the defaults apply)."""
+    try:
+        return json.loads(text) if text else None
+    except (ValueError, RecursionError):
+        return None

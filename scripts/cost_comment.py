@@ -28,6 +28,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from gpufleet.github_text import markdown_code, markdown_text
+
 MARKER = "<!-- gpufleet-cost -->"
 LIMIT = 60_000  # characters, under GitHub's 65,536 for a comment
 DETAILS = "<details>"
@@ -53,11 +55,15 @@ def environment_section(
         check=False,
     )
     if priced.returncode >= 2 or not priced.stdout:
-        return f"### gpufleet cost: `{env}`\n\nFailed: {priced.stderr.strip()}\n", 2
+        failed = markdown_text(priced.stderr.strip())
+        return f"### gpufleet cost: {markdown_code(env)}\n\nFailed: {failed}\n", 2
     text = priced.stdout
     if not compare:
         why = captured.stderr.strip().splitlines()[-1:] or ["no stack"]
-        text += f"\n_No base to compare with: the base branch's `{env}` stack: {why[0]}_\n"
+        text += (
+            f"\n_No base to compare with: the base branch's {markdown_code(env)} stack: "
+            f"{markdown_text(why[0])}_\n"
+        )
     return text, priced.returncode
 
 

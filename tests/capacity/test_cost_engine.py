@@ -336,8 +336,9 @@ def test_gcp_vm_naming_a_reservation_the_stack_does_not_hold_pays_its_own_rate(
 
     vm = line(price(program), "vm")
     assert vm.pricing == "on_demand"
-    assert vm.rate_usd == pytest.approx(on_demand("gcp", "a2-highgpu-1g", "us-central1"))
-    assert vm.expected.monthly_usd == pytest.approx(vm.rate_usd * HOURS_PER_MONTH)
+    rate = on_demand("gcp", "a2-highgpu-1g", "us-central1")
+    assert vm.rate_usd == pytest.approx(rate)
+    assert vm.expected.monthly_usd == pytest.approx(rate * HOURS_PER_MONTH)
     assert any("runs in r" in n and why in n for n in vm.notes)
 
 
@@ -479,3 +480,21 @@ def test_resources_of_an_untagged_component_go_under_its_name() -> None:
 
     cost = price(lambda: Trainer("llama"))
     assert [w.name for w in cost.workloads] == ["llama"]
+
+
+def test_an_n1_host_with_a_gpu_count_the_catalog_does_not_pair_is_unpriced_and_says_so() -> None:
+    def program() -> None:
+        gcp.compute.Instance(
+            "n1",
+            machine_type="n1-standard-8",
+            zone="us-central1-a",
+            boot_disk={"initialize_params": {"image": "debian"}},
+            network_interfaces=[{"network": "default"}],
+            guest_accelerators=[{"type": "nvidia-tesla-t4", "count": 3}],
+            scheduling={"on_host_maintenance": "TERMINATE"},
+            labels={"workload": "evals"},
+        )
+
+    vm = line(price(program), "n1")
+    assert vm.expected.monthly_usd is None
+    assert vm.unpriced == "n1-standard-8 with 3 x T4 has no catalog price"

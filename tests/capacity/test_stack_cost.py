@@ -6,6 +6,7 @@ line naming the file and the field."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -112,7 +113,7 @@ def test_compare_to_a_saved_report_or_an_export(tmp_path: Path) -> None:
         ('{"format": "gpufleet-cost", "version": 2}', ": (top level): 'project' is a required"),
         ("[1, 2]", ": neither a gpufleet cost report (--format json) nor a pulumi stack export"),
         ('{"version": 3, "deployment": {}}', ": deployment.resources is missing"),
-        ("[" * 100_000 + "]" * 100_000, ": nested too deeply to be a report or an export"),
+        ("[" * 100_000 + "]" * 100_000, ": not a cost report or a stack export: nested too deeply"),
     ],
 )
 def test_a_base_that_is_neither_is_one_line(tmp_path: Path, text: str, problem: str) -> None:
@@ -175,4 +176,38 @@ def test_an_export_that_is_not_text_is_one_line(tmp_path: Path) -> None:
     export.write_bytes(b"\xff\xfe\x00garbage")
     with pytest.raises(CostInputError) as raised:
         cost_stack(request(export_file=export))
-    assert raised.value.problems == [f"{export}: not valid JSON: not UTF-8 text"]
+    assert raised.value.problems == [f"{export}:1: not valid JSON: not UTF-8 text"]
+
+
+def test_a_policy_configs_estimate_holds_the_specs_budget_too(tmp_path: Path) -> None:
+    """As gpu-budget does: no monthlyBudgetUsd in the policy config, so the environment's
+    budget applies, to the figure the config names."""
+    config = tmp_path / "policy.json"
+    config.write_text(json.dumps({"gpu-budget": {"estimate": "maximum"}}))
+    budget = cost_stack(request(policy_config=config)).report.budget
+    assert budget is not None and (budget.monthly_usd, budget.estimate) == (150_000, "maximum")
+    assert "gpufleet:limits" in budget.source
+
+
+def test_an_exported_base_is_priced_with_the_heads_commitment_discounts(tmp_path: Path) -> None:
+    """The stack compared with its own export shows no change, even where its config sets
+    discounts other than the shipped ones: the diff is the resources', not the rate cards'."""
+    program = tmp_path / "program"
+    shutil.copytree(PROGRAM, program)
+    head = program / "Pulumi.head.yaml"
+    discounts = json.dumps({"aws": {"reserved_1y": 0.9}})
+    head.write_text(head.read_text() + f"  gpufleet:commitmentDiscounts: '{discounts}'\n")
+    export = tmp_path / "head.json"
+    write_deployment(run_program_dir(program, "head"), export)
+    outcome = cost_stack(request("head", program, compare_to=export))
+    reservation = next(r for r in outcome.report.cost.resources if r.name == "serving-reservation")
+    shipped = next(
+        r
+        for r in cost_stack(request("head", PROGRAM)).report.cost.resources
+        if r.name == "serving-reservation"
+    )
+    assert reservation.pricing == shipped.pricing == "reserved_1y"
+    assert reservation.rate_usd is not None and shipped.rate_usd is not None
+    assert reservation.rate_usd < shipped.rate_usd  # the stack's 90% discount applies
+    assert outcome.diff is not None and not outcome.diff.changed
+    assert outcome.diff.delta("expected") == 0 and outcome.diff.delta("maximum") == 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -105,7 +106,7 @@ def test_over_budget_or_unpriced_under_a_budget_exits_1(tmp_path: Path) -> None:
     assert unpriced.exit_code == 1 and "unpriced: mystery" in unpriced.stdout
     config.write_text(json.dumps({"gpu-budget": {"monthlyBudgetUsd": 1000}}))
     over = cost("--env", "prod", "--policy-config", str(config), "--format", "markdown")
-    assert over.exit_code == 1 and ":x: budget $1,000.00/month" in over.stdout
+    assert over.exit_code == 1 and ":x: budget \\$1,000.00/month" in over.stdout
 
 
 GPUFLEET = [sys.executable, "-m", "gpufleet", "cost"]
@@ -133,3 +134,100 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], messa
     assert result.stdout == "" and "Traceback" not in result.stderr
     (line,) = result.stderr.strip().splitlines()
     assert message in line
+
+
+HOSTILE_NAME = "gpu|</details>`@acme/ml-team`[x](https://evil.example)"
+
+
+def test_names_from_the_program_cannot_break_or_abuse_the_comment(tmp_path: Path) -> None:
+    """The program is the pull request's: a resource name must not end a cell or the details,
+    open a link, ping a team, or inject a workflow command."""
+    (tmp_path / "Pulumi.yaml").write_text("name: hostile\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  aws:region: us-east-1\n")
+    (tmp_path / "__main__.py").write_text(
+        "import pulumi_aws as aws\n"
+        f"aws.ec2.Instance({HOSTILE_NAME!r}, instance_type='g6.xlarge', ami='ami-1',"
+        " tags={'workload': 'w|x\\n::error::forged'})\n"
+        f"aws.ec2.Instance('p9|@acme/ml-team', instance_type='p9.96xlarge', ami='ami-1')\n"
+    )
+    args = ("--program", str(tmp_path), "--stack", "dev")
+    comment = cost(*args, "--format", "markdown").stdout
+    assert comment.count("</details>") == 1 and comment.rstrip().endswith("</details>")
+    assert "@acme" not in comment and not re.search(r"(?<!\\)\]\(", comment)  # no link
+    for row in (line for line in comment.splitlines() if "gpu" in line and line.startswith("|")):
+        assert row.count("|") - row.count("\\|") == 8, row  # 7 cells, none split
+    commands = cost(*args, "--format", "github").stdout.splitlines()
+    assert all(line.startswith(("::warning ", "::notice ", "::error ")) for line in commands)
+    assert not any("::error::forged" in line for line in commands)
+
+
+def test_totals_say_what_they_leave_out_and_unpriced_under_a_budget_is_an_error(
+    tmp_path: Path,
+) -> None:
+    table = head()
+    assert "total (not counting 1 unpriced GPU resource)" in table.stdout
+    comment = head("--format", "markdown").stdout
+    assert "/month expected** (not counting 1 unpriced GPU resource)" in comment
+    plain = head("--format", "github").stdout.splitlines()
+    assert plain[0].startswith("::warning ") and "not counting 1 unpriced" in plain[-1]
+    config = tmp_path / "policy.json"
+    config.write_text(json.dumps({"gpu-budget": {"monthlyBudgetUsd": 1_000_000}}))
+    budgeted = head("--format", "github", "--policy-config", str(config))
+    assert budgeted.exit_code == 1
+    assert budgeted.stdout.splitlines()[0].startswith(
+        "::error title=gpufleet cost head::mystery: cannot be priced"
+    )
+
+
+def test_a_diff_says_when_its_totals_leave_out_unpriced_resources(base_export: Path) -> None:
+    comment = head("--compare-to", str(base_export), "--format", "markdown").stdout
+    assert ":warning: Totals leave out GPU resources without a price: 0 in the base, 1 in this" in (
+        comment
+    )
+
+
+def test_files_that_cannot_be_written_are_one_line_exit_2(tmp_path: Path) -> None:
+    blocked = tmp_path / "summary-dir"
+    blocked.mkdir()
+    result = subprocess.run(
+        [*GPUFLEET, "--env", "dev", "--format", "github"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "GITHUB_STEP_SUMMARY": str(blocked)},
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith(f"{blocked} ($GITHUB_STEP_SUMMARY): cannot write:")
+    unwritable = tmp_path / "no" / "such" / "dir"
+    (tmp_path / "no").write_text("a file, not a folder")
+    result = subprocess.run(
+        [*GPUFLEET, "--env", "dev", "--output", str(unwritable)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith(f"{unwritable}: cannot write:")
+
+
+@pytest.mark.parametrize("option", ["--from-export", "--compare-to", "--policy-config"])
+def test_a_fifo_given_as_a_file_is_refused_not_waited_on(tmp_path: Path, option: str) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    result = subprocess.run(
+        [*GPUFLEET, "--env", "dev", option, str(fifo)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert "not a regular file" in line

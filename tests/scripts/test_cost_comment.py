@@ -51,12 +51,13 @@ def test_the_comment_has_every_environment_against_its_base(tmp_path: Path) -> N
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     text = out.read_text()
-    assert text.startswith("<!-- gpufleet-cost -->\n### gpufleet cost: `prod`")
-    prod, dev = text.split("### gpufleet cost: `dev`")
+    assert text.startswith("<!-- gpufleet-cost -->\n### gpufleet cost: <code>prod</code>")
+    prod, dev = text.split("### gpufleet cost: <code>dev</code>")
     # One eval VM fewer than the base: the largest change, a saving.
-    assert "| eval-harness | `eval-harness-group` | expected instances 2 -> 1;" in prod
+    change = "| eval-harness | <code>eval-harness-group</code> | expected instances 2 -&gt; 1;"
+    assert change in prod
     assert "against the base)" in prod
-    assert "No base to compare with: the base branch's `dev` stack:" in dev
+    assert "No base to compare with: the base branch's <code>dev</code> stack:" in dev
     assert "no such stack config" in dev
 
 

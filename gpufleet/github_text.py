@@ -1,0 +1,44 @@
+"""Untrusted text (resource, stack and workload names; messages quoting them) handed to GitHub:
+in markdown (a pull-request comment, a job summary) and in workflow commands (``::error``).
+
+A name comes from the program under review, so in markdown it must not be able to end a table
+cell or the collapsed details, open a link or an image, start an HTML tag, render as math, or
+mention someone (``@org/team`` in a name would notify them on every push); in a workflow
+command it must not end the command or start another.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+# Characters that format inline in GitHub markdown; a backslash makes each literal. An
+# underscore between letters or digits never emphasizes, so "on_demand" stays as it is.
+_INLINE = re.compile(r"([\\`*\[\]|~$!#]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# Between "@" and a name: GitHub does not see a mention; readers see nothing.
+_ZERO_WIDTH_SPACE = "\u200b"
+
+
+def markdown_text(value: str) -> str:
+    """``value`` as literal inline text, on one line, safe in a table cell."""
+    one_line = _CONTROL.sub("", " ".join(value.splitlines()))
+    escaped = html.escape(one_line, quote=False)  # <, > and & as entities: no tags
+    escaped = _INLINE.sub(r"\\\1", escaped)
+    return escaped.replace("@", "@" + _ZERO_WIDTH_SPACE)
+
+
+def markdown_code(value: str) -> str:
+    """``value`` set as code. An HTML ``<code>`` element rather than a backtick span, which
+    no escaping can protect from a backtick in the name."""
+    return f"<code>{markdown_text(value)}</code>"
+
+
+def command_data(value: str) -> str:
+    """``value`` as a workflow command's message (after ``::``)."""
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def command_property(value: str) -> str:
+    """``value`` as a workflow command's property (``title=...``)."""
+    return command_data(value).replace(":", "%3A").replace(",", "%2C")

@@ -1,0 +1,51 @@
+"""Untrusted names in GitHub markdown and workflow commands: nothing in a name can format,
+break out of a table cell or the details, mention someone, or start another command."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from gpufleet.github_text import command_data, command_property, markdown_code, markdown_text
+
+HOSTILE = [
+    "a|b",
+    "</details><script>x</script>",
+    "`tick` and ``two``",
+    "[click](https://evil.example) ![img](x)",
+    "@octocat and @org/team",
+    "**bold** _it_ ~~gone~~ $x^2$",
+    "line\nbreak\r\nand\u2028more",
+    "\\|still a pipe",
+    "esc\x1b[31mred\x07",
+]
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_a_name_is_literal_on_one_line(name: str) -> None:
+    text = markdown_text(name)
+    assert "\n" not in text and "\r" not in text and "\u2028" not in text
+    assert "\x1b" not in text and "\x07" not in text
+    # Every pipe is escaped (an odd run of backslashes before it): the cell does not end.
+    assert all(len(run) % 2 == 1 for run in re.findall(r"(\\*)\|", text))
+    assert "<" not in text and ">" not in text  # no tag opens or closes
+    assert not re.search(r"@[A-Za-z]", text)  # no mention
+    for mark in "`*_~[]$":
+        assert all(len(run) % 2 == 1 for run in re.findall(rf"(\\*){re.escape(mark)}", text))
+
+
+def test_code_is_an_html_element_with_the_name_made_literal() -> None:
+    assert markdown_code("train`x`|y") == "<code>train\\`x\\`\\|y</code>"
+    assert markdown_code("pretrain-llm-node-0") == "<code>pretrain-llm-node-0</code>"
+
+
+def test_plain_names_read_as_they_are() -> None:
+    assert markdown_text("chat-serving (us-east-1): 2 x g6.xlarge, 50% used") == (
+        "chat-serving (us-east-1): 2 x g6.xlarge, 50% used"
+    )
+
+
+def test_workflow_command_text_cannot_start_another_command() -> None:
+    assert command_data("a%b\n::error::x\r") == "a%25b%0A::error::x%0D"
+    assert command_property("dev,title=x::y") == "dev%2Ctitle=x%3A%3Ay"
