@@ -12,13 +12,13 @@ expected and maximum; the largest changes, by the expected delta, come first.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal
 
 from gpufleet.capacity.cost_engine import FIGURES, Figure
+from gpufleet.capacity.cost_report import HALF_CENT
 
 Status = Literal["added", "removed", "changed", "unchanged"]
-# A difference smaller than this is rounding, not a change (reports keep cents).
-_CENT = 0.005
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ class CostDiff:
         report = self.base if side == "base" else self.head
         return report["totals"]["unpriced"]
 
-    @property
+    @cached_property
     def changed(self) -> list[ResourceChange]:
         """Every added, removed or changed resource, the largest expected change first."""
         found = [r for w in self.workloads for r in w.resources if r.status != "unchanged"]
@@ -82,6 +82,10 @@ class CostDiff:
             found,
             key=lambda r: (-abs(r.delta("expected")), -abs(r.delta("maximum")), r.workload, r.name),
         )
+
+    @cached_property
+    def by_workload(self) -> dict[str, WorkloadChange]:
+        return {w.name: w for w in self.workloads}
 
 
 def resource_key(urn: str) -> str:
@@ -106,7 +110,10 @@ def diff_reports(base: dict[str, Any], head: dict[str, Any]) -> CostDiff:
             changes.append(_change("changed" if what else "unchanged", key, old, new, what))
     base_workloads = {w["name"]: w for w in base["workloads"]}
     head_workloads = {w["name"]: w for w in head["workloads"]}
-    names = dict.fromkeys([*head_workloads, *base_workloads, *(c.workload for c in changes)])
+    of_workload: dict[str, list[ResourceChange]] = {}
+    for c in changes:
+        of_workload.setdefault(c.workload, []).append(c)
+    names = dict.fromkeys([*head_workloads, *base_workloads, *of_workload])
     workloads = tuple(
         WorkloadChange(
             name,
@@ -114,7 +121,7 @@ def diff_reports(base: dict[str, Any], head: dict[str, Any]) -> CostDiff:
             head_workloads.get(name),
             tuple(
                 sorted(
-                    (c for c in changes if c.workload == name),
+                    of_workload.get(name, ()),
                     key=lambda c: (-abs(c.delta("expected")), c.name),
                 )
             ),
@@ -166,7 +173,7 @@ def _what_changed(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, ...]:
     if (old["unpriced"] is None) != (new["unpriced"] is None):
         what.append("now unpriced" if new["unpriced"] else "now priced")
     if not what and any(
-        abs((old[w]["monthly_usd"] or 0.0) - (new[w]["monthly_usd"] or 0.0)) > _CENT
+        abs((old[w]["monthly_usd"] or 0.0) - (new[w]["monthly_usd"] or 0.0)) > HALF_CENT
         for w in FIGURES
     ):
         what.append("cost")

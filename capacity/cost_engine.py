@@ -311,8 +311,9 @@ class _Pricer:
         return Amount(combine(counts), hours, hourly, hourly * hours)
 
     def why_unpriced(self, footprint: GpuFootprint) -> str | None:
-        if footprint.undetermined and (not footprint.machines or footprint.max_units is None):
-            return "; ".join(footprint.undetermined)
+        # Anything the reader could not determine makes the price a guess: never shown as one.
+        if footprint.undetermined:
+            return "; ".join(dict.fromkeys(footprint.undetermined))
         if not footprint.machines:
             return "its machine type is not known"
         if self.missing:

@@ -35,6 +35,12 @@ class Budget:
     monthly_usd: float
     estimate: Figure  # which figure the budget holds
     source: str  # where it was set, for people
+    # The gpu-budget policy's enforcement level: only a mandatory budget fails (exit 1).
+    level: str = "mandatory"
+
+    @property
+    def mandatory(self) -> bool:
+        return self.level == "mandatory"
 
 
 @dataclass(frozen=True)
@@ -59,12 +65,17 @@ class CostReport:
         return total - self.budget.monthly_usd if total > self.budget.monthly_usd else None
 
     @property
-    def fails_budget(self) -> bool:
-        """What the gpu-budget policy would flag: over the budget, or GPU capacity it cannot
-        price while a budget is set."""
+    def breaks_budget(self) -> bool:
+        """What the gpu-budget policy flags: over the budget, or GPU capacity it cannot price
+        while a budget is set."""
         return self.budget is not None and (
             self.over_budget_usd is not None or bool(self.cost.unpriceable)
         )
+
+    @property
+    def fails_budget(self) -> bool:
+        """What fails the check: a mandatory budget broken (an advisory one only warns)."""
+        return self.breaks_budget and self.budget is not None and self.budget.mandatory
 
     def as_dict(self) -> dict[str, Any]:
         cost = self.cost
@@ -80,6 +91,7 @@ class CostReport:
                 "monthly_usd": _money(self.budget.monthly_usd),
                 "estimate": self.budget.estimate,
                 "source": self.budget.source,
+                "level": self.budget.level,
             },
             "totals": {
                 **{
@@ -158,6 +170,10 @@ def _rate(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
 
 
+# Money in a report is rounded to cents: closer than half of one is the same amount.
+HALF_CENT = 0.005
+
+
 @cache
 def report_schema() -> dict[str, Any]:
     return json.loads(REPORT_SCHEMA.read_text(encoding="utf-8"))
@@ -176,7 +192,47 @@ def check_report(data: Any, source: str) -> dict[str, Any]:
     if error is not None:
         field = ".".join(str(p) for p in error.path) or "(top level)"
         raise ReportError(f"{source}: {field}: {error.message} (not a gpufleet cost report)")
+    _check_consistent(data, source)
     return data
+
+
+def _check_consistent(data: dict[str, Any], source: str) -> None:
+    """What the schema cannot say: each resource and workload once, and totals that are the
+    sums of their resources (a hand-edited base would otherwise make a diff say anything)."""
+    workloads: set[str] = set()
+    urns: set[str] = set()
+    sums = dict.fromkeys(FIGURES, 0.0)
+    unpriced = resources = 0
+    for i, workload in enumerate(data["workloads"]):
+        if workload["name"] in workloads:
+            raise ReportError(f"{source}: workloads.{i}.name: {workload['name']!r} appears twice")
+        workloads.add(workload["name"])
+        for j, r in enumerate(workload["resources"]):
+            if r["urn"] in urns:
+                raise ReportError(
+                    f"{source}: workloads.{i}.resources.{j}.urn: {r['urn']!r} appears twice"
+                )
+            urns.add(r["urn"])
+            resources += 1
+            if not r["in_totals"]:
+                continue
+            unpriced += r["unpriced"] is not None
+            for which in FIGURES:
+                sums[which] += r[which]["monthly_usd"] or 0.0
+    totals = data["totals"]
+    for which in FIGURES:
+        stated = totals[which]["monthly_usd"]
+        # Each resource's figure is rounded to the cent, and so is the total.
+        if abs(stated - sums[which]) > HALF_CENT * (resources + 1):
+            raise ReportError(
+                f"{source}: totals.{which}.monthly_usd: {stated:,.2f} is not the sum of its "
+                f"resources ({sums[which]:,.2f})"
+            )
+    if totals["unpriced"] != unpriced:
+        raise ReportError(
+            f"{source}: totals.unpriced: {totals['unpriced']} is not the number of unpriced "
+            f"resources ({unpriced})"
+        )
 
 
 def load_report(path: Path) -> dict[str, Any]:

@@ -41,6 +41,7 @@ def stack_footprints(resources: list[StackResource]) -> list[StackCapacity]:
         )
         is not None
     }
+    reservations = Reservations(read, by_urn)
     out = []
     for r in resources:
         footprint = read.get(r.urn)
@@ -59,32 +60,49 @@ def stack_footprints(resources: list[StackResource]) -> list[StackCapacity]:
         if footprint.template_properties and not footprint.machines:
             footprint = resolve_template(footprint, [read[urn] for urn in template_urns])
         if footprint.market == "in_reservation":
-            footprint = resolve_reservation(footprint, r, read, by_urn)
+            footprint = resolve_reservation(footprint, r, reservations)
         template = by_urn.get(template_urns[0]) if template_urns else None
         out.append(StackCapacity(r, footprint, template))
     return out
 
 
+class Reservations:
+    """The stack's reservations, found by URN or by name (a VM names its reservation by the
+    name the cloud knows it by: the resource's ``name`` property, else its Pulumi name)."""
+
+    def __init__(self, read: dict[str, GpuFootprint], by_urn: dict[str, StackResource]) -> None:
+        self._machines: dict[str, set[str]] = {}
+        self._by_name: dict[str, list[str]] = {}
+        for urn, found in read.items():
+            if found.market != "reserved":
+                continue
+            self._machines[urn] = {m.instance_type for m in found.machines}
+            resource = by_urn[urn]
+            names = {resource.name, resource.props.get("name")}
+            for name in names:
+                if isinstance(name, str):
+                    self._by_name.setdefault(name, []).append(urn)
+
+    def holds(self, footprint: GpuFootprint, resource: StackResource) -> bool:
+        """Whether a reservation of the stack, linked to ``resource`` through its property
+        dependencies or named by it, holds its machines."""
+        linked = resource.property_dependencies.get("reservationAffinity", [])
+        named = (urn for name in footprint.reservation_names for urn in self._by_name.get(name, ()))
+        machines = {m.instance_type for m in footprint.machines}
+        return any(
+            urn != resource.urn and machines <= self._machines.get(urn, set())
+            for urn in (*linked, *named)
+        )
+
+
 def resolve_reservation(
-    footprint: GpuFootprint,
-    resource: StackResource,
-    read: dict[str, GpuFootprint],
-    by_urn: dict[str, StackResource],
+    footprint: GpuFootprint, resource: StackResource, reservations: Reservations
 ) -> GpuFootprint:
     """A VM that names a reservation runs at no cost of its own only when the stack holds that
-    reservation (found through the VM's property dependencies, or by name) for the same
-    machine; otherwise the stack pays for it like any VM, and says why."""
-    machines = {m.instance_type for m in footprint.machines}
-    linked = set(resource.property_dependencies.get("reservationAffinity", []))
-    for urn, found in read.items():
-        if found.market != "reserved" or urn == resource.urn:
-            continue
-        other = by_urn[urn]
-        named = other.name in footprint.reservation_names or (
-            other.props.get("name") in footprint.reservation_names
-        )
-        if (urn in linked or named) and machines <= {m.instance_type for m in found.machines}:
-            return footprint
+    reservation for the same machine; otherwise the stack pays for it like any VM, and says
+    why."""
+    if reservations.holds(footprint, resource):
+        return footprint
     where = ", ".join(footprint.reservation_names) or "a reservation"
     return replace(
         footprint,

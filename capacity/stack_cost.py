@@ -84,13 +84,16 @@ def cost_stack(request: CostRequest) -> CostOutcome:
         raise CostInputError(exc.problems) from None
     cost = price_stack(stack_resources(loaded.resources), rates, plan=planned(loaded.config))
     budget = setting.budget
-    if setting.enforced and budget is None and limits is not None and limits.monthly_budget_usd:
+    enforced = setting.level != "disabled"
+    if enforced and budget is None and limits is not None and limits.monthly_budget_usd:
         # Where the policy config sets no budget, the policy falls back on the environment's
-        # (generated into the stack config), held to the config's estimate all the same.
+        # (generated into the stack config), held to the config's estimate and level all the
+        # same.
         budget = Budget(
             limits.monthly_budget_usd,
             setting.estimate,
             f"the spec's monthly_budget_usd ({config_keys.LIMITS_KEY} in the stack config)",
+            setting.level,
         )
     report = CostReport(loaded.project, request.source.stack, cost, budget)
     diff = diff_reports(base, report.as_dict()) if base is not None else None
@@ -122,28 +125,25 @@ def planned(config: dict[str, str]) -> dict[str, float]:
 @dataclass(frozen=True)
 class _BudgetSetting:
     budget: Budget | None  # the budget the policy config sets; None where it sets none
-    enforced: bool  # whether the gpu-budget policy is on at all
+    level: str  # the gpu-budget policy's enforcement level ("disabled": no budget at all)
     estimate: Figure  # the figure a budget holds
 
 
 def _budget_setting(request: CostRequest) -> _BudgetSetting:
-    """What the gpu-budget policy's config says, validated as ``gpufleet check`` validates it."""
+    """What the gpu-budget policy's config says (its defaults without one), validated as
+    ``gpufleet check`` validates it."""
     path = request.policy_config
     default = request.pack_dir / "config" / f"{request.source.stack}.json"
     if path is None and default.is_file():
         path = default
-    if path is None:
-        return _BudgetSetting(None, True, "expected")
-    config, text = load_policy_config(path)
+    config, text = load_policy_config(path) if path is not None else ({}, "")
     level, props = reconcile(_pack_info(), config, path=path, text=text)[BUDGET_POLICY]
     estimate = props["estimate"]
-    if level == "disabled":
-        return _BudgetSetting(None, False, estimate)
     monthly = props.get("monthlyBudgetUsd")
-    if monthly is None:
-        return _BudgetSetting(None, True, estimate)
+    if level == "disabled" or monthly is None:
+        return _BudgetSetting(None, level, estimate)
     where = f"{path}: {BUDGET_POLICY}.monthlyBudgetUsd"
-    return _BudgetSetting(Budget(float(monthly), estimate, where), True, estimate)
+    return _BudgetSetting(Budget(float(monthly), estimate, where, level), level, estimate)
 
 
 def _pack_info() -> PackInfo:

@@ -16,7 +16,7 @@ from typing import Any
 from rich.text import Text
 
 from gpufleet.capacity.cost_diff import CostDiff, ResourceChange
-from gpufleet.capacity.cost_engine import Amount, ResourceCost
+from gpufleet.capacity.cost_engine import Amount, ResourceCost, WorkloadCost
 from gpufleet.capacity.cost_report import CostReport
 from gpufleet.capacity.stack_cost import CostOutcome
 from gpufleet.cli import tables
@@ -30,6 +30,7 @@ from gpufleet.github_text import (
 
 ESTIMATED = "~"
 UNPRICED = "unpriced"
+PER_RUN = "per run"
 # The largest changes a pull-request comment lists before the collapsed details.
 TOP_CHANGES = 10
 
@@ -143,12 +144,7 @@ def table(outcome: CostOutcome) -> str:
         if workload is None:  # every resource of it removed
             row += ["", tables.money(0.0), tables.money(0.0)]
         else:
-            unpriced = len(workload.unpriced)
-            row += [
-                _sum(workload.total("expected", hourly=True), unpriced),
-                _sum(workload.total("expected"), unpriced),
-                _sum(workload.total("maximum"), unpriced),
-            ]
+            row += _workload_sums(workload)
         if plan:
             planned = None if workload is None else workload.plan_monthly_usd
             row.append("-" if planned is None else tables.money(planned))
@@ -171,8 +167,9 @@ def table(outcome: CostOutcome) -> str:
             if diff is not None:
                 row += _resource_change(changes.get(line.urn))
             grid.add_row(*row)
-        for change in diff.changed if diff is not None else ():
-            if change.status == "removed" and change.workload == name:
+        found = diff.by_workload.get(name) if diff is not None else None
+        for change in found.resources if found is not None else ():
+            if change.status == "removed":
                 row = [f"  {change.name}", (change.base or {}).get("kind", ""), "", "", "", "", ""]
                 if plan:
                     row.append("")
@@ -220,9 +217,10 @@ def _budget_line(report: CostReport) -> str | None:
         if report.over_budget_usd is not None
         else f"{share:.0f}% used"
     )
+    advisory = "" if budget.mandatory else f" ({budget.level})"
     return (
-        f"budget ${tables.money(budget.monthly_usd)}/month for the {budget.estimate} cost "
-        f"(${tables.money(total)}): {verdict}; set by {budget.source}"
+        f"budget{advisory} ${tables.money(budget.monthly_usd)}/month for the {budget.estimate} "
+        f"cost (${tables.money(total)}): {verdict}; set by {budget.source}"
     )
 
 
@@ -265,7 +263,7 @@ def _changes_by_key(diff: CostDiff | None) -> dict[str, ResourceChange]:
 
 
 def _workload_change(diff: CostDiff, name: str) -> list[str | Text]:
-    found = next((w for w in diff.workloads if w.name == name), None)
+    found = diff.by_workload.get(name)
     if found is None:
         return ["", ""]
     return [tables.money(found.monthly("base", "expected")), _signed(found.delta("expected"))]
@@ -290,6 +288,23 @@ def _signed(value: float, unit: str = "") -> str:
 
 
 # --- markdown: the pull-request comment ----------------------------------------------------
+
+
+def _workload_sums(w: WorkloadCost, unit: str = "") -> list[str]:
+    """A workload's $/hour, expected and maximum $/month cells."""
+    if not any(r.in_totals for r in w.resources):
+        return [PER_RUN] * 3  # its runs start outside the stack: a footnote prices one
+    unpriced = len(w.unpriced)
+    return [
+        _sum(w.total("expected", hourly=True), unpriced),
+        _sum(w.total("expected"), unpriced, unit),
+        _sum(w.total("maximum"), unpriced, unit),
+    ]
+
+
+def _monthly(total: float, unpriced: int) -> str:
+    """A headline amount: never $0.00 for what has no price at all."""
+    return UNPRICED if unpriced and not total else f"${tables.money(total)}/month"
 
 
 def _sum(total: float, unpriced: int, unit: str = "") -> str:
@@ -324,21 +339,24 @@ def markdown(outcome: CostOutcome) -> str:
     if diff is not None:
         delta = diff.delta("expected")
         base = diff.total("base", "expected")
-        percent = f", {100 * delta / base:+.1f}%" if base else ""
+        percent = f", {100 * delta / base:+.1f}%" if base >= 0.01 else ""
         asides.append(f"{_signed(delta, '$')}{percent} against the base")
     if cost.unpriced:
         asides.append(_leaving_out(len(cost.unpriced)))
-    headline = f"**{_usd(expected)}/month expected**"
+    unpriced = len(cost.unpriced)
+    headline = f"**{_monthly(expected, unpriced)} expected**"
     if asides:
         headline += f" ({'; '.join(asides)})"
-    headline += f" · maximum {_usd(maximum)}/month"
+    headline += f" · maximum {_monthly(maximum, unpriced)}"
     if report.plan_monthly_usd is not None:
         headline += f" · plan {_usd(report.plan_monthly_usd)}/month"
     out.append(headline)
     out.append("")
     budget = _budget_line(report)
     if budget is not None:
-        marker = ":x:" if report.over_budget_usd is not None else ":white_check_mark:"
+        marker = ":white_check_mark:"
+        if report.over_budget_usd is not None:
+            marker = ":x:" if report.fails_budget else ":warning:"
         out += [f"{marker} {markdown_text(budget)}", ""]
     if cost.unpriced:
         out.append(
@@ -407,13 +425,7 @@ def _markdown_workloads(report: CostReport) -> list[str]:
         rule += "---:|"
     out = [header, rule]
     for w in report.cost.workloads:
-        unpriced = len(w.unpriced)
-        row = _row(
-            markdown_text(w.name),
-            _sum(w.total("expected", hourly=True), unpriced),
-            _sum(w.total("expected"), unpriced, "$"),
-            _sum(w.total("maximum"), unpriced, "$"),
-        )
+        row = _row(markdown_text(w.name), *_workload_sums(w, "$"))
         if plan:
             row += f" {_usd(w.plan_monthly_usd) if w.plan_monthly_usd is not None else '-'} |"
         out.append(row)
@@ -455,24 +467,28 @@ def _markdown_details(report: CostReport) -> list[str]:
 
 
 def workflow_commands(outcome: CostOutcome) -> list[str]:
-    """``::error`` when the stack fails its budget (as ``gpu-budget`` would), ``::warning`` for
-    each resource it cannot price, and a ``::notice`` with the totals."""
+    """``::error`` for what fails a mandatory budget (over it; GPU capacity it cannot price),
+    as ``gpu-budget`` would; ``::warning`` for the same under an advisory budget and for other
+    unpriced resources; a ``::notice`` with the totals."""
     report = outcome.report
     cost = report.cost
     lines = []
     title = f"title=gpufleet cost {command_property(report.stack)}"
+    # What fails a mandatory budget is an error, as gpu-budget's violations are; under an
+    # advisory budget, a warning.
+    breaking = "error" if report.fails_budget else "warning"
     if report.over_budget_usd is not None:
-        lines.append(f"::error {title}::{command_data(_budget_line(report) or '')}")
+        lines.append(f"::{breaking} {title}::{command_data(_budget_line(report) or '')}")
     failing = {r.urn for r in cost.unpriceable} if report.budget is not None else set()
     for r in cost.unpriced:
-        # Under a budget, GPU capacity without a price fails it, as gpu-budget does.
-        level = "error" if r.urn in failing else "warning"
+        level = breaking if r.urn in failing else "warning"
         lines.append(
             f"::{level} {title}::{command_data(f'{r.name}: cannot be priced: {r.unpriced}')}"
         )
+    unpriced = len(cost.unpriced)
     summary = (
-        f"{report.stack}: ${tables.money(cost.total('expected'))}/month expected, "
-        f"${tables.money(cost.total('maximum'))}/month maximum"
+        f"{report.stack}: {_monthly(cost.total('expected'), unpriced)} expected, "
+        f"{_monthly(cost.total('maximum'), unpriced)} maximum"
     )
     if cost.unpriced:
         summary += f", {_leaving_out(len(cost.unpriced))}"

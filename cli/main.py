@@ -52,24 +52,32 @@ def _fail_input(lines: list[str]) -> NoReturn:
 def _emit_report(text: str, output: Path | None, *, job_summary: str | None = None) -> None:
     """A report to ``--output`` (atomically) or standard output, and with ``--format github``
     its markdown appended to GitHub's job summary (``$GITHUB_STEP_SUMMARY``) when the job has
-    one. A file that cannot be written is one line, exit 2."""
+    one. A file that cannot be written is one line, exit 2; the summary's path is checked
+    before anything is written, so a bad one leaves nothing half-done."""
     from gpufleet.atomic_write import atomic_write_text
 
-    summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
-    if job_summary is not None and summary_path:
-        try:
-            with Path(summary_path).open("a", encoding="utf-8") as handle:
-                handle.write(job_summary + "\n")
-        except OSError as exc:
-            why = exc.strerror or exc
-            _fail_input([f"{summary_path} ($GITHUB_STEP_SUMMARY): cannot write: {why}"])
+    summary_path = os.environ.get("GITHUB_STEP_SUMMARY") if job_summary is not None else None
+    summary = Path(summary_path) if summary_path else None
+    where = f"{summary} ($GITHUB_STEP_SUMMARY)"
+    if summary is not None:
+        # GitHub makes it a regular file; anything else (a FIFO would block) is a mistake.
+        if summary.exists() and not summary.is_file():
+            _fail_input([f"{where}: cannot write: not a regular file"])
+        if not summary.parent.is_dir():
+            _fail_input([f"{where}: cannot write: {summary.parent} is not a folder"])
     if output is None:
         click.echo(text, nl=False)
-        return
-    try:
-        atomic_write_text(output, text)
-    except OSError as exc:
-        _fail_input([f"{output}: cannot write: {exc.strerror or exc}"])
+    else:
+        try:
+            atomic_write_text(output, text)
+        except OSError as exc:
+            _fail_input([f"{output}: cannot write: {exc.strerror or exc}"])
+    if summary is not None and job_summary is not None:
+        try:
+            with summary.open("a", encoding="utf-8") as handle:
+                handle.write(job_summary + "\n")
+        except OSError as exc:
+            _fail_input([f"{where}: cannot write: {exc.strerror or exc}"])
 
 
 def _load_catalog(path: Path | None) -> Catalog:
@@ -616,8 +624,9 @@ def cost(
     The gpu-budget policy prices with the same engine, so `gpufleet check` agrees to the cent.
 
     \b
-    Exit status: 0 ok; 1 over the budget, or GPU capacity that cannot be priced while a budget
-    is set (what gpu-budget fails), or the program raised; 2 bad input.
+    Exit status: 0 ok (an advisory budget only warns); 1 over a mandatory budget, or GPU
+    capacity that cannot be priced while one is set (what gpu-budget fails), or the program
+    raised; 2 bad input.
     """
     if stack is None:
         _fail_input(["give --env ENV (or --stack NAME): which stack to price"])

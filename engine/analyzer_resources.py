@@ -171,16 +171,18 @@ def from_deployment(data: Any, source: str) -> list[AnalyzerResource]:
     resources = deployment.get("resources") if isinstance(deployment, dict) else None
     if not isinstance(resources, list):
         raise DeploymentError(f"{source}: deployment.resources is missing")
-    by_urn = {r.get("urn"): r for r in resources if isinstance(r, dict) and not r.get("delete")}
+    by_urn = {
+        r.get("urn"): r for r in resources if isinstance(r, dict) and r.get("delete") is not True
+    }
     out = []
     seen: set[str] = set()
     for index, r in enumerate(resources):
         where = f"{source}: deployment.resources[{index}]"
-        if not isinstance(r, dict) or not isinstance(r.get("urn"), str):
+        if not isinstance(r, dict) or not isinstance(r.get("urn"), str) or not r["urn"]:
             raise DeploymentError(f"{where}: has no urn")
         if not isinstance(r.get("type"), str):
             raise DeploymentError(f"{where}.type: missing or not a string")
-        if r.get("delete"):
+        if r.get("delete") is True:
             # The old half of a replacement, waiting to be deleted: not what the stack runs.
             continue
         # Pulumi refuses such a checkpoint too; here it would count one resource twice.

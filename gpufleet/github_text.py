@@ -15,7 +15,10 @@ import re
 # Characters that format inline in GitHub markdown; a backslash makes each literal. An
 # underscore between letters or digits never emphasizes, so "on_demand" stays as it is.
 _INLINE = re.compile(r"([\\`*\[\]|~$!#]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# Control characters, and the bidirectional overrides that make text read other than it is.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
+# What GitHub turns into a link without brackets: a URL scheme, "www.".
+_AUTOLINK = re.compile(r"(?<=:)//|(?<=www)\.", re.I)
 # Between "@" and a name: GitHub does not see a mention; readers see nothing.
 _ZERO_WIDTH_SPACE = "\u200b"
 
@@ -25,6 +28,7 @@ def markdown_text(value: str) -> str:
     one_line = _CONTROL.sub("", " ".join(value.splitlines()))
     escaped = html.escape(one_line, quote=False)  # <, > and & as entities: no tags
     escaped = _INLINE.sub(r"\\\1", escaped)
+    escaped = _AUTOLINK.sub(lambda m: _ZERO_WIDTH_SPACE + m.group(0), escaped)
     return escaped.replace("@", "@" + _ZERO_WIDTH_SPACE)
 
 

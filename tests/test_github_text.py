@@ -19,6 +19,8 @@ HOSTILE = [
     "line\nbreak\r\nand\u2028more",
     "\\|still a pipe",
     "esc\x1b[31mred\x07",
+    "https://evil.example www.evil.example",
+    "abc\u202edcba",
 ]
 
 
@@ -31,6 +33,8 @@ def test_a_name_is_literal_on_one_line(name: str) -> None:
     assert all(len(run) % 2 == 1 for run in re.findall(r"(\\*)\|", text))
     assert "<" not in text and ">" not in text  # no tag opens or closes
     assert not re.search(r"@[A-Za-z]", text)  # no mention
+    assert "://" not in text and "www." not in text  # no autolink
+    assert "\u202e" not in text  # reads as it is
     for mark in "`*_~[]$":
         assert all(len(run) % 2 == 1 for run in re.findall(rf"(\\*){re.escape(mark)}", text))
 

@@ -112,13 +112,12 @@ def autoscaling_group(r: Reading) -> GpuFootprint | None:
     most = r.count("maxSize", where="maxSize")
     # Desired capacity, else the min size (what AWS starts from), else AWS's default of 0.
     desired = r.count("desiredCapacity", where="desiredCapacity")
+    least = r.count("minSize", where="minSize")
+    r.at_most(least, "min size", most, "max size")
     if desired is None and r.get("desiredCapacity") is None:
-        desired = r.count("minSize", where="minSize")
-        if desired is None and r.get("minSize") is None:
-            desired = 0.0
-    if desired is not None and most is not None and desired > most:
-        r.undetermined.append(f"its desired size {desired:g} is above its max size {most:g}")
-        desired = None
+        desired = 0.0 if least is None and r.get("minSize") is None else least
+    else:
+        r.at_most(desired, "desired size", most, "max size")
     bought, base, percent = None, None, None
     if mixed:
         distribution = get_path(mixed, "instancesDistribution")

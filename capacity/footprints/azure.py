@@ -43,6 +43,7 @@ def ml_compute(r: Reading) -> GpuFootprint | None:
     least = r.count(*scale, "minNodeCount", where="minNodeCount")
     if least is None and r.get(*scale, "minNodeCount") is None:
         least = 0.0  # Azure's default: the cluster scales to zero when idle
+    r.at_most(least, "minNodeCount", most, "maxNodeCount")
 
     return r.footprint(
         cloud="azure",

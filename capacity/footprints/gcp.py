@@ -9,7 +9,7 @@ from typing import Any
 
 from gpufleet import resource_types as types
 from gpufleet.capacity.footprints.model import GpuFootprint, Machine
-from gpufleet.capacity.footprints.reading import Reading, looks_like_gpu, reads
+from gpufleet.capacity.footprints.reading import Reading, looks_like_gpu, reads, shown
 from gpufleet.capacity.property_values import as_list, get_path, is_unknown
 from gpufleet.planner.gcp_machines import GPU_OF_ACCELERATOR, built_in_gpus
 from gpufleet.planner.gpus import normalize_gpu_name
@@ -34,33 +34,60 @@ def _zone(r: Reading) -> str | None:
 
 
 def _machine(r: Reading, machine_type: Any) -> Machine | None:
-    accelerators = [a for a in as_list(r.get("guestAccelerators")) if isinstance(a, dict)]
-    if is_unknown(r.get("guestAccelerators")):
+    name = r.machine_name("gcp", machine_type, "machineType")
+    if name is None:
+        return None
+    guest = r.get("guestAccelerators")
+    if is_unknown(guest):
         r.unknown_value("guestAccelerators are")
         return None
-    if accelerators and not is_unknown(machine_type) and machine_type is not None:
-        kind = str(get_path(accelerators[0], "type") or "").rsplit("/", 1)[-1]
-        count = r.number(
-            get_path(accelerators[0], "count"),
-            "guest accelerator count",
-            None,
-            whole=True,
-            positive=True,
-            most=16,
-        )
-        name = GPU_OF_ACCELERATOR.get(kind) or normalize_gpu_name(kind)
-        if name is None or count is None:
-            r.undetermined.append(f"guest accelerator {kind!r} is not a known GPU")
+    accelerators = [a for a in as_list(guest) if isinstance(a, dict)]
+    if accelerators:
+        attached = _attached(r, accelerators)
+        if attached is None:
             return None
+        gpu, count = attached
+        if count == 0:
+            return None  # no GPU attached after all
         # The accelerators say what the machine carries, whether or not the catalog prices
         # this pairing (unpriced pairings show up in the budget instead).
-        known = r.catalog.machine("gcp", str(machine_type), (name, int(count)))
-        return known or Machine("gcp", str(machine_type), name, int(count))
-    if machine_type is not None and not is_unknown(machine_type):
-        built_in = built_in_gpus(str(machine_type).rsplit("/", 1)[-1])
-        if built_in is None and not looks_like_gpu("gcp", str(machine_type)):
+        known = r.catalog.machine("gcp", name, (gpu, count))
+        return known or Machine("gcp", name, gpu, count)
+    if built_in_gpus(name) is None and not looks_like_gpu("gcp", name):
+        return None
+    return r.machine("gcp", name, "machineType")
+
+
+def _attached(r: Reading, accelerators: list[dict[str, Any]]) -> tuple[str, int] | None:
+    """(GPU, count) of a machine's guest accelerators: entries of one kind add up; None,
+    recorded, when they cannot be read or name several kinds."""
+    kinds: dict[str, int] = {}
+    for index, accelerator in enumerate(accelerators):
+        where = f"guestAccelerators[{index}]"
+        kind = get_path(accelerator, "type")
+        if r.unreadable(kind, f"{where}.type"):
             return None
-    return r.machine("gcp", machine_type, "machineType")
+        if not isinstance(kind, str) or not kind.strip():
+            r.undetermined.append(f"{where}.type {shown(kind)} is not an accelerator type")
+            return None
+        kind = kind.strip().rsplit("/", 1)[-1].lower()
+        name = GPU_OF_ACCELERATOR.get(kind) or normalize_gpu_name(kind)
+        if name is None:
+            r.undetermined.append(f"{where}.type {kind!r} is not a known GPU")
+            return None
+        count = r.number(
+            get_path(accelerator, "count"), f"{where}.count", None, whole=True, most=16
+        )
+        if count is None:
+            if get_path(accelerator, "count") is None:
+                r.undetermined.append(f"{where}.count is not set")
+            return None
+        kinds[name] = kinds.get(name, 0) + int(count)
+    if len(kinds) > 1:
+        r.undetermined.append(f"guestAccelerators name several GPU kinds: {', '.join(kinds)}")
+        return None
+    ((gpu, count),) = kinds.items()
+    return gpu, count
 
 
 def _scheduling_market(r: Reading) -> Market:

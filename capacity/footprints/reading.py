@@ -88,7 +88,7 @@ class Reading:
     def get(self, *path: str | int) -> Any:
         return get_path(self.props, *path)
 
-    def _unreadable(self, value: Any, where: str) -> bool:
+    def unreadable(self, value: Any, where: str) -> bool:
         """True (and recorded) for a value nothing here can read: unknown in a preview, or a
         secret an export does not decrypt."""
         if is_unknown(value):
@@ -99,6 +99,21 @@ class Reading:
             return True
         return False
 
+    def machine_name(self, cloud: Cloud, value: Any, where: str) -> str | None:
+        """The machine type a property names, as the catalog spells it: without surrounding
+        whitespace, GCP's URLs (``zones/z/machineTypes/a2-highgpu-1g``) as their last segment,
+        AWS and GCP names in lower case. None when absent; None, recorded, when unknown, a
+        secret, or not a name at all."""
+        if value is None or self.unreadable(value, where):
+            return None
+        if not isinstance(value, str) or not value.strip():
+            self.undetermined.append(f"{where} {shown(value)} is not a machine type")
+            return None
+        name = value.strip()
+        if cloud == "gcp":
+            name = name.rsplit("/", 1)[-1]
+        return name if cloud == "azure" else name.lower()
+
     def machine(
         self,
         cloud: Cloud,
@@ -107,10 +122,8 @@ class Reading:
         attached: tuple[str, int] | None = None,
     ) -> Machine | None:
         """The machine for a type property; records why when it cannot be determined."""
-        if instance_type is None or self._unreadable(instance_type, where):
-            return None
-        if not isinstance(instance_type, str):
-            self.undetermined.append(f"{where} {shown(instance_type)} is not a machine type")
+        instance_type = self.machine_name(cloud, instance_type, where)
+        if instance_type is None:
             return None
         found = self.catalog.machine(cloud, instance_type, attached)
         if found is None and (attached is not None or looks_like_gpu(cloud, instance_type)):
@@ -139,7 +152,7 @@ class Reading:
         when it is unknown, a secret, or not a finite number in range."""
         if value is None:
             return default
-        if self._unreadable(value, where):
+        if self.unreadable(value, where):
             return None
         found = _finite(value)
         if found is None or found < 0 or (positive and found == 0) or found > most:
@@ -150,6 +163,11 @@ class Reading:
             self.undetermined.append(f"{where} {shown(value)} is not a whole number")
             return None
         return found
+
+    def at_most(self, size: float | None, what: str, most: float | None, limit: str) -> None:
+        """Record a size above the limit it cannot exceed (a desired size above the max)."""
+        if size is not None and most is not None and size > most:
+            self.undetermined.append(f"its {what} {size:g} is above its {limit} {most:g}")
 
     def footprint(self, **fields: Any) -> GpuFootprint | None:
         machines = tuple(m for m in fields.pop("machines", ()) if m is not None)

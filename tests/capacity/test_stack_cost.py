@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -211,3 +212,49 @@ def test_an_exported_base_is_priced_with_the_heads_commitment_discounts(tmp_path
     assert reservation.rate_usd < shipped.rate_usd  # the stack's 90% discount applies
     assert outcome.diff is not None and not outcome.diff.changed
     assert outcome.diff.delta("expected") == 0 and outcome.diff.delta("maximum") == 0
+
+
+@pytest.mark.parametrize(
+    ("edit", "problem"),
+    [
+        (
+            lambda d: d["workloads"][0]["resources"].clear(),
+            "totals.expected.monthly_usd: 25,619.24 is not the sum of its resources",
+        ),
+        (
+            lambda d: d["workloads"][1]["resources"].append(d["workloads"][0]["resources"][0]),
+            "workloads.1.resources.1.urn: 'urn:pulumi:prod::gpufleet::",
+        ),
+        (
+            lambda d: d["workloads"].append(dict(d["workloads"][0], resources=[])),
+            "name: 'chat-serving' appears twice",
+        ),
+        (lambda d: d["totals"].update(unpriced=3), "totals.unpriced: 3 is not the number"),
+    ],
+)
+def test_a_saved_report_that_contradicts_itself_is_refused(
+    tmp_path: Path, edit: Any, problem: str
+) -> None:
+    """A hand-edited base would make a diff say anything: its totals must be its resources'."""
+    data = cost_stack(request()).report.as_dict()
+    edit(data)
+    saved = tmp_path / "base.json"
+    saved.write_text(json.dumps(data))
+    with pytest.raises(CostInputError) as raised:
+        cost_stack(request(compare_to=saved))
+    (line,) = raised.value.problems
+    assert problem in line, line
+
+
+def test_an_advisory_budget_is_reported_but_does_not_fail(tmp_path: Path) -> None:
+    config = tmp_path / "policy.json"
+    config.write_text(
+        json.dumps({"gpu-budget": {"enforcementLevel": "advisory", "monthlyBudgetUsd": 1}})
+    )
+    report = cost_stack(request(policy_config=config)).report
+    assert report.budget is not None and report.budget.level == "advisory"
+    assert report.breaks_budget and not report.fails_budget
+    # And the spec's budget, when the config sets none, takes the config's level too.
+    config.write_text(json.dumps({"gpu-budget": "advisory"}))
+    fallback = cost_stack(request(policy_config=config)).report.budget
+    assert fallback is not None and (fallback.monthly_usd, fallback.level) == (150_000, "advisory")

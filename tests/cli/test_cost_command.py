@@ -231,3 +231,58 @@ def test_a_fifo_given_as_a_file_is_refused_not_waited_on(tmp_path: Path, option:
     assert result.returncode == 2, result.stderr
     (line,) = result.stderr.strip().splitlines()
     assert "not a regular file" in line
+
+
+def test_an_advisory_budget_warns_and_exits_0(tmp_path: Path) -> None:
+    config = tmp_path / "policy.json"
+    config.write_text(
+        json.dumps({"gpu-budget": {"enforcementLevel": "advisory", "monthlyBudgetUsd": 1000}})
+    )
+    result = cost("--env", "prod", "--policy-config", str(config), "--format", "github")
+    assert result.exit_code == 0, result.output
+    first = result.stdout.splitlines()[0]
+    assert first.startswith("::warning title=gpufleet cost prod::budget (advisory) $1,000.00")
+    comment = cost("--env", "prod", "--policy-config", str(config), "--format", "markdown")
+    assert comment.exit_code == 0 and ":warning: budget (advisory) \\$1,000.00" in comment.stdout
+
+
+def test_a_job_summary_that_is_not_a_file_is_refused_before_anything_is_written(
+    tmp_path: Path,
+) -> None:
+    fifo = tmp_path / "summary"
+    os.mkfifo(fifo)
+    output = tmp_path / "out.txt"
+    result = subprocess.run(
+        [*GPUFLEET, "--env", "dev", "--format", "github", "--output", str(output)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "GITHUB_STEP_SUMMARY": str(fifo)},
+    )
+    assert result.returncode == 2, result.stderr
+    assert (
+        result.stderr.strip() == f"{fifo} ($GITHUB_STEP_SUMMARY): cannot write: not a regular file"
+    )
+    assert not output.exists()
+
+
+def test_runs_started_outside_the_stack_are_per_run_not_zero() -> None:
+    table = cost("--env", "prod").stdout
+    (row,) = [line for line in table.splitlines() if line.startswith("│ ranker-train ")]
+    assert row.count("per run") == 3 and "0.00" not in row.split("│")[5]
+
+
+def test_a_stack_with_nothing_priced_says_so_not_zero(tmp_path: Path) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: unknown-gpus\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  aws:region: us-east-1\n")
+    (tmp_path / "__main__.py").write_text(
+        "import pulumi_aws as aws\naws.ec2.Instance('p9', instance_type='p9.96xlarge', ami='a')\n"
+    )
+    args = ("--program", str(tmp_path), "--stack", "dev")
+    comment = cost(*args, "--format", "markdown").stdout
+    assert comment.splitlines()[2].startswith("**unpriced expected** (not counting 1 unpriced")
+    assert "$0.00" not in comment
+    notice = cost(*args, "--format", "github").stdout.splitlines()[-1]
+    assert "unpriced expected, unpriced maximum" in notice

@@ -298,6 +298,8 @@ def test_undetermined_machines_are_recorded(instance_type: str, why: str) -> Non
         ({"maxSize": 2.5}, "maxSize 2.5 is not a whole number"),
         ({"maxSize": True}, "maxSize True is not a number from 0 to 1e+06"),
         ({"maxSize": 2, "desiredCapacity": 10}, "its desired size 10 is above its max size 2"),
+        ({"maxSize": 2, "minSize": 8}, "its min size 8 is above its max size 2"),
+        ({"maxSize": 2, "type": ""}, "instanceType '' is not a machine type"),
         (
             {"maxSize": 2, "weight": "inf"},
             "weightedCapacity 'inf' is not a number from 1 to 999",
@@ -342,3 +344,10 @@ def test_an_unknown_value_beside_a_definite_problem_is_not_only_unknown() -> Non
 def test_cpu_machines_hold_no_gpus() -> None:
     assert read_gpu_footprint("aws:ec2/instance:Instance", {"instanceType": "m7i.large"}) is None
     assert read_gpu_footprint("aws:s3/bucket:Bucket", {"bucket": "b"}) is None
+
+
+@pytest.mark.parametrize("written", [" p4d.24xlarge", "P4D.24XLARGE", "p4d.24xlarge\n"])
+def test_instance_types_in_any_case_or_padded_are_read(written: str) -> None:
+    found = footprint("aws:ec2/instance:Instance", {"instanceType": written})
+    assert [(m.instance_type, m.gpus) for m in found.machines] == [("p4d.24xlarge", 8)]
+    assert found.undetermined == ()

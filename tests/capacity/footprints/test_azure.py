@@ -54,3 +54,21 @@ def test_capacity_reservation_is_reserved() -> None:
     )
     assert found is not None
     assert (found.market, found.max_gpus) == ("reserved", 16)
+
+
+def test_ml_cluster_with_more_min_nodes_than_max_is_undetermined() -> None:
+    found = read_gpu_footprint(
+        "azure-native:machinelearningservices:Compute",
+        {
+            "location": "eastus2",
+            "properties": {
+                "computeType": "AmlCompute",
+                "properties": {
+                    "vmSize": "Standard_NC4as_T4_v3",
+                    "scaleSettings": {"minNodeCount": 10, "maxNodeCount": 2},
+                },
+            },
+        },
+    )
+    assert found is not None
+    assert found.undetermined == ("its minNodeCount 10 is above its maxNodeCount 2",)

@@ -118,3 +118,79 @@ def test_unknown_accelerators_and_types_are_undetermined() -> None:
 
 def test_cpu_machines_hold_no_gpus() -> None:
     assert read_gpu_footprint("gcp:compute/instance:Instance", {"machineType": "e2-small"}) is None
+
+
+@pytest.mark.parametrize(
+    "machine_type",
+    [
+        "zones/us-central1-a/machineTypes/a2-highgpu-1g",
+        "https://www.googleapis.com/compute/v1/projects/p/zones/us-central1-a/machineTypes/a2-highgpu-1g",
+        "A2-HIGHGPU-1G",
+        "  a2-highgpu-1g ",
+    ],
+)
+def test_machine_types_as_urls_in_any_case_are_read(machine_type: str) -> None:
+    found = footprint(
+        "gcp:compute/instance:Instance", {"zone": "us-central1-a", "machineType": machine_type}
+    )
+    assert [(m.instance_type, m.gpu_name, m.gpus) for m in found.machines] == [
+        ("a2-highgpu-1g", "A100", 1)
+    ]
+    assert found.undetermined == ()
+
+
+@pytest.mark.parametrize(
+    ("machine_type", "why"),
+    [(123, "machineType 123 is not a machine type"), ("", "machineType '' is not a machine")],
+)
+def test_a_machine_type_that_is_not_a_name_is_undetermined(machine_type: Any, why: str) -> None:
+    found = footprint("gcp:compute/instance:Instance", {"machineType": machine_type})
+    assert any(why in u for u in found.undetermined), found.undetermined
+
+
+def test_guest_accelerators_of_one_kind_add_up_and_zero_is_none() -> None:
+    two = footprint(
+        "gcp:compute/instance:Instance",
+        {
+            "machineType": "n1-standard-8",
+            "guestAccelerators": [
+                {"type": "nvidia-tesla-t4", "count": 1},
+                {"type": "projects/p/zones/z/acceleratorTypes/NVIDIA-TESLA-T4", "count": 1},
+            ],
+        },
+    )
+    assert [(m.gpu_name, m.gpus) for m in two.machines] == [("T4", 2)]
+    none = read_gpu_footprint(
+        "gcp:compute/instance:Instance",
+        {
+            "machineType": "n1-standard-8",
+            "guestAccelerators": [{"type": "nvidia-tesla-t4", "count": 0}],
+        },
+    )
+    assert none is None
+
+
+@pytest.mark.parametrize(
+    ("accelerators", "why"),
+    [
+        (
+            [{"type": "nvidia-tesla-t4", "count": -1}],
+            "guestAccelerators[0].count -1 is not a number",
+        ),
+        ([{"type": "nvidia-tesla-t4", "count": True}], "guestAccelerators[0].count True is not"),
+        ([{"type": "nvidia-tesla-t4"}], "guestAccelerators[0].count is not set"),
+        ([{"type": "nvidia-mystery", "count": 1}], "'nvidia-mystery' is not a known GPU"),
+        (
+            [{"type": "nvidia-tesla-t4", "count": 1}, {"type": "nvidia-l4", "count": 1}],
+            "guestAccelerators name several GPU kinds: T4, L4",
+        ),
+    ],
+)
+def test_guest_accelerators_that_cannot_be_read_say_why(
+    accelerators: list[dict[str, Any]], why: str
+) -> None:
+    found = footprint(
+        "gcp:compute/instance:Instance",
+        {"machineType": "n1-standard-8", "guestAccelerators": accelerators},
+    )
+    assert any(why in u for u in found.undetermined), found.undetermined
