@@ -45,6 +45,20 @@ def _pricing(p: Placement) -> str:
     return text
 
 
+_HOURS_WORDS = {"always_on": "always on", "schedule": "schedule", "on_request": "on request"}
+
+
+def _hours(p: Placement) -> str:
+    """How the capacity's hours happen, and how many: ``always on``, ``schedule 261 h``,
+    ``on request 60 h``; an always-on base's burst after a plus."""
+    if p.hours_model == "always_on" and p.burst is None:
+        return _HOURS_WORDS["always_on"]
+    if p.burst is not None:
+        burst = "schedule" if p.hours_model == "schedule" else "burst"
+        return f"always on + {burst} {p.burst.hours_per_month:.0f} h"
+    return f"{_HOURS_WORDS[p.hours_model]} {p.hours_per_month:.0f} h"
+
+
 def plan(result: Plan, fmt: str) -> None:
     if fmt == "json":
         click.echo(json.dumps(result.as_dict(), indent=2))
@@ -68,6 +82,7 @@ def _environment_table(console: Console, env: EnvironmentPlan, as_of: str) -> No
         ("instance type", L),
         ("GPUs", L),
         ("pricing", L),
+        ("hours a month", L),
         ("$/hour", R),
         ("$/month", R),
         ("on-demand $/month", R),
@@ -81,13 +96,14 @@ def _environment_table(console: Console, env: EnvironmentPlan, as_of: str) -> No
             p.instance_type,
             _gpus(p),
             _pricing(p),
+            _hours(p),
             tables.money(p.hourly_usd),
             tables.money(p.monthly_usd),
             tables.money(p.baseline_monthly_usd),
             _saving(p.savings_usd, p.baseline_monthly_usd),
         )
     for u in env.unplaced:
-        table.add_row(u.name, u.kind, "-", "-", "-", "not placed", "", "", "", "")
+        table.add_row(u.name, u.kind, "-", "-", "-", "not placed", "", "", "", "", "")
     table.add_section()
     table.add_row(
         "total",
@@ -95,6 +111,7 @@ def _environment_table(console: Console, env: EnvironmentPlan, as_of: str) -> No
         "",
         "",
         f"{sum(p.total_gpus for p in env.placements)} GPUs",
+        "",
         "",
         tables.money(env.hourly_usd),
         tables.money(env.monthly_usd),

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from gpufleet.clouds import Cloud
 from gpufleet.planner.catalog import Offer
 from gpufleet.planner.gpu_need import GpuNeed
+from gpufleet.planner.hours import has_base
 from gpufleet.planner.offer_pricing import Candidate, Sizing, to_placement
 from gpufleet.planner.placement_criteria import Criteria
 from gpufleet.planner.plan import Placement
@@ -167,13 +168,13 @@ def _no_offer_reason(need: GpuNeed, workload: Workload) -> str:
 
 
 def _no_pricing_reason(workload: Workload, limits: EnvironmentLimits, env: str) -> str:
-    if workload.always_on and not limits.allow_on_demand and limits.max_commitment == "none":
+    if has_base(workload) and not limits.allow_on_demand and limits.max_commitment == "none":
         return (
             f"always-on capacity needs on-demand or a commitment; {env} allows neither "
             "(allow_on_demand: false, max_commitment: none)"
         )
     if not limits.allow_on_demand and not workload.interruptible:
-        if workload.always_on:
+        if has_base(workload):
             return (
                 f"{env} does not allow on-demand and the burst replicas are not "
                 "interruptible (spot needs interruptible: true)"

@@ -1,8 +1,9 @@
 """What one offer costs a workload, under each pricing model it may use.
 
 A workload's size (``Sizing``): inference runs ``replicas.max`` instances, or for ``always_on``
-serving ``replicas.min`` all month (730 h) plus a burst to ``replicas.max`` for
-``hours_per_month``; training and batch run ``nodes`` instances for ``hours_per_month``.
+serving ``replicas.min`` all month (730 h) plus a burst to ``replicas.max``; training and batch
+run ``nodes`` instances. What is not an always-on base runs for the workload's hours
+(``planner.hours``: its schedule's, or ``hours_per_month``).
 Inference replicas scale with the environment (``replica_scale``, rounded up so serving keeps
 one replica) and are capped by ``max_replicas``; the nodes of a tightly coupled job never are.
 
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 
 from gpufleet.clouds import CLOUDS
 from gpufleet.planner.catalog import Offer
+from gpufleet.planner.hours import has_base, hours_model, variable_hours
 from gpufleet.planner.plan import Burst, Placement
 from gpufleet.planner.rates import RateCard
 from gpufleet.planner.spec import EnvironmentLimits, Workload
@@ -47,26 +49,30 @@ Candidate = tuple[float, str, str, str, str, int, str, int, Offer, float, "Burst
 @dataclass(frozen=True)
 class Sizing:
     instances: int  # run for base_hours
-    burst_instances: int  # above them, for the workload's hours_per_month
+    burst_instances: int  # above them, for burst_hours
     base_hours: float
+    burst_hours: float
+    # Whether the instances are an always-on base (730 h; commitments may pay for them).
+    always_on_base: bool
 
-    def baseline_hours(self, workload: Workload) -> float:
+    @property
+    def baseline_hours(self) -> float:
         """Instance-hours a month that the on-demand baseline pays for."""
-        return self.instances * self.base_hours + self.burst_instances * workload.hours_per_month
+        return self.instances * self.base_hours + self.burst_instances * self.burst_hours
 
 
 def sizing(workload: Workload, limits: EnvironmentLimits) -> Sizing:
-    base_hours = HOURS_PER_MONTH if workload.always_on else workload.hours_per_month
+    hours = variable_hours(workload)
     if workload.kind != "inference":
-        return Sizing(workload.nodes, 0, base_hours)
+        return Sizing(workload.nodes, 0, hours, hours, False)
     replicas_min = workload.replicas.min if workload.replicas else 1
     replicas_max = workload.replicas.max if workload.replicas else 1
     cap = limits.max_replicas or replicas_max
     replicas_max = min(cap, max(1, math.ceil(replicas_max * limits.replica_scale - 1e-9)))
     replicas_min = min(replicas_max, math.ceil(replicas_min * limits.replica_scale - 1e-9))
-    if workload.always_on:
-        return Sizing(replicas_min, replicas_max - replicas_min, base_hours)
-    return Sizing(replicas_max, 0, base_hours)
+    if has_base(workload) and replicas_min > 0:
+        return Sizing(replicas_min, replicas_max - replicas_min, HOURS_PER_MONTH, hours, True)
+    return Sizing(replicas_max, 0, hours, hours, False)
 
 
 @dataclass
@@ -104,18 +110,18 @@ def offer_pricer(
     sagemaker = workload.managed == "sagemaker"
     instances, burst_instances, base_hours = size.instances, size.burst_instances, size.base_hours
     # Always-on capacity must not be reclaimed: only its burst may run on spot.
-    spot_base = workload.interruptible and not workload.always_on
+    spot_base = workload.interruptible and not size.always_on_base
     spot_burst = workload.interruptible and burst_instances > 0
     allow_on_demand = limits.allow_on_demand
     nodes = _nodes_failing_together(workload)
     spot_factor = {cloud: a.spot_multiplier(cloud, nodes) for cloud in CLOUDS}
     terms: list[tuple[int, Pricing]] = (
         [(PRICING_ORDER.index(term), term) for term in TERMS_UP_TO[limits.max_commitment]]
-        if workload.always_on
+        if size.always_on_base
         else []
     )
     cap = workload.max_price_per_hour
-    burst_hours = workload.hours_per_month
+    burst_hours = size.burst_hours
 
     def price(offer: Offer) -> list[Candidate] | None:
         on_demand = rates.hourly(offer, "on_demand", sagemaker=sagemaker)
@@ -187,7 +193,7 @@ def bucket_lower_bound(
     markups are >= 1 and the cap only removes options."""
     a = rates.assumptions
     instances, burst_instances, base_hours = size.instances, size.burst_instances, size.base_hours
-    spot_base = workload.interruptible and not workload.always_on
+    spot_base = workload.interruptible and not size.always_on_base
     spot_burst = workload.interruptible and burst_instances > 0
     allow_on_demand = limits.allow_on_demand
     nodes = _nodes_failing_together(workload)
@@ -199,12 +205,12 @@ def bucket_lower_bound(
             )
             for cloud in CLOUDS
         }
-        if workload.always_on
+        if size.always_on_base
         else dict.fromkeys(CLOUDS, math.inf)
     )
     spot_factor = {cloud: a.spot_multiplier(cloud, nodes) for cloud in CLOUDS}
     base_weight = instances * base_hours
-    burst_weight = burst_instances * workload.hours_per_month
+    burst_weight = burst_instances * size.burst_hours
 
     def bound(bucket: OfferBucket) -> float | None:
         cloud = bucket.offers[0].cloud
@@ -247,6 +253,7 @@ def to_placement(
         hourly_usd=hourly,
         hours_per_month=size.base_hours,
         monthly_usd=monthly,
-        baseline_monthly_usd=on_demand * size.baseline_hours(workload),
+        baseline_monthly_usd=on_demand * size.baseline_hours,
         burst=burst,
+        hours_model=hours_model(workload),
     )

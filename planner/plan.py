@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from gpufleet.clouds import Cloud
 from gpufleet.planner.catalog import Offer
+from gpufleet.planner.hours import HoursModel
 from gpufleet.planner.pricing import PricingAssumptions
 from gpufleet.planner.spec import EnvironmentLimits, Kind, Managed
 from gpufleet.pricing_models import PRICING_ORDER, Pricing
@@ -34,6 +35,8 @@ class Placement:
     monthly_usd: float
     baseline_monthly_usd: float
     burst: Burst | None
+    # How its hours happen (``planner.hours``): always on, on a schedule, or on request.
+    hours_model: HoursModel = "always_on"
 
     @property
     def cloud(self) -> Cloud:
@@ -75,6 +78,7 @@ class Placement:
             "gpus_per_instance": o.gpu_count,
             "instances": self.instances,
             "pricing": self.pricing,
+            "hours_model": self.hours_model,
             "hourly_usd": round(self.hourly_usd, 4),
             "hours_per_month": float(self.hours_per_month),
             "monthly_usd": round(self.monthly_usd, 2),

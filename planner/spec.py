@@ -24,7 +24,18 @@ from pydantic import (
 
 from gpufleet.clouds import CLOUDS, Cloud
 from gpufleet.planner.gpus import known_gpu_names, normalize_gpu_name
-from gpufleet.pricing_models import HOURS_PER_MONTH, LOW_PRIORITY, Commitment
+from gpufleet.planner.schedules import (
+    DAY_SETS,
+    DAYS,
+    Day,
+    DaySet,
+    WeeklySchedule,
+    check_time_zone,
+    clock_minutes,
+    from_cron,
+    from_windows,
+)
+from gpufleet.pricing_models import LOW_PRIORITY, Commitment
 
 Kind = Literal["training", "inference", "batch"]
 Method = Literal["full", "lora", "qlora"]
@@ -64,6 +75,17 @@ def _gpu_name(value: str) -> str:
     if canonical is None:
         raise ValueError(f"unknown GPU {value!r}; known: {', '.join(known_gpu_names())}")
     return canonical
+
+
+def _day_set(value: Any) -> Any:
+    """``weekdays`` and the like as the days they stand for."""
+    if isinstance(value, str):
+        if value not in DAY_SETS:
+            raise ValueError(
+                f"{value!r}: give daily, weekdays, weekends or a list of days ({', '.join(DAYS)})"
+            )
+        return list(DAY_SETS[value])
+    return value
 
 
 def _unique(values: list[Any]) -> list[Any]:
@@ -163,6 +185,66 @@ class Replicas(SpecModel):
         return self
 
 
+_CLOCK = r"^(?:[01]\d|2[0-3]):[0-5]\d$|^24:00$"
+
+
+class ScheduleWindow(SpecModel):
+    """When the capacity runs, every week: these days, from ``start`` to ``end`` local time
+    (an end at or before the start runs past midnight)."""
+
+    days: Annotated[
+        list[Day],
+        BeforeValidator(_day_set, json_schema_input_type=DaySet | list[Day]),
+        Field(min_length=1),
+        AfterValidator(_unique),
+    ] = Field(
+        default_factory=lambda: list(DAYS),
+        description="daily, weekdays, weekends, or a list such as [mon, wed].",
+    )
+    start: str = Field(pattern=_CLOCK, description="HH:MM, 24-hour clock.")
+    end: str = Field(pattern=_CLOCK, description="HH:MM, 24-hour clock; 24:00 is midnight.")
+
+
+class Schedule(SpecModel):
+    """When scheduled capacity runs: ``windows``, or a weekly ``cron`` with ``duration_hours``.
+    Outside them it runs at zero (or at its always-on base)."""
+
+    time_zone: Annotated[str, AfterValidator(check_time_zone)] = Field(
+        default="UTC", description="IANA time zone the windows or cron are in."
+    )
+    windows: Annotated[list[ScheduleWindow], Field(min_length=1)] | None = Field(
+        default=None, description="Weekly windows, e.g. weekdays 08:00-20:00."
+    )
+    cron: str | None = Field(
+        default=None,
+        description="When each run starts: minute hour * * day-of-week, e.g. '0 2 * * MON'.",
+    )
+    duration_hours: float | None = Field(
+        default=None, gt=0, le=168, description="How long each run of the cron lasts."
+    )
+
+    @model_validator(mode="after")
+    def _one_form(self) -> Schedule:
+        if (self.windows is None) == (self.cron is None):
+            raise ValueError("give windows, or cron with duration_hours (not both)")
+        if (self.cron is None) != (self.duration_hours is None):
+            raise ValueError("cron and duration_hours go together")
+        self.weekly()  # a cron gpufleet cannot realize fails here, with its reason
+        return self
+
+    def weekly(self) -> WeeklySchedule:
+        if self.windows is not None:
+            return from_windows(
+                self.time_zone,
+                [
+                    (tuple(w.days), clock_minutes(w.start), clock_minutes(w.end))
+                    for w in self.windows
+                ],
+            )
+        assert self.cron is not None and self.duration_hours is not None
+        return from_cron(self.time_zone, self.cron, self.duration_hours)
+
+
 class Workload(SpecModel):
     name: DnsLabel = Field(description="Unique DNS-label name; becomes the resource name prefix.")
     kind: Kind
@@ -174,16 +256,26 @@ class Workload(SpecModel):
         default=False, description="The job checkpoints: spot capacity allowed."
     )
     always_on: bool = Field(
-        default=False, description="Serving that never scales to zero (inference)."
+        default=False,
+        description="Serving whose replicas.min run all month (inference); the burst above "
+        "them autoscales, or follows the schedule.",
+    )
+    schedule: Schedule | None = Field(
+        default=None,
+        description="When the capacity runs; without one, training and batch run on request.",
     )
     replicas: Replicas | None = Field(
         default=None, description="Inference replicas (default 1..1)."
     )
-    hours_per_month: float = Field(
-        default=HOURS_PER_MONTH,
+    hours_per_month: float | None = Field(
+        default=None,
         gt=0,
         le=744,
-        description="Hours the capacity runs a month; for always_on, the burst above replicas.min.",
+        description=(
+            "Hours the capacity runs a month (for always_on, the burst above replicas.min). "
+            "With a schedule, it follows from it (given too, they must agree within 5%); on "
+            "request, it is the expected use. Default: 730, or the schedule's."
+        ),
     )
     max_price_per_hour: float | None = Field(
         default=None,

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 from gpufleet.clouds import CLOUDS, Cloud
 from gpufleet.planner.catalog import Catalog, load_catalog
 from gpufleet.planner.environment_profiles import with_profile
+from gpufleet.planner.hours import HOURS_TOLERANCE
 from gpufleet.planner.spec import (
     GPU_FORM_TAGS,
     MANAGED_SERVICES,
@@ -226,8 +227,18 @@ def _shape_problems(
         yield (*loc, "replicas"), "replicas apply to inference workloads; use nodes for jobs"
     if serving and workload.nodes > 1:
         yield (*loc, "nodes"), "inference scales with replicas, not nodes"
-    if workload.always_on and workload.replicas is not None and workload.replicas.min == 0:
-        yield (*loc, "replicas", "min"), "always_on needs at least one replica"
+    if (
+        workload.always_on
+        and workload.replicas is not None
+        and workload.replicas.min == 0
+        and workload.schedule is None
+    ):
+        yield (
+            (*loc, "replicas", "min"),
+            "always_on with replicas.min 0 never runs: give a schedule for when it does, or "
+            "min 1 or more",
+        )
+    yield from _schedule_problems(workload, loc)
     if workload.managed is not None:
         service = MANAGED_SERVICES[workload.managed]
         cloud, kinds = service.cloud, service.kinds
@@ -254,6 +265,27 @@ def _shape_problems(
                 (*loc, "gpu", "method"),
                 "training sized by model needs method: full, lora or qlora",
             )
+
+
+def _schedule_problems(workload: Workload, loc: Loc) -> Iterable[tuple[Loc, str]]:
+    schedule = workload.schedule
+    if schedule is None:
+        return
+    if workload.managed is not None:
+        yield (
+            (*loc, "schedule"),
+            f"{workload.managed} starts its own runs; schedule them there, or drop managed "
+            "to let gpufleet scale the capacity on this schedule",
+        )
+    given = workload.hours_per_month
+    scheduled = schedule.weekly().hours_per_month
+    if given is not None and abs(given - scheduled) > HOURS_TOLERANCE * scheduled:
+        yield (
+            (*loc, "hours_per_month"),
+            f"hours_per_month {given:g} disagrees with the schedule, which runs "
+            f"{scheduled:.1f} h a month (more than {HOURS_TOLERANCE:.0%} apart); drop "
+            "hours_per_month or make them agree",
+        )
 
 
 def _tag_problems(tags: dict[str, str], loc: Loc) -> Iterable[tuple[Loc, str]]:

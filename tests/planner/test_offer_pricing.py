@@ -173,14 +173,48 @@ def workload(**fields: Any) -> Workload:
 
 def test_sizing_of_jobs_and_serving() -> None:
     limits = EnvironmentLimits()
-    assert sizing(workload(nodes=3, hours_per_month=50), limits) == Sizing(3, 0, 50)
+    assert sizing(workload(nodes=3, hours_per_month=50), limits) == Sizing(3, 0, 50, 50, False)
     serving = workload(kind="inference", always_on=True, replicas={"min": 2, "max": 5})
-    assert sizing(serving, limits) == Sizing(2, 3, HOURS_PER_MONTH)
+    assert sizing(serving, limits) == Sizing(2, 3, HOURS_PER_MONTH, HOURS_PER_MONTH, True)
     halved = EnvironmentLimits(replica_scale=0.5, max_replicas=2)
-    assert sizing(serving, halved) == Sizing(1, 1, HOURS_PER_MONTH)
+    assert sizing(serving, halved) == Sizing(1, 1, HOURS_PER_MONTH, HOURS_PER_MONTH, True)
     bursty = workload(kind="inference", replicas={"min": 1, "max": 4}, hours_per_month=100)
-    assert sizing(bursty, limits) == Sizing(4, 0, 100)
-    assert Sizing(2, 3, HOURS_PER_MONTH).baseline_hours(serving) == 2 * HOURS_PER_MONTH + 3 * 730
+    assert sizing(bursty, limits) == Sizing(4, 0, 100, 100, False)
+    peaks = workload(
+        kind="inference", always_on=True, replicas={"min": 2, "max": 5}, hours_per_month=120
+    )
+    assert sizing(peaks, limits).baseline_hours == 2 * HOURS_PER_MONTH + 3 * 120
+
+
+def test_scheduled_capacity_runs_for_the_schedules_hours() -> None:
+    limits = EnvironmentLimits()
+    business = {
+        "time_zone": "Europe/Berlin",
+        "windows": [{"days": "weekdays", "start": "08:00", "end": "20:00"}],
+    }
+    hours = HOURS_PER_MONTH * 60 / 168  # 12 h x 5 days of the week's 168 h
+
+    def shape(size: Sizing) -> tuple[int, int, float, float, bool]:
+        return (
+            size.instances,
+            size.burst_instances,
+            round(size.base_hours, 6),
+            round(size.burst_hours, 6),
+            size.always_on_base,
+        )
+
+    job = workload(nodes=2, schedule=business)
+    assert shape(sizing(job, limits)) == (2, 0, round(hours, 6), round(hours, 6), False)
+    # Business-hours serving: no base at night (replicas.min 0), the schedule for the rest.
+    serving = workload(
+        kind="inference", always_on=True, replicas={"min": 0, "max": 4}, schedule=business
+    )
+    assert shape(sizing(serving, limits)) == (4, 0, round(hours, 6), round(hours, 6), False)
+    # A committed base all month, the burst to max in the windows.
+    based = workload(
+        kind="inference", always_on=True, replicas={"min": 1, "max": 4}, schedule=business
+    )
+    assert shape(sizing(based, limits)) == (1, 3, HOURS_PER_MONTH, round(hours, 6), True)
 
 
 def test_offer_pricer_gives_a_candidate_per_allowed_pricing_model() -> None:

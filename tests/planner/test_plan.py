@@ -25,6 +25,7 @@ PLACEMENT_KEYS = {
     "gpus_per_instance",
     "instances",
     "pricing",
+    "hours_model",
     "hourly_usd",
     "hours_per_month",
     "monthly_usd",

@@ -377,7 +377,12 @@ def test_inference_checks() -> None:
             "inference is sized for serving; method applies to training and batch",
         ),
         (11, "workloads[0].nodes", "inference scales with replicas, not nodes"),
-        (13, "workloads[0].replicas.min", "always_on needs at least one replica"),
+        (
+            13,
+            "workloads[0].replicas.min",
+            "always_on with replicas.min 0 never runs: give a schedule for when it does, "
+            "or min 1 or more",
+        ),
         (16, "workloads[1].managed", "sagemaker runs training workloads, not inference"),
     ]
 
@@ -434,3 +439,129 @@ def test_errors_name_the_file(write_spec: WriteSpec) -> None:
     with pytest.raises(SpecError) as caught:
         load_spec(path)
     assert str(caught.value).startswith(f"{path}:10: workloads[0].gpu.name: unknown GPU")
+
+
+def scheduled(schedule: str, extra: str = "") -> str:
+    return spec_text(
+        f"""
+        workloads:
+          - name: evals
+            kind: batch
+            gpu: {{name: L4}}
+            schedule: {schedule}
+        {extra}"""
+    )
+
+
+def test_a_schedule_sets_the_hours() -> None:
+    spec = parse_spec(
+        scheduled("{cron: '0 2 * * MON', duration_hours: 8, time_zone: America/New_York}"),
+        "spec.yaml",
+    )
+    schedule = spec.workloads[0].schedule
+    assert schedule is not None
+    assert schedule.weekly().hours_per_month == pytest.approx(8 * 730 / 168)
+
+
+@pytest.mark.parametrize(
+    ("schedule", "field", "message"),
+    [
+        (
+            "{windows: [{days: weekdays, start: '08:00', end: '20:00'}], time_zone: Mars/Base}",
+            "workloads[0].schedule.time_zone",
+            "unknown time zone 'Mars/Base'",
+        ),
+        (
+            "{windows: [{days: weekdays, start: '8am', end: '20:00'}]}",
+            "workloads[0].schedule.windows[0].start",
+            "should match pattern",
+        ),
+        (
+            "{windows: [{days: [mon, funday], start: '08:00', end: '20:00'}]}",
+            "workloads[0].schedule.windows[0].days[1]",
+            "Input should be 'mon', 'tue'",
+        ),
+        (
+            "{windows: [{days: workdays, start: '08:00', end: '20:00'}]}",
+            "workloads[0].schedule.windows[0].days",
+            "give daily, weekdays, weekends or a list of days",
+        ),
+        ("{cron: '0 2 * * MON'}", "workloads[0].schedule", "cron and duration_hours go together"),
+        (
+            "{cron: '0 2 1 * *', duration_hours: 8}",
+            "workloads[0].schedule",
+            "does not repeat weekly",
+        ),
+        ("{cron: '0 2 * *', duration_hours: 8}", "workloads[0].schedule", "has 4 fields"),
+        ("{cron: '*/5 * * * *', duration_hours: 1}", "workloads[0].schedule", "2016 runs a week"),
+        ("{cron: 'sixty * * * *', duration_hours: 1}", "workloads[0].schedule", "is not valid"),
+        (
+            "{windows: [{start: '08:00', end: '09:00'}], cron: '0 2 * * MON', duration_hours: 1}",
+            "workloads[0].schedule",
+            "give windows, or cron with duration_hours (not both)",
+        ),
+    ],
+)
+def test_a_schedule_gpufleet_cannot_realize_is_one_line(
+    schedule: str, field: str, message: str
+) -> None:
+    (line, found_field, found) = one_problem(scheduled(schedule))
+    assert (line, found_field) == (11, field), found
+    assert message in found
+
+
+def test_hours_per_month_must_agree_with_the_schedule() -> None:
+    text = scheduled(
+        "{windows: [{days: weekdays, start: '08:00', end: '20:00'}]}", "    hours_per_month: 100"
+    )
+    line, field, message = one_problem(text)
+    assert line == 12
+    assert field == "workloads[0].hours_per_month"
+    assert message.startswith("hours_per_month 100 disagrees with the schedule, which runs 260.7")
+    near = scheduled(
+        "{windows: [{days: weekdays, start: '08:00', end: '20:00'}]}", "    hours_per_month: 255"
+    )
+    assert parse_spec(near, "spec.yaml").workloads[0].hours_per_month == 255
+
+
+def test_always_on_serving_at_zero_needs_a_schedule_and_managed_work_takes_none() -> None:
+    business = "{windows: [{days: weekdays, start: '08:00', end: '20:00'}]}"
+    text = spec_text(
+        f"""
+        workloads:
+          - name: chat
+            kind: inference
+            gpu: {{name: L4}}
+            always_on: true
+            replicas: {{min: 0, max: 4}}
+            schedule: {business}
+          - name: ranker
+            kind: training
+            managed: sagemaker
+            gpu: {{name: A10G}}
+            schedule: {business}
+        """
+    )
+    assert problems(text) == [
+        (
+            18,
+            "workloads[1].schedule",
+            "sagemaker starts its own runs; schedule them there, or drop managed to let "
+            "gpufleet scale the capacity on this schedule",
+        )
+    ]
+
+
+def test_the_readmes_spec_example_is_a_valid_spec_with_every_hours_model() -> None:
+    """The README's annotated example is what users copy: it must parse and plan as it says."""
+    from gpufleet.planner.catalog import load_catalog
+    from gpufleet.planner.optimizer import plan_spec
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## The workload spec") :]
+    start = section.index("```yaml") + len("```yaml")
+    spec = parse_spec(section[start : section.index("```", start)], "README.md")
+    (prod,) = plan_spec(spec, load_catalog(), ["prod"]).environments
+    models = {p.name: p.hours_model for p in prod.placements}
+    assert set(models.values()) == {"always_on", "schedule", "on_request"}
+    assert not prod.unplaced
