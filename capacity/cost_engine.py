@@ -28,7 +28,7 @@ commitment purchases themselves, other resources) is named in ``StackCost.not_pr
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from statistics import fmean
 from typing import Literal, get_args
@@ -50,22 +50,41 @@ UNTAGGED = "(no workload tag)"
 
 @dataclass(frozen=True)
 class Usage:
-    """What the expected figure assumes for one capacity resource."""
+    """What the expected figure assumes for one capacity resource: ``units`` for ``hours``,
+    and above them ``extra_units`` more for ``extra_hours`` (a burst, a run on request)."""
 
     units: float | None  # capacity units running (None: unknown)
     hours: float  # per month (a job: one run)
     basis: str  # how it was decided, for people
+    extra_units: float = 0.0
+    extra_hours: float = 0.0
 
 
-UsageModel = Callable[[StackCapacity], Usage]
+UsageModel = Callable[[StackCapacity, Mapping[str, str]], Usage]
 
 
-def resource_settings(item: StackCapacity) -> Usage:
-    """The default usage model: what the resource's own settings say, around the clock."""
+def resource_settings(item: StackCapacity, tags: Mapping[str, str]) -> Usage:
+    """The default usage model: what the resource's own settings say — its size around the
+    clock, and above it, up to its max size, the expected use its ``expected-minutes`` tag
+    gives (the plan's hours for a burst or a group at zero until a run asks)."""
     footprint = item.footprint
     if footprint.run_hours is not None:
         return Usage(footprint.expected_units, footprint.run_hours, "one run")
-    return Usage(footprint.expected_units, HOURS_PER_MONTH, _size_basis(footprint))
+    minutes = _whole_minutes(tags.get(tag_keys.EXPECTED_MINUTES))
+    least, most = footprint.expected_units, footprint.max_units
+    if minutes is None or least is None or most is None or most <= least:
+        return Usage(least, HOURS_PER_MONTH, _size_basis(footprint))
+    hours = min(minutes / 60, HOURS_PER_MONTH)
+    basis = f"up to its max size for {hours:g} h a month (its {tag_keys.EXPECTED_MINUTES} tag)"
+    if least:
+        basis = f"its minimum all month, {basis}"
+    return Usage(least, HOURS_PER_MONTH, basis, most - least, hours)
+
+
+def _whole_minutes(value: str | None) -> int | None:
+    if value is None or not value.isdigit() or len(value) > 6:
+        return None
+    return int(value)
 
 
 def _size_basis(footprint: GpuFootprint) -> str:
@@ -205,10 +224,12 @@ def _price(
     resource, footprint = item.resource, item.footprint
     tags = _costing_tags(item, by_urn)
     commitment, commitment_note = _commitment(tags.get(tag_keys.COMMITMENT), footprint)
-    used = usage(item)
+    used = usage(item, tags)
     max_hours = footprint.run_hours if footprint.run_hours is not None else HOURS_PER_MONTH
     priced = _Pricer(footprint, rates, commitment)
     expected = priced.amount(used.units, used.hours, fmean)
+    if used.extra_units and expected.monthly_usd is not None and used.units is not None:
+        expected = priced.with_extra(expected, used.units + used.extra_units, used.extra_hours)
     maximum = priced.amount(footprint.max_units, max_hours, max)
     machines = footprint.machines
     largest = max((m.gpus for m in machines), default=0)
@@ -309,6 +330,18 @@ class _Pricer:
             )
         hourly = combine(costs)
         return Amount(combine(counts), hours, hourly, hourly * hours)
+
+    def with_extra(self, base: Amount, units: float, hours: float) -> Amount:
+        """``base``, plus the capacity from its size up to ``units`` for ``hours`` more: the
+        extra costs what ``units`` cost an hour less what the base does (a mixed group's
+        on-demand share is counted right). Shown as the full size for the hours that make
+        the same cost."""
+        full = self.amount(units, hours, fmean)
+        if full.hourly_usd is None or base.hourly_usd is None or base.monthly_usd is None:
+            return Amount(full.instances, base.hours, None, None)
+        monthly = base.monthly_usd + (full.hourly_usd - base.hourly_usd) * hours
+        equivalent = monthly / full.hourly_usd if full.hourly_usd else hours
+        return Amount(full.instances, equivalent, full.hourly_usd, monthly)
 
     def why_unpriced(self, footprint: GpuFootprint) -> str | None:
         # Anything the reader could not determine makes the price a guess: never shown as one.

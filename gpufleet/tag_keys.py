@@ -30,13 +30,17 @@ WORKLOAD_KIND = "workload-kind"
 # On reserved capacity: the commitment that pays for it, bought outside the stack ("1y" or
 # "3y", ``pricing_models.Commitment``); the cost engine prices the reservation at that rate.
 COMMITMENT = "commitment"
+# On capacity that scales (autoscaled bursts, groups at zero until a run asks): the expected use
+# of its capacity above its minimum, in whole minutes a month (GCP label values take no "."),
+# as the plan priced it; the cost engine's expected figure follows it.
+EXPECTED_MINUTES = "expected-minutes"
 
 COST_KEYS: tuple[str, ...] = (PROJECT, OWNER, COST_CENTER, ENVIRONMENT)
 GPUFLEET_KEYS: tuple[str, ...] = (*COST_KEYS, WORKLOAD, MANAGED_BY, WORKLOAD_KIND)
 MANAGED_BY_GPUFLEET = "gpufleet"
 # What the cost engine reads from a resource's tags (or, where a type takes none, such as a GCP
 # reservation, from ``key=value`` words in its description: ``description_with``).
-COSTING_KEYS: tuple[str, ...] = (WORKLOAD, COMMITMENT)
+COSTING_KEYS: tuple[str, ...] = (WORKLOAD, COMMITMENT, EXPECTED_MINUTES)
 
 _LABEL_INVALID = re.compile(r"[^a-z0-9_-]")
 LABEL_MAX = 63
@@ -44,7 +48,7 @@ LABEL_MAX = 63
 
 def set_by_gpufleet(key: str) -> bool:
     """Whether gpufleet sets this tag key itself (compared without case)."""
-    return key.lower() in GPUFLEET_KEYS or key.lower() == COMMITMENT
+    return key.lower() in GPUFLEET_KEYS or key.lower() in COSTING_KEYS
 
 
 _DESCRIBED = re.compile(r"(?:^|\s)(" + "|".join(COSTING_KEYS) + r")=(\S+)")

@@ -5,7 +5,7 @@ are checked against the catalog's rows through the rate card, never against the 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pulumi
@@ -455,7 +455,7 @@ def test_azure_spot_scale_set() -> None:
 def test_hours_are_an_input_of_the_engine() -> None:
     """A usage model (schedules, autoscaling) changes the expected figure, never the maximum."""
 
-    def weekly(item: StackCapacity) -> Usage:
+    def weekly(item: StackCapacity, tags: Mapping[str, str]) -> Usage:
         return Usage(item.footprint.expected_units, 40.0, "40 h a month")
 
     program = lambda: aws.ec2.Instance(  # noqa: E731
@@ -465,6 +465,43 @@ def test_hours_are_an_input_of_the_engine() -> None:
     scheduled = line(price(program, usage=weekly), "trainer")
     assert scheduled.expected.monthly_usd == pytest.approx(default.rate_usd * 40)  # type: ignore[operator]
     assert (scheduled.basis, scheduled.maximum) == ("40 h a month", default.maximum)
+
+
+@pytest.mark.parametrize(
+    ("least", "most", "minutes", "instance_hours"),
+    [
+        (0, 2, "9000", 2 * 150),  # at zero until a run asks: 2 instances for 150 h
+        (2, 6, "7200", 2 * HOURS_PER_MONTH + 4 * 120),  # a base, and a burst of 4 for 120 h
+        (2, 2, "7200", 2 * HOURS_PER_MONTH),  # nothing to burst into
+        (0, 2, "many", 0),  # not whole minutes: its size (zero) all month
+    ],
+)
+def test_expected_use_above_the_minimum_follows_its_tag(
+    least: int, most: int, minutes: str, instance_hours: float
+) -> None:
+    def program() -> None:
+        template = aws.ec2.LaunchTemplate(
+            "lt", image_id="ami-1", instance_type="g6.xlarge", tags=TAGS
+        )
+        aws.autoscaling.Group(
+            "group",
+            min_size=least,
+            max_size=most,
+            desired_capacity=least,
+            availability_zones=["us-east-1a"],
+            launch_template={"id": template.id},
+            tags=[
+                {"key": "expected-minutes", "value": minutes, "propagate_at_launch": False},
+                {"key": "workload", "value": "evals", "propagate_at_launch": True},
+            ],
+        )
+
+    group = line(price(program), "group")
+    rate = on_demand("aws", "g6.xlarge", "us-east-1")
+    assert group.expected.monthly_usd == pytest.approx(rate * instance_hours)
+    assert group.maximum.monthly_usd == pytest.approx(rate * most * HOURS_PER_MONTH)
+    if least < most and minutes.isdigit():
+        assert group.expected.instances == most and "expected-minutes tag" in group.basis
 
 
 def test_resources_of_an_untagged_component_go_under_its_name() -> None:

@@ -10,6 +10,7 @@ region's rate, spot / on-demand / commitment, SageMaker's markup.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -39,7 +40,7 @@ def plan_hours(plan: EnvironmentPlan, assumptions: PricingAssumptions) -> UsageM
     interruption overhead."""
     placements = {p.name: p for p in plan.placements}
 
-    def usage(item: StackCapacity) -> Usage:
+    def usage(item: StackCapacity, tags: Mapping[str, str]) -> Usage:
         # The component that built it is named after its workload (the stack program's rule);
         # a component priced itself (a job template) has no component above it.
         parent = (item.resource.parent or "").split("::")
