@@ -20,6 +20,9 @@ from gpufleet.planner.spec import Workload
 from gpufleet.pricing_models import HOURS_PER_MONTH
 
 HoursModel = Literal["always_on", "schedule", "on_request"]
+# How the stacks size one group to realize it (``components.scaling``): fixed all month, at zero
+# until a run asks, autoscaled on load (a burst above an always-on base), or on the schedule.
+ScalingMode = Literal["fixed", "on_request", "autoscale", "schedule"]
 # Given hours_per_month and a schedule, they may differ by this share of the schedule's hours.
 HOURS_TOLERANCE = 0.05
 

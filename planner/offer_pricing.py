@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from gpufleet.clouds import CLOUDS
+from gpufleet.clouds import CLOUDS, Cloud
 from gpufleet.planner.catalog import Offer
 from gpufleet.planner.hours import has_base, hours_model, variable_hours
 from gpufleet.planner.plan import Burst, Placement
+from gpufleet.planner.pricing import PricingAssumptions
 from gpufleet.planner.rates import RateCard
 from gpufleet.planner.spec import EnvironmentLimits, Workload
 from gpufleet.pricing_models import HOURS_PER_MONTH, PRICING_ORDER, TERMS_UP_TO, Pricing
@@ -91,6 +92,17 @@ class OfferBucket:
             self.min_spot = min(self.min_spot, spot)
 
 
+def _spot_factors(
+    workload: Workload, assumptions: PricingAssumptions, nodes: int
+) -> dict[Cloud, float]:
+    """What spot capacity is expected to cost per hour of work, per cloud: its rate times the
+    interruption overhead (work lost and run again). Scheduled capacity runs its windows and no
+    longer, whatever is lost: no overhead."""
+    if workload.schedule is not None:
+        return dict.fromkeys(CLOUDS, 1.0)
+    return {cloud: assumptions.spot_multiplier(cloud, nodes) for cloud in CLOUDS}
+
+
 def _nodes_failing_together(workload: Workload) -> int:
     # Inference replicas fail independently (and only inference has a burst): one node each.
     return workload.nodes if workload.kind != "inference" else 1
@@ -114,7 +126,7 @@ def offer_pricer(
     spot_burst = workload.interruptible and burst_instances > 0
     allow_on_demand = limits.allow_on_demand
     nodes = _nodes_failing_together(workload)
-    spot_factor = {cloud: a.spot_multiplier(cloud, nodes) for cloud in CLOUDS}
+    spot_factor = _spot_factors(workload, a, nodes)
     terms: list[tuple[int, Pricing]] = (
         [(PRICING_ORDER.index(term), term) for term in TERMS_UP_TO[limits.max_commitment]]
         if size.always_on_base
@@ -208,7 +220,7 @@ def bucket_lower_bound(
         if size.always_on_base
         else dict.fromkeys(CLOUDS, math.inf)
     )
-    spot_factor = {cloud: a.spot_multiplier(cloud, nodes) for cloud in CLOUDS}
+    spot_factor = _spot_factors(workload, a, nodes)
     base_weight = instances * base_hours
     burst_weight = burst_instances * size.burst_hours
 
@@ -240,6 +252,15 @@ def to_placement(
     workload: Workload, candidate: Candidate, size: Sizing, rates: RateCard
 ) -> Placement:
     monthly, _, _, _, instance_type, pricing_index, _, _, offer, hourly, burst = candidate
+    factor = _spot_factors(workload, rates.assumptions, _nodes_failing_together(workload))[
+        offer.cloud
+    ]
+    pricing = PRICING_ORDER[pricing_index]
+    if burst is not None:
+        burst = replace(
+            burst,
+            billed_hours=burst.hours_per_month * (factor if burst.pricing == "spot" else 1.0),
+        )
     on_demand = rates.hourly(offer, "on_demand", sagemaker=workload.managed == "sagemaker")
     assert on_demand is not None, "offer_pricer prices only offers with an on-demand rate"
     return Placement(
@@ -249,11 +270,13 @@ def to_placement(
         offer=offer,
         instance_type=instance_type,
         instances=size.instances,
-        pricing=PRICING_ORDER[pricing_index],
+        pricing=pricing,
         hourly_usd=hourly,
         hours_per_month=size.base_hours,
+        billed_hours=size.base_hours * (factor if pricing == "spot" else 1.0),
         monthly_usd=monthly,
         baseline_monthly_usd=on_demand * size.baseline_hours,
         burst=burst,
         hours_model=hours_model(workload),
+        schedule=workload.schedule.weekly() if workload.schedule is not None else None,
     )

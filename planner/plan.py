@@ -8,6 +8,7 @@ from gpufleet.clouds import Cloud
 from gpufleet.planner.catalog import Offer
 from gpufleet.planner.hours import HoursModel
 from gpufleet.planner.pricing import PricingAssumptions
+from gpufleet.planner.schedules import WeeklySchedule
 from gpufleet.planner.spec import EnvironmentLimits, Kind, Managed
 from gpufleet.pricing_models import PRICING_ORDER, Pricing
 
@@ -19,6 +20,9 @@ class Burst:
     hourly_usd: float
     hours_per_month: float
     monthly_usd: float
+    # Hours a month the capacity is expected to bill: on spot, more than the work's hours by
+    # the interruption overhead (lost work runs again).
+    billed_hours: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,10 @@ class Placement:
     burst: Burst | None
     # How its hours happen (``planner.hours``): always on, on a schedule, or on request.
     hours_model: HoursModel = "always_on"
+    # Hours a month the base is expected to bill (see Burst.billed_hours).
+    billed_hours: float = 0.0
+    # The weekly runs of a scheduled workload (its base, or its burst above an always-on base).
+    schedule: WeeklySchedule | None = None
 
     @property
     def cloud(self) -> Cloud:

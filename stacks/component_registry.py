@@ -36,6 +36,7 @@ from gpufleet.stacks.stack_config import (
 if TYPE_CHECKING:
     import pulumi
 
+    from gpufleet.components.scaling import Scaling
     from gpufleet.components.tagging import RequiredTags
 
 # Which placements a component builds (``placement_parts``): anything else and every burst (a
@@ -77,6 +78,10 @@ class ComponentEntry:
     # job from the SDK): the stack itself then holds no GPUs; the cost engine prices one run
     # and leaves it out of the monthly totals.
     holds_gpus: bool = True
+    # Whether it builds groups that follow a part's scaling (``components.scaling``): on
+    # request, on load, on a schedule. A component without it builds its size all month, and
+    # its parts say so (scaling: fixed).
+    follows_hours: bool = False
 
     cloud: Cloud = field(init=False)  # from the name's prefix
 
@@ -97,6 +102,25 @@ class ComponentEntry:
 
     def needed_site_keys(self, region: str) -> list[str]:
         return [key.format(region=region) for key in self.site_keys]
+
+
+def part_scaling(ctx: BuildContext) -> Scaling:
+    """How the part's size changes, for the component that builds it."""
+    from gpufleet.components.scaling import Scaling, WeeklyRun
+
+    part, schedule = ctx.part, ctx.workload.schedule
+    if part.scaling == "schedule":
+        if schedule is None:
+            raise StackConfigError(
+                f"gpufleet:workloads: {ctx.workload.name} has a part on a schedule but no "
+                "schedule; run gpufleet generate again"
+            )
+        return Scaling(
+            mode="schedule",
+            time_zone=schedule.time_zone,
+            runs=[WeeklyRun(start_minute=r.start_minute, minutes=r.minutes) for r in schedule.runs],
+        )
+    return Scaling(mode=part.scaling, expected_hours=part.expected_hours)
 
 
 def _commitment(ctx: BuildContext) -> Commitment:
@@ -120,6 +144,8 @@ def _build_spot_fleet(ctx: BuildContext) -> dict[str, Any]:
 
     w, part, region = ctx.workload, ctx.part, _aws_region(ctx)
     gpus = part.instances * w.gpus_per_instance
+    scaling = part_scaling(ctx)
+    on_demand = part.pricing == "on_demand"
     fleet = SpotFleet(
         ctx.name,
         SpotFleetArgs(
@@ -128,7 +154,9 @@ def _build_spot_fleet(ctx: BuildContext) -> dict[str, Any]:
             target_gpus=gpus,
             vpc_id=region.vpc_id,
             subnet_ids=[s.id for s in region.subnets],
-            on_demand_base_gpus=gpus if part.pricing == "on_demand" else 0,
+            on_demand_base_gpus=gpus if on_demand and not scaling.scales else 0,
+            on_demand_percent=100 if on_demand and scaling.scales else 0,
+            scaling=scaling,
             max_price_per_gpu_hour=None
             if w.max_price_per_hour is None
             else w.max_price_per_hour / w.gpus_per_instance,
@@ -157,6 +185,7 @@ def _build_placement_cluster(ctx: BuildContext) -> dict[str, Any]:
             vpc_id=region.vpc_id,
             subnet_id=subnet.id,
             capacity="spot" if part.pricing == "spot" else "on_demand",
+            scaling=part_scaling(ctx),
         ),
         ctx.opts,
     )
@@ -385,6 +414,7 @@ COMPONENTS: dict[str, ComponentEntry] = {
             roles=("fleet",),
             site_keys=(_AWS_REGION,),
             build=_build_spot_fleet,
+            follows_hours=True,
         ),
         ComponentEntry(
             name="aws:PlacementCluster",
@@ -392,6 +422,7 @@ COMPONENTS: dict[str, ComponentEntry] = {
             roles=("multi_node",),
             site_keys=(_AWS_REGION,),
             build=_build_placement_cluster,
+            follows_hours=True,
         ),
         ComponentEntry(
             name="aws:CapacityPool",

@@ -24,6 +24,7 @@ from ruamel.yaml.comments import CommentedMap
 from gpufleet.clouds import PULUMI_PACKAGES
 from gpufleet.planner.plan import EnvironmentPlan
 from gpufleet.planner.pricing import DEFAULT_COMMITMENT_DISCOUNTS, PricingAssumptions
+from gpufleet.planner.schedules import WeeklySchedule
 from gpufleet.planner.spec import WorkloadSpec
 from gpufleet.stacks import config_keys
 from gpufleet.stacks.component_registry import COMPONENTS
@@ -31,6 +32,8 @@ from gpufleet.stacks.placement_parts import placement_parts
 from gpufleet.stacks.stack_config import (
     Limits,
     ProviderSetting,
+    ScheduledRun,
+    ScheduleSetting,
     StackSettings,
     WorkloadPlacement,
 )
@@ -82,6 +85,7 @@ def stack_settings(
                 parts=placement_parts(p),
                 tags=dict(sorted(workload.tags.items())),
                 max_price_per_hour=workload.max_price_per_hour,
+                schedule=_schedule_setting(p.schedule),
                 monthly_usd=round(p.monthly_usd, 2),
             )
         )
@@ -303,3 +307,12 @@ def _has_setting(config: Any, dotted: str) -> bool:
             return False
         node = node[step]
     return node is not None
+
+
+def _schedule_setting(schedule: WeeklySchedule | None) -> ScheduleSetting | None:
+    if schedule is None:
+        return None
+    return ScheduleSetting(
+        time_zone=schedule.time_zone,
+        runs=[ScheduledRun(start_minute=r.start, minutes=r.minutes) for r in schedule.runs],
+    )

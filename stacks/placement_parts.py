@@ -18,9 +18,10 @@ Azure reservation) is a billing purchase made outside Pulumi.
 
 from __future__ import annotations
 
+from gpufleet.planner.hours import HoursModel, ScalingMode
 from gpufleet.planner.plan import Placement
-from gpufleet.pricing_models import is_commitment
-from gpufleet.stacks.component_registry import Role, component_for
+from gpufleet.pricing_models import HOURS_PER_MONTH, Pricing, is_commitment
+from gpufleet.stacks.component_registry import ComponentEntry, Role, component_for
 from gpufleet.stacks.stack_config import Part
 
 
@@ -35,15 +36,51 @@ def _base_role(placement: Placement) -> Role:
 
 
 def placement_parts(placement: Placement) -> list[Part]:
+    """The parts, each with how its size follows the plan's hours: an always-on base is fixed;
+    above it, the burst autoscales on load or follows the schedule; without a base, the one
+    part follows the workload's hours model."""
     cloud = placement.cloud
     base = component_for(cloud, _base_role(placement))
-    parts = [Part(component=base.name, instances=placement.instances, pricing=placement.pricing)]
-    if placement.burst is not None and placement.burst.instances > 0:
-        parts.append(
-            Part(
-                component=component_for(cloud, "fleet").name,
-                instances=placement.burst.instances,
-                pricing=placement.burst.pricing,
-            )
+    burst = placement.burst if placement.burst is not None and placement.burst.instances else None
+    if burst is not None:
+        base_part = Part(
+            component=base.name, instances=placement.instances, pricing=placement.pricing
         )
-    return parts
+        fleet = component_for(cloud, "fleet")
+        scheduled = placement.hours_model == "schedule"
+        return [
+            base_part,
+            _part(
+                fleet,
+                burst.instances,
+                burst.pricing,
+                "schedule" if scheduled else "autoscale",
+                burst.billed_hours,
+            ),
+        ]
+    scaling = _SCALING[placement.hours_model]
+    return [_part(base, placement.instances, placement.pricing, scaling, placement.billed_hours)]
+
+
+def _part(
+    entry: ComponentEntry, instances: int, pricing: Pricing, scaling: ScalingMode, hours: float
+) -> Part:
+    if not entry.follows_hours:
+        scaling = "fixed"  # it builds its size all month (see README, Limitations)
+    return Part(
+        component=entry.name,
+        instances=instances,
+        pricing=pricing,
+        scaling=scaling,
+        # Expected use beyond the month (a spot job's overhead on top of 730 h) is a month.
+        expected_hours=min(hours, HOURS_PER_MONTH)
+        if scaling in ("on_request", "autoscale")
+        else None,
+    )
+
+
+_SCALING: dict[HoursModel, ScalingMode] = {
+    "always_on": "fixed",
+    "schedule": "schedule",
+    "on_request": "on_request",
+}

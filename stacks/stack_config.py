@@ -45,6 +45,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from pydantic.alias_generators import to_camel
 
 from gpufleet.clouds import Cloud
+from gpufleet.planner.hours import ScalingMode
 from gpufleet.planner.spec import Kind
 from gpufleet.pricing_models import Commitment, Pricing
 from gpufleet.stacks import config_keys
@@ -83,6 +84,22 @@ class Part(ConfigModel):
     component: ComponentName
     instances: int = Field(ge=0)
     pricing: Pricing
+    # How its size changes (``planner.hours``): fixed, on request, on load, on the schedule;
+    # for on request and on load, the hours a month the plan expects it at its size.
+    scaling: ScalingMode = "fixed"
+    expected_hours: float | None = Field(default=None, ge=0)
+
+
+class ScheduledRun(ConfigModel):
+    start_minute: int = Field(ge=0)  # after Monday 00:00, local time
+    minutes: int = Field(ge=1)
+
+
+class ScheduleSetting(ConfigModel):
+    """A workload's weekly schedule, as the components take it."""
+
+    time_zone: str
+    runs: list[ScheduledRun] = Field(min_length=1)
 
 
 class WorkloadPlacement(ConfigModel):
@@ -98,6 +115,7 @@ class WorkloadPlacement(ConfigModel):
     parts: list[Part] = Field(min_length=1)
     tags: dict[str, str] = Field(default_factory=dict)
     max_price_per_hour: float | None = None
+    schedule: ScheduleSetting | None = None
     # Named in config_keys: gpufleet cost reads it back without pydantic.
     monthly_usd: float = Field(
         validation_alias=config_keys.PLANNED_MONTHLY_USD,

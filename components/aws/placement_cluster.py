@@ -41,10 +41,17 @@ from pydantic import Field, field_validator, model_validator
 
 from gpufleet.components.aws.ami import AmiId, image_id
 from gpufleet.components.aws.efa import efa_interface_count, efa_network_interfaces
+from gpufleet.components.aws.group_scaling import (
+    desired_size,
+    group_options,
+    group_tags,
+    scale_group,
+)
 from gpufleet.components.aws.instance_role import instance_profile
 from gpufleet.components.aws.launch_template import gpu_launch_template
 from gpufleet.components.aws.security_group import cluster_security_group
 from gpufleet.components.component_args import ComponentArgs, StrInput, is_known
+from gpufleet.components.scaling import Scaling
 from gpufleet.components.tagging import RequiredTags
 
 PLACEMENT_STRATEGY = "cluster"
@@ -66,6 +73,9 @@ class PlacementClusterArgs(ComponentArgs):
     root_device_name: str = "/dev/sda1"
     kms_key_id: StrInput | None = None
     ssm_access: bool = True
+    # How many nodes run when: all of them all month, or on request / on a schedule (zero
+    # otherwise), for a job that does not run all month.
+    scaling: Scaling = Field(default_factory=Scaling)
 
     @field_validator("instance_type")
     @classmethod
@@ -133,9 +143,10 @@ class PlacementCluster(pulumi.ComponentResource):
             f"{name}-asg",
             vpc_zone_identifiers=[args.subnet_id],
             placement_group=placement.id,
-            min_size=args.nodes,
+            # A tightly coupled job runs all its nodes or none.
+            min_size=0 if args.scaling.scales else args.nodes,
             max_size=args.nodes,
-            desired_capacity=args.nodes,
+            desired_capacity=desired_size(args.nodes, args.scaling),
             health_check_type="EC2",
             wait_for_capacity_timeout="0",
             launch_template=None
@@ -161,12 +172,10 @@ class PlacementCluster(pulumi.ComponentResource):
                     ],
                 ),
             ),
-            tags=[
-                aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=False)
-                for k, v in tags.items()
-            ],
-            opts=child,
+            tags=group_tags(tags, args.scaling),
+            opts=group_options(self, args.scaling),
         )
+        scale_group(name, asg, args.nodes, args.scaling, self)
 
         self.placement_group_name = placement.name
         self.launch_template_id = template.id

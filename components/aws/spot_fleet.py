@@ -49,10 +49,17 @@ import pulumi_aws as aws
 from pydantic import Field, field_validator, model_validator
 
 from gpufleet.components.aws.ami import AmiId, architecture, dlami_parameter, image_id
+from gpufleet.components.aws.group_scaling import (
+    desired_size,
+    group_options,
+    group_tags,
+    scale_group,
+)
 from gpufleet.components.aws.instance_role import instance_profile
 from gpufleet.components.aws.launch_template import gpu_launch_template, worker_network_interface
 from gpufleet.components.aws.security_group import worker_security_group
 from gpufleet.components.component_args import ComponentArgs, StrInput
+from gpufleet.components.scaling import Scaling
 from gpufleet.components.tagging import RequiredTags
 from gpufleet.planner.catalog import load_catalog
 
@@ -71,6 +78,8 @@ class SpotFleetArgs(ComponentArgs):
     vpc_id: StrInput
     subnet_ids: list[StrInput] = Field(min_length=1)
     on_demand_base_gpus: int = Field(default=0, ge=0)
+    # Of the GPUs above the base, the share on-demand (100: an on-demand group that scales).
+    on_demand_percent: int = Field(default=0, ge=0, le=100)
     max_price_per_gpu_hour: float | None = Field(default=None, gt=0)
     ami_id: AmiId | None = None
     user_data: str | None = Field(default=None, max_length=USER_DATA_LIMIT)
@@ -79,6 +88,9 @@ class SpotFleetArgs(ComponentArgs):
     kms_key_id: StrInput | None = None
     public_ip: bool = False
     ssm_access: bool = True
+    # How the group's size changes: fixed at target_gpus, or scaled (on request, on load, on a
+    # schedule) between zero and target_gpus.
+    scaling: Scaling = Field(default_factory=Scaling)
 
     @field_validator("instance_types")
     @classmethod
@@ -93,6 +105,11 @@ class SpotFleetArgs(ComponentArgs):
 
     @model_validator(mode="after")
     def _consistent(self) -> SpotFleetArgs:
+        if self.scaling.scales and self.on_demand_base_gpus:
+            raise ValueError(
+                "on_demand_base_gpus applies to a fixed group: one that scales to zero has no "
+                "base (use on_demand_percent)"
+            )
         if self.on_demand_base_gpus > self.target_gpus:
             raise ValueError(
                 f"on_demand_base_gpus ({self.on_demand_base_gpus}) exceeds target_gpus "
@@ -174,11 +191,12 @@ class SpotFleet(pulumi.ComponentResource):
             kms_key_id=args.kms_key_id,
             user_data=args.user_data,
         )
+        scaling = args.scaling
         asg = aws.autoscaling.Group(
             f"{name}-asg",
             vpc_zone_identifiers=list(args.subnet_ids),
             desired_capacity_type="units",
-            desired_capacity=args.target_gpus,
+            desired_capacity=desired_size(args.target_gpus, scaling),
             min_size=0,
             # In GPUs, like the desired capacity. Weighted, the group exceeds it by at most one
             # instance when a type's GPUs do not divide it (AWS allows up to the largest weight).
@@ -189,7 +207,7 @@ class SpotFleet(pulumi.ComponentResource):
             mixed_instances_policy=aws.autoscaling.GroupMixedInstancesPolicyArgs(
                 instances_distribution=aws.autoscaling.GroupMixedInstancesPolicyInstancesDistributionArgs(
                     on_demand_base_capacity=args.on_demand_base_gpus,
-                    on_demand_percentage_above_base_capacity=0,
+                    on_demand_percentage_above_base_capacity=args.on_demand_percent,
                     on_demand_allocation_strategy="lowest-price",
                     spot_allocation_strategy=SPOT_ALLOCATION_STRATEGY,
                     spot_max_price=None
@@ -209,12 +227,10 @@ class SpotFleet(pulumi.ComponentResource):
                     ],
                 ),
             ),
-            tags=[
-                aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=False)
-                for k, v in tags.items()
-            ],
-            opts=child,
+            tags=group_tags(tags, scaling),
+            opts=group_options(self, scaling),
         )
+        scale_group(name, asg, args.target_gpus, scaling, self)
 
         self.launch_template_id = template.id
         self.autoscaling_group_name = asg.name

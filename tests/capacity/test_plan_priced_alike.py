@@ -140,3 +140,46 @@ def test_a_generated_aws_stack_with_its_own_discounts_is_priced_alike(tmp_path: 
     }
     assert components == {"aws:SpotFleet", "aws:CapacityPool", "aws:PlacementCluster"}
     assert_priced_alike(spec, tmp_path, "prod")
+
+
+def test_a_generated_aws_stack_costs_what_its_plan_says(tmp_path: Path) -> None:
+    """The invariant, on AWS, with the engine's own usage model (no help from the plan): each
+    workload's expected monthly cost is its planned cost within 1%. The stack follows the
+    plan's hours: experiments and the weekly eval sit at zero until a run asks, the serving
+    burst autoscales, a nightly job runs on its schedule."""
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        BILL_SPEC + "  - {name: nightly, kind: batch, gpu: {name: L4}, interruptible: true,\n"
+        "     schedule: {time_zone: America/New_York, cron: '0 1 * * MON-FRI',"
+        " duration_hours: 3}}\n"
+    )
+    (tmp_path / "Pulumi.yaml").write_text(
+        f"name: bill\nruntime: python\nmain: {ROOT / 'stacks'}\nstackConfigDir: stacks\n"
+    )
+    args = ["generate", str(spec), "--env", "prod", "--stacks-dir", str(tmp_path / "stacks")]
+    made = CliRunner().invoke(main, args)
+    assert made.exit_code == 0, made.output
+    stack_file = tmp_path / "stacks" / "Pulumi.prod.yaml"
+    stack_file.write_text(stack_file.read_text() + BILL_SITE)
+    scalings = {
+        w["name"]: [part["scaling"] for part in w["parts"]]
+        for w in yaml.safe_load(stack_file.read_text())["config"]["gpufleet:workloads"]
+    }
+    assert scalings == {
+        "experiments": ["on_request"],
+        "serving": ["fixed", "autoscale"],
+        "weekly-eval": ["on_request"],
+        "eval-fleet": ["on_request"],
+        "nightly": ["schedule"],
+    }
+    catalog = load_catalog()
+    plan = Planner(load_spec(spec, catalog), catalog).plan_environment("prod")
+    loaded = load_stack(StackSource("prod", tmp_path))
+    limits = limits_in(loaded.config)
+    rates = shipped_rate_card(limits.commitment_discounts if limits else None)
+    cost = price_stack(stack_resources(loaded.resources), rates)
+    engine = {w.name: w for w in cost.workloads}
+    for placement in plan.placements:
+        priced = engine[placement.name].total("expected")
+        assert priced == pytest.approx(placement.monthly_usd, rel=0.01), placement.name
+    assert cost.total("expected") == pytest.approx(plan.monthly_usd, rel=0.01)

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from gpufleet.components.aws.placement_cluster import PlacementCluster, PlacementClusterArgs
+from gpufleet.components.scaling import Scaling
 from tests.components.aws.site import NETWORK, SUBNETS
 from tests.components.component_checks import (
     TAGS,
@@ -146,3 +147,19 @@ def test_placement_cluster_validation(overrides: dict[str, Any], message: str) -
     }
     with pytest.raises(ValueError, match=message):
         PlacementClusterArgs(**(values | overrides))
+
+
+def test_a_job_on_request_has_all_its_nodes_or_none() -> None:
+    cap, _ = cluster(nodes=4, scaling=Scaling(mode="on_request", expected_hours=300))
+    asg = cap.one("aws:autoscaling/group:Group")
+    assert (asg.inputs["minSize"], asg.inputs["desiredCapacity"], asg.inputs["maxSize"]) == (
+        0,
+        0,
+        4,
+    )
+    assert asg.ignore_changes == ["desiredCapacity"]
+    assert {t["key"]: t["value"] for t in asg.inputs["tags"]}["expected-minutes"] == "18000"
+    fixed, _ = cluster(nodes=4)
+    group = fixed.one("aws:autoscaling/group:Group")
+    assert (group.inputs["minSize"], group.inputs["desiredCapacity"]) == (4, 4)
+    assert group.ignore_changes == []

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from gpufleet.components.aws.ami import DLAMI_PARAMETERS
 from gpufleet.components.aws.spot_fleet import SpotFleet, SpotFleetArgs
+from gpufleet.components.scaling import Scaling, WeeklyRun
 from tests.components.aws.site import NETWORK, SUBNETS
 from tests.components.component_checks import (
     TAGS,
@@ -215,3 +216,70 @@ def test_spot_fleet_validation(overrides: dict[str, Any], field: str, message: s
         SpotFleetArgs(**(values | overrides))
     assert isinstance(caught.value, ValidationError)
     assert field in str(caught.value)
+
+
+def test_a_fleet_on_request_starts_at_zero_and_keeps_the_size_a_run_sets() -> None:
+    scaling = Scaling(mode="on_request", expected_hours=150)
+    cap, _ = spot_fleet(scaling=scaling)
+    asg = cap.one("aws:autoscaling/group:Group")
+    assert (asg.inputs["desiredCapacity"], asg.inputs["minSize"], asg.inputs["maxSize"]) == (
+        0,
+        0,
+        8,
+    )
+    assert asg.ignore_changes == ["desiredCapacity"]
+    tags = {t["key"]: t["value"] for t in asg.inputs["tags"]}
+    assert tags["expected-minutes"] == "9000"
+    assert not cap.of_type("aws:autoscaling/schedule:Schedule")
+    assert not cap.of_type("aws:autoscaling/policy:Policy")
+
+
+def test_a_burst_autoscales_on_load() -> None:
+    cap, _ = spot_fleet(scaling=Scaling(mode="autoscale", expected_hours=120))
+    policy_ = cap.one("aws:autoscaling/policy:Policy").inputs
+    assert policy_["policyType"] == "TargetTrackingScaling"
+    tracking = policy_["targetTrackingConfiguration"]
+    assert tracking["targetValue"] == 60
+    assert tracking["predefinedMetricSpecification"]["predefinedMetricType"] == (
+        "ASGAverageCPUUtilization"
+    )
+    tags = {t["key"]: t["value"] for t in cap.one("aws:autoscaling/group:Group").inputs["tags"]}
+    assert tags["expected-minutes"] == "7200"
+
+
+def test_a_scheduled_fleet_runs_its_windows_in_their_time_zone() -> None:
+    # Weekdays 08:00-20:00 and Sunday 22:00 to Monday 02:00, in Berlin.
+    runs = [WeeklyRun(start_minute=day * 1440 + 8 * 60, minutes=12 * 60) for day in range(5)] + [
+        WeeklyRun(start_minute=6 * 1440 + 22 * 60, minutes=4 * 60)
+    ]
+    cap, _ = spot_fleet(scaling=Scaling(mode="schedule", time_zone="Europe/Berlin", runs=runs))
+    actions = {
+        s.inputs["scheduledActionName"]: s.inputs
+        for s in cap.of_type("aws:autoscaling/schedule:Schedule")
+    }
+    assert len(actions) == 12
+    monday = actions["eval-run-0-start"]
+    assert (monday["recurrence"], monday["desiredCapacity"], monday["timeZone"]) == (
+        "0 8 * * 1",
+        8,
+        "Europe/Berlin",
+    )
+    assert (monday["minSize"], monday["maxSize"]) == (-1, -1)
+    assert actions["eval-run-0-end"]["recurrence"] == "0 20 * * 1"
+    assert actions["eval-run-0-end"]["desiredCapacity"] == 0
+    # Across midnight and the week: starts Sunday 22:00, ends Monday 02:00.
+    assert actions["eval-run-5-start"]["recurrence"] == "0 22 * * 0"
+    assert actions["eval-run-5-end"]["recurrence"] == "0 2 * * 1"
+    tags = {t["key"]: t["value"] for t in cap.one("aws:autoscaling/group:Group").inputs["tags"]}
+    hours = 730 * (5 * 12 + 4) / 168
+    assert tags["expected-minutes"] == str(round(hours * 60))
+
+
+def test_a_fleet_that_scales_has_no_on_demand_base() -> None:
+    with pytest.raises(ValidationError, match="on_demand_base_gpus applies to a fixed group"):
+        spot_fleet(on_demand_base_gpus=2, scaling=Scaling(mode="on_request", expected_hours=1))
+    cap, _ = spot_fleet(on_demand_percent=100, scaling=Scaling(mode="on_request", expected_hours=1))
+    distribution = cap.one("aws:autoscaling/group:Group").inputs["mixedInstancesPolicy"][
+        "instancesDistribution"
+    ]
+    assert distribution["onDemandPercentageAboveBaseCapacity"] == 100

@@ -1,0 +1,98 @@
+"""How a group's size changes over the month (``Scaling``), shared by the group components of
+all three clouds, and the weekly schedule turned into what each cloud schedules by.
+
+Four modes, one per way the plan's hours happen (``planner.hours``):
+
+- ``fixed``: the group runs its size all month;
+- ``on_request``: the group sits at zero until a run asks for capacity (``gpufleet scale``);
+  later ``pulumi up`` runs leave the size alone, so a running job is not scaled away;
+- ``autoscale``: a burst above an always-on base, scaled on load between zero and its size;
+- ``schedule``: the group runs its size in the schedule's weekly windows, zero outside them.
+
+The three that scale carry the plan's expected use as the ``expected-minutes`` tag
+(``tag_keys.EXPECTED_MINUTES``), which is what the cost engine prices their expected figure
+with; the schedule's own hours for ``schedule``.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field, model_validator
+
+from gpufleet import tag_keys
+from gpufleet.components.component_args import ComponentArgs
+from gpufleet.planner.hours import ScalingMode
+from gpufleet.planner.schedules import (
+    DAYS,
+    MINUTES_PER_DAY,
+    MINUTES_PER_WEEK,
+    Run,
+    check_time_zone,
+)
+from gpufleet.pricing_models import HOURS_PER_MONTH
+
+
+class WeeklyRun(ComponentArgs):
+    """One run of the week: starts ``start_minute`` after Monday 00:00 local time."""
+
+    start_minute: int = Field(ge=0, lt=MINUTES_PER_WEEK)
+    minutes: int = Field(ge=1, le=MINUTES_PER_WEEK)
+
+
+class Scaling(ComponentArgs):
+    mode: ScalingMode = "fixed"
+    # schedule: the weekly runs, in this IANA time zone
+    time_zone: str = "UTC"
+    runs: list[WeeklyRun] = Field(default_factory=list)
+    # on_request / autoscale: hours a month the plan expects the group to run at its size
+    expected_hours: float | None = Field(default=None, ge=0, le=HOURS_PER_MONTH)
+    # autoscale: the average CPU use the group scales to keep
+    target_cpu_percent: float = Field(default=60.0, gt=0, le=100)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Scaling:
+        check_time_zone(self.time_zone)
+        if self.mode == "schedule" and not self.runs:
+            raise ValueError("a schedule needs at least one run")
+        if self.mode != "schedule" and self.runs:
+            raise ValueError(f"runs apply to mode schedule, not {self.mode}")
+        if self.mode in ("on_request", "autoscale") and self.expected_hours is None:
+            raise ValueError(f"mode {self.mode} needs expected_hours (the plan's expected use)")
+        return self
+
+    @property
+    def scales(self) -> bool:
+        """Whether something other than ``pulumi up`` sets the group's size."""
+        return self.mode != "fixed"
+
+    @property
+    def monthly_hours(self) -> float:
+        """Hours a month the group runs at its size."""
+        if self.mode == "fixed":
+            return HOURS_PER_MONTH
+        if self.mode == "schedule":
+            week = sum(r.minutes for r in self.runs)
+            return HOURS_PER_MONTH * min(week, MINUTES_PER_WEEK) / MINUTES_PER_WEEK
+        return self.expected_hours or 0.0
+
+    def expected_tags(self) -> dict[str, str]:
+        """The ``expected-minutes`` tag a group that scales carries for the cost engine."""
+        if not self.scales:
+            return {}
+        return {tag_keys.EXPECTED_MINUTES: str(round(self.monthly_hours * 60))}
+
+    def weekly_runs(self) -> list[Run]:
+        return [Run(r.start_minute, r.minutes) for r in self.runs]
+
+
+def cron_at(minute_of_week: int) -> str:
+    """The weekly cron (``minute hour * * day-of-week``, Sunday 0) that fires at a minute of
+    the week (Monday 00:00 is 0)."""
+    minute_of_week %= MINUTES_PER_WEEK
+    day, minute_of_day = divmod(minute_of_week, MINUTES_PER_DAY)
+    hour, minute = divmod(minute_of_day, 60)
+    return f"{minute} {hour} * * {(day + 1) % 7}"
+
+
+def day_name(minute_of_week: int) -> str:
+    """The day a minute of the week falls on, as in ``planner.schedules.DAYS``."""
+    return DAYS[(minute_of_week % MINUTES_PER_WEEK) // MINUTES_PER_DAY]
