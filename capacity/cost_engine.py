@@ -71,11 +71,13 @@ def resource_settings(item: StackCapacity, tags: Mapping[str, str]) -> Usage:
     if footprint.run_hours is not None:
         return Usage(footprint.expected_units, footprint.run_hours, "one run")
     minutes = _whole_minutes(tags.get(tag_keys.EXPECTED_MINUTES))
+    if minutes is None:
+        minutes = footprint.declared_minutes
     least, most = footprint.expected_units, footprint.max_units
     if minutes is None or least is None or most is None or most <= least:
         return Usage(least, HOURS_PER_MONTH, _size_basis(footprint))
     hours = min(minutes / 60, HOURS_PER_MONTH)
-    basis = f"up to its max size for {hours:g} h a month (its {tag_keys.EXPECTED_MINUTES} tag)"
+    basis = f"up to its max size for {hours:g} h a month (its expected use, as planned)"
     if least:
         basis = f"its minimum all month, {basis}"
     return Usage(least, HOURS_PER_MONTH, basis, most - least, hours)

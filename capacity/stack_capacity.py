@@ -11,8 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from gpufleet.capacity.footprints import read_gpu_footprint, resolve_template
+from gpufleet.capacity.footprints import (
+    apply_scaler,
+    read_gpu_footprint,
+    read_scaler,
+    resolve_template,
+)
 from gpufleet.capacity.footprints.model import GpuFootprint
+from gpufleet.capacity.footprints.reading import Scaler
 from gpufleet.capacity.stack_resource import StackResource
 
 
@@ -42,11 +48,14 @@ def stack_footprints(resources: list[StackResource]) -> list[StackCapacity]:
         is not None
     }
     reservations = Reservations(read, by_urn)
+    scalers = _scalers(resources)
     out = []
     for r in resources:
         footprint = read.get(r.urn)
         if footprint is None:
             continue
+        if r.urn in scalers:
+            footprint = apply_scaler(footprint, scalers[r.urn])
         # Sorted: a group rolling out several versions depends on several templates, and the
         # engine records property dependencies in no particular order.
         template_urns = sorted(
@@ -64,6 +73,18 @@ def stack_footprints(resources: list[StackResource]) -> list[StackCapacity]:
         template = by_urn.get(template_urns[0]) if template_urns else None
         out.append(StackCapacity(r, footprint, template))
     return out
+
+
+def _scalers(resources: list[StackResource]) -> dict[str, Scaler]:
+    """The scaler of each group that has one, found through the scaler's property
+    dependencies (its target), as templates are."""
+    found: dict[str, Scaler] = {}
+    for r in resources:
+        scaler = read_scaler(r.type, r.props)
+        if scaler is not None:
+            for urn in r.property_dependencies.get(scaler.target_property, []):
+                found[urn] = scaler
+    return found
 
 
 class Reservations:

@@ -45,6 +45,10 @@ GCP_INSTANCE_GROUP_MANAGERS = (
     "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
 )
 GCP_RESERVATION = "gcp:compute/reservation:Reservation"
+GCP_AUTOSCALERS = (
+    "gcp:compute/autoscaler:Autoscaler",
+    "gcp:compute/regionAutoscaler:RegionAutoscaler",
+)
 GCP_STORAGE_BUCKET = "gcp:storage/bucket:Bucket"
 
 # Azure

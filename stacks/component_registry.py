@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from gpufleet.clouds import Cloud, is_cloud
 from gpufleet.planner.gcp_machines import takes_attached_gpus
+from gpufleet.planner.hours import ScalingMode
 from gpufleet.planner.spec import Managed
 from gpufleet.pricing_models import TERM_OF_PRICING, Commitment
 from gpufleet.stacks.stack_config import (
@@ -78,10 +79,10 @@ class ComponentEntry:
     # job from the SDK): the stack itself then holds no GPUs; the cost engine prices one run
     # and leaves it out of the monthly totals.
     holds_gpus: bool = True
-    # Whether it builds groups that follow a part's scaling (``components.scaling``): on
-    # request, on load, on a schedule. A component without it builds its size all month, and
-    # its parts say so (scaling: fixed).
-    follows_hours: bool = False
+    # The scalings (``components.scaling``) its groups can follow besides fixed: on request,
+    # on load, on a schedule. For one it cannot, ``placement_parts`` falls back (a schedule
+    # to on request, anything else to fixed) and the part says what is built.
+    follows: frozenset[ScalingMode] = frozenset()
 
     cloud: Cloud = field(init=False)  # from the name's prefix
 
@@ -230,6 +231,7 @@ def _build_sagemaker_spot_training(ctx: BuildContext) -> dict[str, Any]:
             instance_type=w.instance_type,
             instance_count=ctx.part.instances,
             image_uri=image,
+            expected_hours=ctx.part.expected_hours,
         ),
         ctx.opts,
     )
@@ -268,6 +270,7 @@ def _build_spot_group(ctx: BuildContext) -> dict[str, Any]:
             subnetwork=region.subnetwork,
             gpu=gpu,
             gpu_count=gpu_count,
+            scaling=part_scaling(ctx),
         ),
         ctx.opts,
     )
@@ -291,6 +294,7 @@ def _build_compact_cluster(ctx: BuildContext) -> dict[str, Any]:
             project=site.project,
             network=region.network,
             subnetwork=region.subnetwork,
+            scaling=part_scaling(ctx),
         ),
         ctx.opts,
     )
@@ -341,6 +345,7 @@ def _build_low_priority_cluster(ctx: BuildContext) -> dict[str, Any]:
             vm_priority="LowPriority" if ctx.part.pricing == "spot" else "Dedicated",
             workspace_name=region.workspace_name,
             subnet_id=region.subnet_id,
+            expected_hours=ctx.part.expected_hours,
         ),
         ctx.opts,
     )
@@ -399,6 +404,8 @@ def _build_spot_scale_set(ctx: BuildContext) -> dict[str, Any]:
 
 # --- the registry --------------------------------------------------------------------------
 
+_ALL_SCALING: frozenset[ScalingMode] = frozenset({"on_request", "autoscale", "schedule"})
+
 _REGION = "site:{cloud}.regions.{{region}}"
 _AWS_REGION = _REGION.format(cloud="aws")
 _GCP_REGION = _REGION.format(cloud="gcp")
@@ -414,7 +421,7 @@ COMPONENTS: dict[str, ComponentEntry] = {
             roles=("fleet",),
             site_keys=(_AWS_REGION,),
             build=_build_spot_fleet,
-            follows_hours=True,
+            follows=_ALL_SCALING,
         ),
         ComponentEntry(
             name="aws:PlacementCluster",
@@ -422,7 +429,7 @@ COMPONENTS: dict[str, ComponentEntry] = {
             roles=("multi_node",),
             site_keys=(_AWS_REGION,),
             build=_build_placement_cluster,
-            follows_hours=True,
+            follows=_ALL_SCALING,
         ),
         ComponentEntry(
             name="aws:CapacityPool",
@@ -438,6 +445,7 @@ COMPONENTS: dict[str, ComponentEntry] = {
             site_keys=(),
             build=_build_sagemaker_spot_training,
             holds_gpus=False,
+            follows=frozenset({"on_request"}),
         ),
         ComponentEntry(
             name="gcp:SpotGroup",
@@ -445,6 +453,7 @@ COMPONENTS: dict[str, ComponentEntry] = {
             roles=("fleet",),
             site_keys=(_GCP_REGION, *_GCP_VM),
             build=_build_spot_group,
+            follows=_ALL_SCALING,
         ),
         ComponentEntry(
             name="gcp:CompactCluster",
@@ -452,6 +461,7 @@ COMPONENTS: dict[str, ComponentEntry] = {
             roles=("multi_node",),
             site_keys=(_GCP_REGION, *_GCP_VM),
             build=_build_compact_cluster,
+            follows=frozenset({"on_request"}),
         ),
         ComponentEntry(
             name="gcp:ReservationPool",
@@ -466,6 +476,7 @@ COMPONENTS: dict[str, ComponentEntry] = {
             roles=("azureml",),
             site_keys=(_AZURE_REGION,),
             build=_build_low_priority_cluster,
+            follows=frozenset({"on_request"}),
         ),
         ComponentEntry(
             name="azure:SpotScaleSet",

@@ -65,7 +65,9 @@ def placement_parts(placement: Placement) -> list[Part]:
 def _part(
     entry: ComponentEntry, instances: int, pricing: Pricing, scaling: ScalingMode, hours: float
 ) -> Part:
-    if not entry.follows_hours:
+    if scaling == "schedule" and scaling not in entry.follows:
+        scaling = "on_request"  # at zero until a run asks; the schedule's hours expected
+    if scaling != "fixed" and scaling not in entry.follows:
         scaling = "fixed"  # it builds its size all month (see README, Limitations)
     return Part(
         component=entry.name,

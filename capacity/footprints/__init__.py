@@ -22,9 +22,34 @@ from typing import Any
 # Imported for their @reads registrations.
 from gpufleet.capacity.footprints import aws, azure, gcp  # noqa: F401
 from gpufleet.capacity.footprints.model import GpuFootprint, MachineCatalog, shipped_machine_catalog
-from gpufleet.capacity.footprints.reading import READERS, Reading
+from gpufleet.capacity.footprints.reading import READERS, SCALERS, Reading, Scaler
 
 GPU_RESOURCE_TYPES = frozenset(READERS)
+
+
+def read_scaler(type_: str, props: dict[str, Any]) -> Scaler | None:
+    """What a resource that sizes a group says of the group's size; None for other types."""
+    reader = SCALERS.get(type_)
+    if reader is None:
+        return None
+    return reader(Reading(props, {}, shipped_machine_catalog()))
+
+
+def apply_scaler(footprint: GpuFootprint, scaler: Scaler) -> GpuFootprint:
+    """A group's footprint with the size its scaler gives it."""
+    undetermined = (*footprint.undetermined, *scaler.undetermined)
+    if scaler.active:
+        return replace(
+            footprint,
+            expected_units=scaler.least,
+            max_units=scaler.most,
+            undetermined=undetermined,
+        )
+    given = footprint.expected_units
+    most = scaler.most
+    if given is not None and most is not None:
+        most = max(most, given)
+    return replace(footprint, max_units=most, undetermined=undetermined)
 
 
 def read_gpu_footprint(

@@ -12,7 +12,7 @@ from gpufleet import resource_types as types
 from gpufleet.capacity.footprints.model import MEMORY_MIB_UNITS, VCPU_UNITS, GpuFootprint, Machine
 from gpufleet.capacity.footprints.reading import Reading, market, reads
 from gpufleet.capacity.property_values import as_list, get_path, is_unknown
-from gpufleet.pricing_models import Market
+from gpufleet.pricing_models import HOURS_PER_MONTH, Market
 
 # SageMaker's own default for MaxRuntimeInSeconds (one day), and its limit (28 days).
 SAGEMAKER_DEFAULT_RUNTIME_SECONDS = 86400.0
@@ -302,6 +302,22 @@ def sagemaker_job_template(r: Reading) -> GpuFootprint | None:
         positive=True,
         most=SAGEMAKER_MAX_RUNTIME_SECONDS,
     )
+    minutes = r.number(
+        r.get("expected_minutes"), "expected_minutes", None, whole=True, most=HOURS_PER_MONTH * 60
+    )
+    if minutes is not None:
+        # Its runs' expected use a month, as the plan priced it: monthly, in the totals.
+        return r.footprint(
+            cloud="aws",
+            kind="SageMaker job template",
+            is_template=False,
+            machines=[machine],
+            expected_units=0.0,
+            max_units=count,
+            market="spot",
+            region=_region(r),
+            declared_minutes=int(minutes),
+        )
     return r.footprint(
         cloud="aws",
         kind="SageMaker job template",

@@ -9,7 +9,14 @@ from typing import Any
 
 from gpufleet import resource_types as types
 from gpufleet.capacity.footprints.model import GpuFootprint, Machine
-from gpufleet.capacity.footprints.reading import Reading, looks_like_gpu, reads, shown
+from gpufleet.capacity.footprints.reading import (
+    Reading,
+    Scaler,
+    looks_like_gpu,
+    reads,
+    shown,
+    sizes,
+)
 from gpufleet.capacity.property_values import as_list, get_path, is_unknown
 from gpufleet.planner.gcp_machines import GPU_OF_ACCELERATOR, built_in_gpus
 from gpufleet.planner.gpus import normalize_gpu_name
@@ -109,17 +116,22 @@ def instance_template(r: Reading) -> GpuFootprint | None:
     )
 
 
+_STOPPED = ("TERMINATED", "SUSPENDED")
+
+
 @reads(types.GCP_INSTANCE)
 def instance(r: Reading) -> GpuFootprint | None:
     machine = _machine(r, r.get("machineType"))
     reserved = r.get("reservationAffinity", "type") == "SPECIFIC_RESERVATION"
     names = as_list(r.get("reservationAffinity", "specificReservation", "values"))
+    # A stopped VM bills no GPU time until it is started (by a run, or its schedule).
+    stopped = r.get("desiredStatus") in _STOPPED
     return r.footprint(
         cloud="gcp",
         kind="VM instance",
         is_template=False,
         machines=[machine],
-        expected_units=1.0,
+        expected_units=0.0 if stopped else 1.0,
         max_units=1.0,
         # Runs inside a reservation: not priced twice, if the stack has it
         # (stack_capacity.resolve_reservation).
@@ -173,4 +185,22 @@ def reservation(r: Reading) -> GpuFootprint | None:
         market="reserved",
         region=_region(r),
         zone=_zone(r),
+    )
+
+
+@sizes(*types.GCP_AUTOSCALERS)
+def autoscaler(r: Reading) -> Scaler | None:
+    policy = ("autoscalingPolicy",)
+    least = r.count(*policy, "minReplicas", where="minReplicas")
+    most = r.count(*policy, "maxReplicas", where="maxReplicas")
+    if least is None and r.get(*policy, "minReplicas") is None:
+        least = 0.0
+    r.at_most(least, "minReplicas", most, "maxReplicas")
+    mode = r.get(*policy, "mode")
+    return Scaler(
+        "target",
+        least,
+        most,
+        active=mode not in ("OFF",),
+        undetermined=tuple(r.undetermined),
     )

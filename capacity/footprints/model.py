@@ -52,6 +52,9 @@ class GpuFootprint:
     cloud: Cloud
     kind: str  # what it is, for messages: "launch template", "Auto Scaling group", ...
     is_template: bool
+    # The expected use above its minimum the resource declares other than by a tag (a
+    # component's registered output), in minutes a month.
+    declared_minutes: int | None = None
     machines: tuple[Machine, ...] = ()
     # Capacity units one instance of each machine counts for (same order as ``machines``);
     # empty: one unit per instance, or as ``capacity_unit`` says.

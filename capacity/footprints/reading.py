@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from gpufleet.capacity.footprints.model import GpuFootprint, Machine, MachineCatalog
@@ -26,6 +27,35 @@ from gpufleet.pricing_models import Market
 
 Reader = Callable[["Reading"], GpuFootprint | None]
 READERS: dict[str, Reader] = {}
+
+
+@dataclass(frozen=True)
+class Scaler:
+    """What a resource that sizes a group (a GCP autoscaler) says of its size: the group is
+    the resource its ``target`` property names; while ``active``, the group runs from
+    ``least`` up to ``most``; off, it keeps the size it was given, up to ``most``."""
+
+    target_property: str
+    least: float | None
+    most: float | None
+    active: bool
+    undetermined: tuple[str, ...] = ()
+
+
+ScalerReader = Callable[["Reading"], Scaler | None]
+SCALERS: dict[str, ScalerReader] = {}
+
+
+def sizes(*type_tokens: str) -> Callable[[ScalerReader], ScalerReader]:
+    """Register a reader of a resource that sizes a group."""
+
+    def register(reader: ScalerReader) -> ScalerReader:
+        for token in type_tokens:
+            SCALERS[token] = reader
+        return reader
+
+    return register
+
 
 # More instances (or capacity units) than any group holds: a size above it is a mistake, not
 # a price to multiply.

@@ -53,6 +53,7 @@ from gpufleet.components.component_args import ComponentArgs, StrInput
 from gpufleet.components.tagging import RequiredTags
 from gpufleet.planner.catalog import load_catalog
 from gpufleet.planner.pricing import sagemaker_markup
+from gpufleet.pricing_models import HOURS_PER_MONTH
 
 CHECKPOINT_LOCAL_PATH = "/opt/ml/checkpoints"
 MAX_SECONDS = 28 * 24 * 3600  # SageMaker's limit on MaxRuntime and MaxWaitTime
@@ -93,6 +94,9 @@ class SageMakerSpotTrainingArgs(ComponentArgs):
     subnet_ids: list[StrInput] = Field(default_factory=list)
     security_group_ids: list[StrInput] = Field(default_factory=list)
     training_job: TrainingJobSpec | None = None
+    # Hours a month the plan expects runs to hold instance_count instances (runs start outside
+    # the stack): the cost engine prices that in the monthly totals instead of one run apart.
+    expected_hours: float | None = Field(default=None, ge=0, le=HOURS_PER_MONTH)
 
     @field_validator("instance_type")
     @classmethod
@@ -210,6 +214,9 @@ class SageMakerSpotTraining(pulumi.ComponentResource):
                 "instance_type": args.instance_type,
                 "instance_count": args.instance_count,
                 "max_run_seconds": args.max_run_seconds,
+                "expected_minutes": None
+                if args.expected_hours is None
+                else round(args.expected_hours * 60),
             }
         )
 

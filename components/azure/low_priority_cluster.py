@@ -38,10 +38,12 @@ import pulumi
 import pulumi_azure_native as azure
 from pydantic import Field, field_validator, model_validator
 
+from gpufleet import tag_keys
 from gpufleet.components.azure.names import compute_name, key_vault_name, storage_account_name
 from gpufleet.components.azure.sizes import gpu_size
 from gpufleet.components.component_args import ComponentArgs, StrInput
 from gpufleet.components.tagging import RequiredTags
+from gpufleet.pricing_models import HOURS_PER_MONTH
 
 
 class LowPriorityClusterArgs(ComponentArgs):
@@ -58,6 +60,9 @@ class LowPriorityClusterArgs(ComponentArgs):
     subnet_id: StrInput | None = None
     ssh_public_key: str | None = None
     admin_username: str = "azureuser"
+    # The cluster scales itself: from min_nodes (0) when idle to max_nodes for submitted jobs.
+    # The plan's expected use of it (hours a month at max_nodes), for the cost engine.
+    expected_hours: float | None = Field(default=None, ge=0, le=HOURS_PER_MONTH)
 
     @field_validator("vm_size")
     @classmethod
@@ -140,7 +145,7 @@ class LowPriorityCluster(pulumi.ComponentResource):
                     ),
                 ),
             ),
-            tags=tags,
+            tags={**tags, **_expected_use(args.expected_hours)},
             opts=child,
         )
 
@@ -229,3 +234,9 @@ class LowPriorityCluster(pulumi.ComponentResource):
             opts=child,
             **common,
         )
+
+
+def _expected_use(hours: float | None) -> dict[str, str]:
+    if hours is None:
+        return {}
+    return {tag_keys.EXPECTED_MINUTES: str(round(hours * 60))}

@@ -48,8 +48,14 @@ from pydantic import Field, field_validator, model_validator
 
 from gpufleet.components.component_args import ComponentArgs, StrInput
 from gpufleet.components.gcp import instance_settings as vm
+from gpufleet.components.scaling import Scaling
 from gpufleet.components.tagging import RequiredTags
 from gpufleet.planner.gcp_machines import COMPACT_PLACEMENT_SERIES, MachineGpus, machine_gpus
+from gpufleet.planner.hours import ScalingMode
+
+# What a compact cluster can follow: GCP takes one resource policy per VM, and the placement
+# policy is it, so there is no instance schedule to start and stop the nodes by.
+SCALING_MODES: frozenset[ScalingMode] = frozenset({"fixed", "on_request"})
 
 
 class CompactClusterArgs(ComponentArgs):
@@ -68,6 +74,8 @@ class CompactClusterArgs(ComponentArgs):
     scopes: list[str] = Field(default_factory=lambda: list(vm.DEFAULT_SCOPES))
     secure_boot: bool = False
     project: str | None = None
+    # When the nodes run: all month (fixed), or stopped until a run starts them (on_request).
+    scaling: Scaling = Field(default_factory=Scaling)
 
     @field_validator("machine_type")
     @classmethod
@@ -81,6 +89,12 @@ class CompactClusterArgs(ComponentArgs):
 
     @model_validator(mode="after")
     def _consistent(self) -> CompactClusterArgs:
+        if self.scaling.mode not in SCALING_MODES:
+            raise ValueError(
+                f"scaling {self.scaling.mode} is not for a compact cluster: its nodes run all "
+                "month or stop until a run starts them (a VM in a placement policy takes no "
+                "instance schedule)"
+            )
         if self.provisioning == "SPOT" and self.reservation is not None:
             raise ValueError("Spot VMs cannot consume a reservation; drop one of them")
         self.tags.as_labels()
@@ -114,6 +128,7 @@ class CompactCluster(pulumi.ComponentResource):
             group_placement_policy={"collocation": "COLLOCATED", "vm_count": args.nodes},
             opts=child,
         )
+        scaling = args.scaling
         account = vm.service_account(name, parent=self, project=args.project)
         instances = [
             gcp.compute.Instance(
@@ -132,6 +147,9 @@ class CompactCluster(pulumi.ComponentResource):
                 },
                 network_interfaces=[vm.network_interface(args.network, args.subnetwork)],
                 resource_policies=policy.self_link,
+                # Stopped VMs bill their disks only; a run (or the schedule) starts them, and
+                # later `pulumi up` runs leave them as they are.
+                desired_status="TERMINATED" if scaling.scales else None,
                 scheduling=vm.scheduling(
                     spot=spot, termination_action="STOP", max_run_seconds=None
                 ),
@@ -142,8 +160,10 @@ class CompactCluster(pulumi.ComponentResource):
                 service_account=vm.account(account.email, args.scopes),
                 metadata=vm.METADATA,
                 metadata_startup_script=args.startup_script,
-                labels=labels,
-                opts=child,
+                labels={**labels, **scaling.expected_tags()},
+                opts=pulumi.ResourceOptions(parent=self, ignore_changes=["desired_status"])
+                if scaling.scales
+                else child,
             )
             for index in range(args.nodes)
         ]

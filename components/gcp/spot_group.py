@@ -42,6 +42,8 @@ from pydantic import Field, model_validator
 
 from gpufleet.components.component_args import ComponentArgs, StrInput
 from gpufleet.components.gcp import instance_settings as vm
+from gpufleet.components.gcp.group_scaling import region_autoscaler
+from gpufleet.components.scaling import Scaling
 from gpufleet.components.tagging import RequiredTags
 from gpufleet.planner.gcp_machines import MachineGpus, machine_gpus
 
@@ -71,6 +73,9 @@ class SpotGroupArgs(ComponentArgs):
     scopes: list[str] = Field(default_factory=lambda: list(vm.DEFAULT_SCOPES))
     secure_boot: bool = False
     project: str | None = None
+    # How the group's size changes: fixed at target_size, or (with an autoscaler) on request,
+    # on load or on a schedule between zero and target_size.
+    scaling: Scaling = Field(default_factory=Scaling)
 
     @model_validator(mode="after")
     def _consistent(self) -> SpotGroupArgs:
@@ -100,6 +105,9 @@ class SpotGroup(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
         labels = args.tags.as_labels()
         gpus = args.gpus()
+        scaling = args.scaling
+        # The group itself takes no labels: its template carries what the cost engine reads.
+        template_labels = {**labels, **scaling.expected_tags()}
 
         account = vm.service_account(name, parent=self, project=args.project)
         template = gcp.compute.InstanceTemplate(
@@ -129,7 +137,7 @@ class SpotGroup(pulumi.ComponentResource):
             service_account=vm.account(account.email, args.scopes),
             metadata=vm.METADATA,
             metadata_startup_script=args.startup_script,
-            labels=labels,
+            labels=template_labels,
             # The group points at the template: make the new one before deleting the old.
             opts=pulumi.ResourceOptions(parent=self, delete_before_replace=False),
         )
@@ -141,7 +149,8 @@ class SpotGroup(pulumi.ComponentResource):
             distribution_policy_zones=args.zones,
             # Spot capacity: take it in whichever listed zone has it.
             distribution_policy_target_shape="ANY",
-            target_size=args.target_size,
+            # A group that scales starts at zero; then its autoscaler sizes it.
+            target_size=0 if scaling.scales else args.target_size,
             versions=[{"name": "primary", "instance_template": template.self_link_unique}],
             update_policy={
                 "type": "PROACTIVE",
@@ -151,8 +160,20 @@ class SpotGroup(pulumi.ComponentResource):
                 "max_unavailable_fixed": max(len(args.zones), 1),
             },
             wait_for_instances=False,
-            opts=child,
+            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["target_size"])
+            if scaling.scales
+            else child,
         )
+        if scaling.scales:
+            region_autoscaler(
+                name,
+                group.id,
+                args.target_size,
+                scaling,
+                region=args.region,
+                project=args.project,
+                parent=self,
+            )
 
         self.instance_template_self_link = template.self_link
         self.instance_group_manager_self_link = group.self_link

@@ -370,6 +370,64 @@ def test_gcp_group_takes_its_price_from_its_template() -> None:
     assert group.expected.hourly_usd == pytest.approx(3 * spot("gcp", "g2-standard-4", "us-east4"))
 
 
+@pytest.mark.parametrize(
+    ("mode", "least", "expected_hours"),
+    [
+        ("OFF", 0, 4 * 150),  # on request: the size a run sets; the tag's hours at max
+        ("ON", 1, 1 * HOURS_PER_MONTH + 3 * 150),  # its minimum all month, then the tag's
+    ],
+)
+def test_a_gcp_group_takes_its_size_from_its_autoscaler(
+    mode: str, least: int, expected_hours: float
+) -> None:
+    def program() -> None:
+        template = gcp.compute.InstanceTemplate(
+            "tpl",
+            machine_type="g2-standard-4",
+            disks=[{"source_image": "debian", "boot": True}],
+            network_interfaces=[{"network": "default"}],
+            labels={"workload": "evals", "expected-minutes": "9000"},
+        )
+        group = gcp.compute.RegionInstanceGroupManager(
+            "group",
+            region="us-east4",
+            base_instance_name="b",
+            target_size=0,
+            versions=[{"instance_template": template.self_link_unique}],
+        )
+        gcp.compute.RegionAutoscaler(
+            "scaler",
+            region="us-east4",
+            target=group.id,
+            autoscaling_policy={"min_replicas": least, "max_replicas": 4, "mode": mode},
+        )
+
+    group = line(price(program), "group")
+    rate = on_demand("gcp", "g2-standard-4", "us-east4")
+    assert group.maximum.monthly_usd == pytest.approx(4 * rate * HOURS_PER_MONTH)
+    assert group.expected.monthly_usd == pytest.approx(rate * expected_hours)
+
+
+def test_a_stopped_vm_costs_only_the_runs_it_expects() -> None:
+    def program(status: str | None) -> Callable[[], object]:
+        return lambda: gcp.compute.Instance(
+            "node",
+            machine_type="a2-highgpu-1g",
+            zone="us-central1-a",
+            boot_disk={"initialize_params": {"image": "debian"}},
+            network_interfaces=[{"network": "default"}],
+            desired_status=status,
+            labels={"workload": "train", "expected-minutes": "6000"},
+        )
+
+    rate = on_demand("gcp", "a2-highgpu-1g", "us-central1")
+    stopped = line(price(program("TERMINATED")), "node")
+    assert stopped.expected.monthly_usd == pytest.approx(rate * 100)
+    assert stopped.maximum.monthly_usd == pytest.approx(rate * HOURS_PER_MONTH)
+    running = line(price(program(None)), "node")
+    assert running.expected.monthly_usd == pytest.approx(rate * HOURS_PER_MONTH)
+
+
 def test_a3_where_the_catalog_has_no_price_is_estimated_not_free() -> None:
     """The issue's case: one a3-highgpu-8g in us-central1-a passed a $6,000 budget at $0."""
     cost = price(
@@ -501,7 +559,7 @@ def test_expected_use_above_the_minimum_follows_its_tag(
     assert group.expected.monthly_usd == pytest.approx(rate * instance_hours)
     assert group.maximum.monthly_usd == pytest.approx(rate * most * HOURS_PER_MONTH)
     if least < most and minutes.isdigit():
-        assert group.expected.instances == most and "expected-minutes tag" in group.basis
+        assert group.expected.instances == most and "expected use" in group.basis
 
 
 def test_resources_of_an_untagged_component_go_under_its_name() -> None:

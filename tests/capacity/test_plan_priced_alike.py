@@ -183,3 +183,20 @@ def test_a_generated_aws_stack_costs_what_its_plan_says(tmp_path: Path) -> None:
         priced = engine[placement.name].total("expected")
         assert priced == pytest.approx(placement.monthly_usd, rel=0.01), placement.name
     assert cost.total("expected") == pytest.approx(plan.monthly_usd, rel=0.01)
+
+
+@pytest.mark.parametrize("env", ["dev", "staging", "prod"])
+def test_the_example_stacks_cost_what_their_plan_says(env: str) -> None:
+    """The invariant of issue 16 on the committed example stacks, with the engine's own usage
+    model: each workload's expected monthly cost is its planned cost within 1%."""
+    catalog = load_catalog()
+    plan = Planner(load_spec(EXAMPLE, catalog), catalog).plan_environment(env)
+    loaded = load_stack(StackSource(env, ROOT))
+    limits = limits_in(loaded.config)
+    rates = shipped_rate_card(limits.commitment_discounts if limits else None)
+    cost = price_stack(stack_resources(loaded.resources), rates)
+    engine = {w.name: w.total("expected") for w in cost.workloads}
+    for placement in plan.placements:
+        assert engine[placement.name] == pytest.approx(placement.monthly_usd, rel=0.01), (
+            placement.name
+        )

@@ -268,9 +268,22 @@ def test_a_job_summary_that_is_not_a_file_is_refused_before_anything_is_written(
     assert not output.exists()
 
 
-def test_runs_started_outside_the_stack_are_per_run_not_zero() -> None:
-    table = cost("--env", "prod").stdout
-    (row,) = [line for line in table.splitlines() if line.startswith("│ ranker-train ")]
+def test_runs_started_outside_the_stack_are_per_run_not_zero(tmp_path: Path) -> None:
+    """A SageMaker job template without the plan's expected use: one run, shown per run."""
+    (tmp_path / "Pulumi.yaml").write_text("name: jobs\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  aws:region: us-east-1\n")
+    (tmp_path / "__main__.py").write_text(
+        "from gpufleet.components.aws.sagemaker_spot_training import (\n"
+        "    SageMakerSpotTraining, SageMakerSpotTrainingArgs)\n"
+        "from gpufleet.components.tagging import RequiredTags\n"
+        "tags = RequiredTags(project='p', owner='o', cost_center='c', environment='dev',\n"
+        "                    workload='ranker')\n"
+        "SageMakerSpotTraining('ranker', SageMakerSpotTrainingArgs(tags=tags,\n"
+        "    instance_type='ml.g5.12xlarge', image_uri='123456789012.dkr.ecr.us-east-1."
+        "amazonaws.com/train:1'))\n"
+    )
+    table = cost("--program", str(tmp_path), "--stack", "dev").stdout
+    (row,) = [line for line in table.splitlines() if line.startswith("│ ranker ")]
     assert row.count("per run") == 3 and "0.00" not in row.split("│")[5]
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from gpufleet.components.gcp.compact_cluster import CompactCluster, CompactClusterArgs
+from gpufleet.components.scaling import Scaling, WeeklyRun
 from tests.components.component_checks import (
     TAGS,
     assert_component_basics,
@@ -87,3 +88,26 @@ def test_compact_cluster_validation(overrides: dict[str, Any], message: str) -> 
     }
     with pytest.raises(ValueError, match=re.escape(message)):
         CompactClusterArgs(**(values | overrides))
+
+
+def test_nodes_on_request_are_created_stopped_and_left_to_the_run() -> None:
+    cap, _ = compact(scaling=Scaling(mode="on_request", expected_hours=300))
+    nodes = cap.of_type("gcp:compute/instance:Instance")
+    assert len(nodes) == 3
+    for node in nodes:
+        assert node.inputs["desiredStatus"] == "TERMINATED"
+        assert node.ignore_changes == ["desiredStatus"]
+        assert node.inputs["labels"]["expected-minutes"] == "18000"
+    fixed, _ = compact()
+    running = fixed.of_type("gcp:compute/instance:Instance")
+    assert all("desiredStatus" not in n.inputs for n in running)
+
+
+def test_a_compact_cluster_cannot_autoscale_or_follow_a_schedule() -> None:
+    runs = [WeeklyRun(start_minute=0, minutes=60)]
+    for scaling in (
+        Scaling(mode="autoscale", expected_hours=10),
+        Scaling(mode="schedule", runs=runs),
+    ):
+        with pytest.raises(ValueError, match="is not for a compact cluster"):
+            compact(scaling=scaling)

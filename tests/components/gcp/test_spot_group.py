@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from gpufleet.components.gcp.spot_group import SpotGroup, SpotGroupArgs
+from gpufleet.components.scaling import Scaling, WeeklyRun
 from gpufleet.components.tagging import RequiredTags
 from tests.components.component_checks import (
     TAGS,
@@ -142,3 +143,50 @@ def test_spot_group_on_n1_with_t4_stop_and_max_run() -> None:
 def test_spot_group_validation(overrides: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
         SpotGroupArgs(**spot_args(**overrides))
+
+
+AUTOSCALER = "gcp:compute/regionAutoscaler:RegionAutoscaler"
+GROUP = "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager"
+
+
+def test_a_fixed_group_has_no_autoscaler() -> None:
+    cap, _ = spot_group()
+    assert not cap.of_type(AUTOSCALER)
+    assert cap.one(GROUP).inputs["targetSize"] == 4 and cap.one(GROUP).ignore_changes == []
+
+
+@pytest.mark.parametrize(
+    ("scaling", "mode", "minutes"),
+    [
+        (Scaling(mode="on_request", expected_hours=150), "OFF", "9000"),
+        (Scaling(mode="autoscale", expected_hours=120), "ON", "7200"),
+    ],
+)
+def test_a_group_that_scales_has_an_autoscaler_from_zero_to_its_size(
+    scaling: Scaling, mode: str, minutes: str
+) -> None:
+    cap, _ = spot_group(scaling=scaling)
+    group = cap.one(GROUP)
+    assert group.inputs["targetSize"] == 0 and group.ignore_changes == ["targetSize"]
+    autoscaler = cap.one(AUTOSCALER)
+    policy = autoscaler.inputs["autoscalingPolicy"]
+    assert (policy["minReplicas"], policy["maxReplicas"], policy["mode"]) == (0, 4, mode)
+    assert autoscaler.inputs["region"] == "us-central1"
+    (target,) = autoscaler.property_dependencies["target"]
+    assert target == group.urn
+    labels = cap.one("gcp:compute/instanceTemplate:InstanceTemplate").inputs["labels"]
+    assert labels["expected-minutes"] == minutes
+
+
+def test_a_scheduled_group_holds_its_size_for_each_weekly_run() -> None:
+    runs = [WeeklyRun(start_minute=day * 1440 + 8 * 60, minutes=12 * 60) for day in range(5)]
+    cap, _ = spot_group(scaling=Scaling(mode="schedule", time_zone="Asia/Tokyo", runs=runs))
+    schedules = cap.one(AUTOSCALER).inputs["autoscalingPolicy"]["scalingSchedules"]
+    assert len(schedules) == 5
+    first = schedules[0]
+    assert (first["schedule"], first["durationSec"], first["minRequiredReplicas"]) == (
+        "0 8 * * 1",
+        12 * 3600,
+        4,
+    )
+    assert first["timeZone"] == "Asia/Tokyo"

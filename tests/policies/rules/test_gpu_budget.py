@@ -108,7 +108,7 @@ project: acme-ml
 owner: ml-platform@acme.example
 cost_center: cc-1
 environments:
-  perf: {monthly_budget_usd: 50}
+  perf: {monthly_budget_usd: 5}
 workloads:
   - {name: evals, kind: batch, gpu: {name: L4}, interruptible: true, hours_per_month: 100,
      clouds: [gcp], regions: {gcp: [us-central1]}}
@@ -123,7 +123,8 @@ PERF_SITE = """\
 
 
 def perf_project(tmp_path: Path) -> Path:
-    """A project whose stack ``perf`` gpufleet generated from a spec with a $50 budget."""
+    """A project whose stack ``perf`` gpufleet generated from a spec with a $5 budget (the
+    stack follows the plan's 100 hours: about $20 a month)."""
     (tmp_path / "spec.yaml").write_text(PERF_SPEC)
     (tmp_path / "Pulumi.yaml").write_text(
         f"name: gpufleet\nruntime: python\nmain: {ROOT / 'stacks'}\nstackConfigDir: stacks\n"
@@ -144,9 +145,9 @@ def test_a_specs_budget_reaches_the_policy_and_agrees_with_cost(tmp_path: Path) 
     project = perf_project(tmp_path)
     outcome = check_stack(CheckRequest(stack="perf", program=project, pack_dir=PACK_DIR), project)
     (message,) = [f.message for f in outcome.report.findings if f.policy == "gpu-budget"]
-    assert "exceeds the budget of $50.00/month" in message
+    assert "exceeds the budget of $5.00/month" in message
     priced = cost_stack(CostRequest(StackSource("perf", project), pack_dir=PACK_DIR)).report
-    assert priced.budget is not None and priced.budget.monthly_usd == 50
+    assert priced.budget is not None and priced.budget.monthly_usd == 5
     total = re.search(r"expected GPU cost \$([\d,.]+)/month", message)
     assert total is not None
     assert total.group(1) == f"{priced.cost.total('expected'):,.2f}"
