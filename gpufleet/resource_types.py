@@ -53,6 +53,7 @@ GCP_STORAGE_BUCKET = "gcp:storage/bucket:Bucket"
 
 # Azure
 AZURE_SCALE_SET = "azure-native:compute:VirtualMachineScaleSet"
+AZURE_AUTOSCALE_SETTING = "azure-native:monitor:AutoscaleSetting"
 AZURE_ML_COMPUTE = "azure-native:machinelearningservices:Compute"
 AZURE_CAPACITY_RESERVATION = "azure-native:compute:CapacityReservation"
 AZURE_STORAGE_ACCOUNT = "azure-native:storage:StorageAccount"

@@ -396,6 +396,7 @@ def _build_spot_scale_set(ctx: BuildContext) -> dict[str, Any]:
             ssh_public_key=site.ssh_public_key,
             priority="Spot" if ctx.part.pricing == "spot" else "Regular",
             proximity_placement_group=w.kind != "inference" and ctx.part.instances > 1,
+            scaling=part_scaling(ctx),
         ),
         ctx.opts,
     )
@@ -484,6 +485,7 @@ COMPONENTS: dict[str, ComponentEntry] = {
             roles=("fleet", "multi_node"),
             site_keys=(_AZURE_REGION, "site:azure.sshPublicKey"),
             build=_build_spot_scale_set,
+            follows=_ALL_SCALING,
         ),
         ComponentEntry(
             name="azure:CapacityReservationGroup",

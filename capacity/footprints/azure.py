@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from gpufleet import resource_types as types
 from gpufleet.capacity.footprints.model import GpuFootprint
-from gpufleet.capacity.footprints.reading import Reading, reads
-from gpufleet.capacity.property_values import get_path, is_unknown
+from gpufleet.capacity.footprints.reading import Reading, Scaler, reads, sizes
+from gpufleet.capacity.property_values import as_list, get_path, is_unknown
 from gpufleet.pricing_models import LOW_PRIORITY
 
 
@@ -71,4 +71,29 @@ def capacity_reservation(r: Reading) -> GpuFootprint | None:
         max_units=capacity,
         market="reserved",
         region=_region(r),
+    )
+
+
+@sizes(types.AZURE_AUTOSCALE_SETTING)
+def autoscale_setting(r: Reading) -> Scaler | None:
+    """Its profiles' capacities bound the scale set it targets: the least of their minimums
+    (a schedule's idle profile, or a default's floor), the most of their maximums."""
+    least: list[float] = []
+    most: list[float] = []
+    for index, profile in enumerate(as_list(r.get("profiles"))):
+        capacity = get_path(profile, "capacity")
+        found = [
+            r.number(get_path(capacity, key), f"profiles[{index}].capacity.{key}", None, whole=True)
+            for key in ("minimum", "maximum")
+        ]
+        if found[0] is not None:
+            least.append(found[0])
+        if found[1] is not None:
+            most.append(found[1])
+    return Scaler(
+        "targetResourceUri",
+        min(least, default=0.0),
+        max(most, default=None),
+        active=r.get("enabled") is not False,
+        undetermined=tuple(r.undetermined),
     )

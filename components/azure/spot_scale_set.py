@@ -40,9 +40,11 @@ import pulumi
 import pulumi_azure_native as azure
 from pydantic import Field, field_validator
 
+from gpufleet.components.azure.group_scaling import autoscale_setting
 from gpufleet.components.azure.names import computer_name_prefix
 from gpufleet.components.azure.sizes import gpu_size
 from gpufleet.components.component_args import ComponentArgs, StrInput
+from gpufleet.components.scaling import Scaling
 from gpufleet.components.tagging import RequiredTags
 
 # Canonical's Ubuntu + NVIDIA drivers via the Azure HPC image (microsoft-dsvm:ubuntu-hpc).
@@ -76,6 +78,9 @@ class SpotScaleSetArgs(ComponentArgs):
     disk_encryption_set_id: StrInput | None = None
     network_security_group_id: StrInput | None = None
     custom_data: str | None = None
+    # How the set's capacity changes: fixed at instances, or (with an autoscale setting) on
+    # request, on load or on a schedule between zero and instances.
+    scaling: Scaling = Field(default_factory=Scaling)
 
     @field_validator("vm_size")
     @classmethod
@@ -150,7 +155,12 @@ class SpotScaleSet(pulumi.ComponentResource):
             f"{name}-vmss",
             resource_group_name=args.resource_group_name,
             location=args.location,
-            sku=azure.compute.SkuArgs(name=args.vm_size, capacity=args.instances, tier="Standard"),
+            sku=azure.compute.SkuArgs(
+                name=args.vm_size,
+                # A set that scales starts empty; then its autoscale setting (or a run) sizes it.
+                capacity=0 if args.scaling.scales else args.instances,
+                tier="Standard",
+            ),
             orchestration_mode="Uniform",
             overprovision=False,
             single_placement_group=False,
@@ -207,9 +217,22 @@ class SpotScaleSet(pulumi.ComponentResource):
                     network_interface_configurations=[nic]
                 ),
             ),
-            tags=tags,
-            opts=child,
+            tags={**tags, **args.scaling.expected_tags()},
+            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["sku.capacity"])
+            if args.scaling.scales
+            else child,
         )
+        if args.scaling.scales:
+            autoscale_setting(
+                name,
+                scale_set.id,
+                args.instances,
+                args.scaling,
+                resource_group_name=args.resource_group_name,
+                location=args.location,
+                tags=tags,
+                parent=self,
+            )
 
         self.scale_set_id = scale_set.id
         self.scale_set_name = scale_set.name

@@ -200,3 +200,61 @@ def test_the_example_stacks_cost_what_their_plan_says(env: str) -> None:
         assert engine[placement.name] == pytest.approx(placement.monthly_usd, rel=0.01), (
             placement.name
         )
+
+
+AZURE_SPEC = """\
+version: 1
+project: azure-bill
+owner: ml@acme.example
+cost_center: cc-1
+environments:
+  prod: {}
+defaults:
+  clouds: [azure]
+  regions: {azure: [eastus]}
+workloads:
+  - {name: sweeps, kind: batch, gpu: {name: A100}, interruptible: true, hours_per_month: 80}
+  - {name: chat, kind: inference, gpu: {name: A100}, always_on: true, interruptible: true,
+     replicas: {min: 1, max: 3}, hours_per_month: 150}
+  - {name: office, kind: inference, gpu: {name: A100}, always_on: true,
+     replicas: {min: 0, max: 2},
+     schedule: {time_zone: Europe/Berlin,
+                windows: [{days: weekdays, start: '08:00', end: '20:00'}]}}
+"""
+AZURE_SITE = """\
+  site:azure:
+    sshPublicKey: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGpufleetexamplekey ops@acme
+    regions:
+      eastus: {resourceGroupName: rg, subnetId: /subscriptions/x/subnets/gpu}
+"""
+
+
+def test_a_generated_azure_stack_costs_what_its_plan_says(tmp_path: Path) -> None:
+    """Scale sets follow the plan's hours too: on request, a burst on load above a reserved
+    base, business hours on a schedule; each workload within 1% of its plan."""
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(AZURE_SPEC)
+    (tmp_path / "Pulumi.yaml").write_text(
+        f"name: azure-bill\nruntime: python\nmain: {ROOT / 'stacks'}\nstackConfigDir: stacks\n"
+    )
+    args = ["generate", str(spec), "--env", "prod", "--stacks-dir", str(tmp_path / "stacks")]
+    made = CliRunner().invoke(main, args)
+    assert made.exit_code == 0, made.output
+    stack_file = tmp_path / "stacks" / "Pulumi.prod.yaml"
+    stack_file.write_text(stack_file.read_text() + AZURE_SITE)
+    scalings = {
+        w["name"]: [(part["component"], part["scaling"]) for part in w["parts"]]
+        for w in yaml.safe_load(stack_file.read_text())["config"]["gpufleet:workloads"]
+    }
+    assert scalings["sweeps"] == [("azure:SpotScaleSet", "on_request")]
+    assert scalings["office"] == [("azure:SpotScaleSet", "schedule")]
+    assert scalings["chat"][1] == ("azure:SpotScaleSet", "autoscale")
+    catalog = load_catalog()
+    plan = Planner(load_spec(spec, catalog), catalog).plan_environment("prod")
+    loaded = load_stack(StackSource("prod", tmp_path))
+    cost = price_stack(stack_resources(loaded.resources), shipped_rate_card())
+    engine = {w.name: w.total("expected") for w in cost.workloads}
+    for placement in plan.placements:
+        assert engine[placement.name] == pytest.approx(placement.monthly_usd, rel=0.01), (
+            placement.name
+        )

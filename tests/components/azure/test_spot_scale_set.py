@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from gpufleet.components.azure.spot_scale_set import SpotScaleSet, SpotScaleSetArgs
+from gpufleet.components.scaling import Scaling, WeeklyRun
 from tests.components.azure.site import SSH_KEY, SUBNET_ID
 from tests.components.component_checks import (
     TAGS,
@@ -90,3 +91,60 @@ def test_spot_scale_set_validation(overrides: dict[str, Any], message: str) -> N
     }
     with pytest.raises(ValueError, match=re.escape(message)):
         SpotScaleSetArgs(**(values | overrides))
+
+
+AUTOSCALE = "azure-native:monitor:AutoscaleSetting"
+VMSS = "azure-native:compute:VirtualMachineScaleSet"
+
+
+def test_a_fixed_set_has_no_autoscale_setting() -> None:
+    cap, _ = scale_set()
+    assert not cap.of_type(AUTOSCALE)
+    assert cap.one(VMSS).inputs["sku"]["capacity"] == 2
+
+
+def test_a_set_on_request_starts_empty_with_its_autoscale_disabled() -> None:
+    cap, _ = scale_set(scaling=Scaling(mode="on_request", expected_hours=90))
+    vmss = cap.one(VMSS)
+    assert vmss.inputs["sku"]["capacity"] == 0 and vmss.ignore_changes == ["sku.capacity"]
+    assert vmss.inputs["tags"]["expected-minutes"] == "5400"
+    setting = cap.one(AUTOSCALE).inputs
+    assert setting["enabled"] is False
+    (profile,) = setting["profiles"]
+    assert profile["capacity"] == {"minimum": "0", "maximum": "2", "default": "0"}
+    (target,) = cap.one(AUTOSCALE).property_dependencies["targetResourceUri"]
+    assert target == vmss.urn
+
+
+def test_a_burst_scales_on_cpu() -> None:
+    cap, _ = scale_set(scaling=Scaling(mode="autoscale", expected_hours=120))
+    setting = cap.one(AUTOSCALE).inputs
+    assert setting["enabled"] is True
+    out, into = setting["profiles"][0]["rules"]
+    assert (out["metricTrigger"]["operator"], out["metricTrigger"]["threshold"]) == (
+        "GreaterThan",
+        60,
+    )
+    assert out["scaleAction"]["direction"] == "Increase"
+    assert into["scaleAction"]["direction"] == "Decrease"
+
+
+def test_a_scheduled_set_has_a_recurring_profile_per_start_and_end_time() -> None:
+    # Weekdays 08:00-20:00 in New York: one profile starts them all, one ends them all.
+    runs = [WeeklyRun(start_minute=day * 1440 + 8 * 60, minutes=12 * 60) for day in range(5)]
+    cap, _ = scale_set(scaling=Scaling(mode="schedule", time_zone="America/New_York", runs=runs))
+    profiles = cap.one(AUTOSCALE).inputs["profiles"]
+    by_name = {p["name"].split("-")[0]: p for p in profiles}
+    assert len(profiles) == 2
+    start, end = by_name["run"], by_name["idle"]
+    weekdays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"]
+    assert start["recurrence"]["frequency"] == "Week"
+    assert start["recurrence"]["schedule"] == {
+        "timeZone": "Eastern Standard Time",
+        "days": weekdays,
+        "hours": [8],
+        "minutes": [0],
+    }
+    assert start["capacity"] == {"minimum": "2", "maximum": "2", "default": "2"}
+    assert end["recurrence"]["schedule"]["hours"] == [20]
+    assert end["capacity"] == {"minimum": "0", "maximum": "0", "default": "0"}

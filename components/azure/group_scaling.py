@@ -1,0 +1,161 @@
+"""A scale set that follows a ``Scaling`` (``components.scaling``): its Azure Monitor autoscale
+setting, between zero and the set's size.
+
+- ``on_request``: the setting is disabled; a run sets the capacity (``gpufleet scale`` enables
+  it with a profile that ends the run), and its bounds say what the set may hold.
+- ``autoscale``: enabled, scaling out and in on average CPU.
+- ``schedule``: enabled, with recurring profiles: one at each start time of the week's runs
+  (capacity = the set's size) and one at each end (capacity 0). A recurring profile stays in
+  effect until the next one starts, which is how Azure runs a weekly schedule. Azure names
+  time zones the Windows way, so the schedule's IANA zone is translated (CLDR's table, as
+  tzlocal ships it).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import pulumi
+import pulumi_azure_native as azure
+from tzlocal.windows_tz import tz_win
+
+from gpufleet.components.scaling import Scaling, day_name
+from gpufleet.planner.schedules import MINUTES_PER_DAY
+
+# Azure's day names in a recurrence, by gpufleet's day names.
+_AZURE_DAYS = {
+    "mon": "Monday",
+    "tue": "Tuesday",
+    "wed": "Wednesday",
+    "thu": "Thursday",
+    "fri": "Friday",
+    "sat": "Saturday",
+    "sun": "Sunday",
+}
+# Azure allows at most 20 profiles in one autoscale setting.
+MAX_PROFILES = 20
+
+
+def windows_time_zone(iana: str) -> str:
+    """The Windows name Azure autoscale takes for an IANA time zone; ValueError if none."""
+    found = tz_win.get(iana)
+    if found is None:
+        raise ValueError(f"Azure autoscale has no time zone for {iana!r}")
+    return found
+
+
+def autoscale_setting(
+    name: str,
+    scale_set_id: pulumi.Input[str],
+    size: int,
+    scaling: Scaling,
+    *,
+    resource_group_name: pulumi.Input[str],
+    location: str,
+    tags: dict[str, str],
+    parent: pulumi.Resource,
+) -> azure.monitor.AutoscaleSetting:
+    return azure.monitor.AutoscaleSetting(
+        f"{name}-autoscale",
+        resource_group_name=resource_group_name,
+        location=location,
+        target_resource_uri=scale_set_id,
+        enabled=scaling.mode != "on_request",
+        profiles=profiles(size, scaling, scale_set_id),
+        tags=tags,
+        opts=pulumi.ResourceOptions(parent=parent),
+    )
+
+
+def profiles(
+    size: int, scaling: Scaling, scale_set_id: pulumi.Input[str]
+) -> list[azure.monitor.AutoscaleProfileArgs]:
+    if scaling.mode == "schedule":
+        return _schedule_profiles(size, scaling)
+    rules = (
+        _cpu_rules(scaling.target_cpu_percent, scale_set_id) if scaling.mode == "autoscale" else []
+    )
+    return [
+        azure.monitor.AutoscaleProfileArgs(
+            name="default", capacity=_capacity(0, size, 0), rules=rules
+        )
+    ]
+
+
+def _capacity(least: int, most: int, default: int) -> azure.monitor.ScaleCapacityArgs:
+    return azure.monitor.ScaleCapacityArgs(
+        minimum=str(least), maximum=str(most), default=str(default)
+    )
+
+
+def _schedule_profiles(size: int, scaling: Scaling) -> list[azure.monitor.AutoscaleProfileArgs]:
+    """A recurring profile per distinct start time (all the days it starts on) and per
+    distinct end time."""
+    zone = windows_time_zone(scaling.time_zone)
+    edges: dict[tuple[str, int], list[str]] = defaultdict(list)
+    for run in scaling.weekly_runs():
+        for edge, minute in (("run", run.start), ("idle", run.end)):
+            edges[(edge, minute % MINUTES_PER_DAY)].append(_AZURE_DAYS[day_name(minute)])
+    if len(edges) > MAX_PROFILES:
+        raise ValueError(
+            f"the schedule needs {len(edges)} autoscale profiles; Azure allows {MAX_PROFILES}"
+        )
+    out = []
+    for index, ((edge, minute_of_day), days) in enumerate(sorted(edges.items())):
+        count = size if edge == "run" else 0
+        hour, minute = divmod(minute_of_day, 60)
+        out.append(
+            azure.monitor.AutoscaleProfileArgs(
+                name=f"{edge}-{index}",
+                capacity=_capacity(count, count, count),
+                rules=[],
+                recurrence=azure.monitor.RecurrenceArgs(
+                    frequency=azure.monitor.RecurrenceFrequency.WEEK,
+                    schedule=azure.monitor.RecurrentScheduleArgs(
+                        time_zone=zone,
+                        days=sorted(set(days), key=list(_AZURE_DAYS.values()).index),
+                        hours=[hour],
+                        minutes=[minute],
+                    ),
+                ),
+            )
+        )
+    return out
+
+
+def _cpu_rules(target: float, scale_set_id: pulumi.Input[str]) -> list[azure.monitor.ScaleRuleArgs]:
+    """Out by one above the target, in by one well below it, each over 5 minutes."""
+    monitor = azure.monitor
+
+    def rule(
+        operator: azure.monitor.ComparisonOperationType,
+        threshold: float,
+        direction: azure.monitor.ScaleDirection,
+    ) -> azure.monitor.ScaleRuleArgs:
+        return monitor.ScaleRuleArgs(
+            metric_trigger=monitor.MetricTriggerArgs(
+                metric_name="Percentage CPU",
+                metric_resource_uri=scale_set_id,
+                operator=operator,
+                statistic=monitor.MetricStatisticType.AVERAGE,
+                threshold=threshold,
+                time_aggregation=monitor.TimeAggregationType.AVERAGE,
+                time_grain="PT1M",
+                time_window="PT5M",
+            ),
+            scale_action=monitor.ScaleActionArgs(
+                direction=direction,
+                type=monitor.ScaleType.CHANGE_COUNT,
+                value="1",
+                cooldown="PT5M",
+            ),
+        )
+
+    return [
+        rule(monitor.ComparisonOperationType.GREATER_THAN, target, monitor.ScaleDirection.INCREASE),
+        rule(
+            monitor.ComparisonOperationType.LESS_THAN,
+            max(target - 30, 5),
+            monitor.ScaleDirection.DECREASE,
+        ),
+    ]
