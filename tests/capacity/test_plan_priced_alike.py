@@ -54,7 +54,8 @@ def plan_hours(plan: EnvironmentPlan, assumptions: PricingAssumptions) -> UsageM
         else:
             hours, pricing = placement.hours_per_month, placement.pricing
             nodes = 1 if placement.kind == "inference" else placement.instances
-        if pricing == "spot":
+        # Scheduled capacity runs its windows and no longer: no re-run overhead is planned.
+        if pricing == "spot" and placement.hours_model != "schedule":
             hours *= assumptions.spot_multiplier(placement.cloud, nodes)
         return Usage(item.footprint.max_units, hours, "the plan's hours")
 

@@ -219,7 +219,7 @@ def test_an_exported_base_is_priced_with_the_heads_commitment_discounts(tmp_path
     [
         (
             lambda d: d["workloads"][0]["resources"].clear(),
-            "totals.expected.monthly_usd: 13,459.53 is not the sum of its resources",
+            "totals.expected.monthly_usd: 14,376.72 is not the sum of its resources",
         ),
         (
             lambda d: d["workloads"][1]["resources"].append(d["workloads"][0]["resources"][0]),

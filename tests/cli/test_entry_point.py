@@ -37,7 +37,7 @@ def test_python_dash_m_and_console_script() -> None:
         text=True,
         check=False,
     )
-    assert done.returncode == 0 and done.stdout.endswith("ok (6 workloads, 3 environments)\n")
+    assert done.returncode == 0 and done.stdout.endswith("ok (8 workloads, 3 environments)\n")
     script = Path(sys.executable).parent / "gpufleet"
     done = subprocess.run([str(script), "--help"], capture_output=True, text=True, check=False)
     assert done.returncode == 0 and "Commands:" in done.stdout

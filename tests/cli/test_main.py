@@ -48,7 +48,7 @@ def test_version() -> None:
 def test_validate_ok() -> None:
     result = run("validate", EXAMPLE)
     assert result.exit_code == 0
-    assert result.stdout == f"{EXAMPLE}: ok (6 workloads, 3 environments)\n"
+    assert result.stdout == f"{EXAMPLE}: ok (8 workloads, 3 environments)\n"
 
 
 def test_validate_reports_every_problem_and_exits_2(write_spec: WriteSpec) -> None:

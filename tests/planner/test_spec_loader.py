@@ -45,6 +45,8 @@ def test_the_example_spec_is_valid() -> None:
         "ranker-train",
         "nightly-embeddings",
         "eval-harness",
+        "weekly-regression",
+        "office-assistant",
     ]
     assert list(spec.environments) == ["dev", "staging", "prod"]
 

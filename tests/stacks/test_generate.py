@@ -137,7 +137,10 @@ def test_bad_existing_file_and_unknown_environment(tmp_path: Path) -> None:
 def test_missing_site_settings_are_named(tmp_path: Path) -> None:
     code, _, err = generate(str(EXAMPLE), "--env", "prod", "--stacks-dir", str(tmp_path))
     assert code == 0
-    assert "set site:gcp.regions.us-east4 (needed by chat-serving, pretrain-llm)" in err
+    assert (
+        "set site:gcp.regions.us-east4 (needed by chat-serving, office-assistant, "
+        "pretrain-llm, weekly-regression)"
+    ) in err
     assert "set site:azure.regions.eastus2 (needed by nightly-embeddings)" in err
 
 
