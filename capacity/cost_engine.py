@@ -46,6 +46,10 @@ from gpufleet.pricing_models import HOURS_PER_MONTH, PRICING_OF_TERM, Commitment
 Figure = Literal["expected", "maximum"]
 FIGURES: tuple[Figure, ...] = get_args(Figure)
 UNTAGGED = "(no workload tag)"
+UNKNOWN_USE = (
+    f"its autoscaler sizes it from zero and it declares no expected use "
+    f"({tag_keys.EXPECTED_MINUTES})"
+)
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,10 @@ def resource_settings(item: StackCapacity, tags: Mapping[str, str]) -> Usage:
     if minutes is None:
         minutes = footprint.declared_minutes
     least, most = footprint.expected_units, footprint.max_units
+    if minutes is None and footprint.scales_itself and least == 0 and most:
+        # Its own autoscaler sizes it from zero: what it runs depends on load, and it declares
+        # no expected use. Not $0: unpriced, and said why.
+        return Usage(None, HOURS_PER_MONTH, UNKNOWN_USE)
     if minutes is None or least is None or most is None or most <= least:
         return Usage(least, HOURS_PER_MONTH, _size_basis(footprint))
     hours = min(minutes / 60, HOURS_PER_MONTH)
@@ -236,6 +244,8 @@ def _price(
     machines = footprint.machines
     largest = max((m.gpus for m in machines), default=0)
     unpriced = priced.why_unpriced(footprint)
+    if unpriced is None and used.basis == UNKNOWN_USE:
+        unpriced = UNKNOWN_USE
     if unpriced is None and (expected.monthly_usd is None or maximum.monthly_usd is None):
         unpriced = "; ".join(footprint.undetermined) or "its size is not known"
     return ResourceCost(

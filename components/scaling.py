@@ -1,15 +1,19 @@
 """How a group's size changes over the month (``Scaling``), shared by the group components of
 all three clouds, and the weekly schedule turned into what each cloud schedules by.
 
-Four modes, one per way the plan's hours happen (``planner.hours``):
+Three modes, one per way the plan's hours happen (``planner.hours``):
 
 - ``fixed``: the group runs its size all month;
-- ``on_request``: the group sits at zero until a run asks for capacity (``gpufleet scale``);
-  later ``pulumi up`` runs leave the size alone, so a running job is not scaled away;
-- ``autoscale``: a burst above an always-on base, scaled on load between zero and its size;
+- ``on_request``: the group sits at zero until a run (or, for a serving burst, the serving
+  layer) asks for capacity; later ``pulumi up`` runs leave the size alone, so a running job is
+  not scaled away;
 - ``schedule``: the group runs its size in the schedule's weekly windows, zero outside them.
 
-The three that scale carry the plan's expected use as the ``expected-minutes`` tag
+There is no mode that scales on the group's own load: with no instance there is no metric, so
+a group at zero would never start (on any of the three clouds); a burst on load needs a signal
+that exists at zero (a request queue, the load balancer), which gpufleet does not build yet.
+
+The two that scale carry the plan's expected use as the ``expected-minutes`` tag
 (``tag_keys.EXPECTED_MINUTES``), which is what the cost engine prices their expected figure
 with; the schedule's own hours for ``schedule``.
 """
@@ -43,10 +47,8 @@ class Scaling(ComponentArgs):
     # schedule: the weekly runs, in this IANA time zone
     time_zone: str = "UTC"
     runs: list[WeeklyRun] = Field(default_factory=list)
-    # on_request / autoscale: hours a month the plan expects the group to run at its size
+    # on_request: hours a month the plan expects the group to run at its size
     expected_hours: float | None = Field(default=None, ge=0, le=HOURS_PER_MONTH)
-    # autoscale: the average CPU use the group scales to keep
-    target_cpu_percent: float = Field(default=60.0, gt=0, le=100)
 
     @model_validator(mode="after")
     def _consistent(self) -> Scaling:
@@ -55,7 +57,7 @@ class Scaling(ComponentArgs):
             raise ValueError("a schedule needs at least one run")
         if self.mode != "schedule" and self.runs:
             raise ValueError(f"runs apply to mode schedule, not {self.mode}")
-        if self.mode in ("on_request", "autoscale") and self.expected_hours is None:
+        if self.mode == "on_request" and self.expected_hours is None:
             raise ValueError(f"mode {self.mode} needs expected_hours (the plan's expected use)")
         return self
 

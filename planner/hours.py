@@ -3,7 +3,8 @@
 Three models (``HoursModel``), each realized differently by the stacks:
 
 - ``always_on``: runs all month. Serving with ``always_on`` keeps ``replicas.min`` (the base,
-  which may be on a commitment) and autoscales the burst up to ``replicas.max``; serving
+  which may be on a commitment); the burst up to ``replicas.max`` sits at zero until scaled
+  (on request) for its expected hours; serving
   without it, and without a schedule or fewer hours, runs ``replicas.max`` all month.
 - ``schedule``: runs in the schedule's weekly windows, at zero (or at the always-on base)
   outside them; its hours a month follow from the windows.
@@ -21,8 +22,9 @@ from gpufleet.pricing_models import HOURS_PER_MONTH
 
 HoursModel = Literal["always_on", "schedule", "on_request"]
 # How the stacks size one group to realize it (``components.scaling``): fixed all month, at zero
-# until a run asks, autoscaled on load (a burst above an always-on base), or on the schedule.
-ScalingMode = Literal["fixed", "on_request", "autoscale", "schedule"]
+# until a run (or the serving layer) asks, or on the schedule. Not on load: scaling on a
+# group's own CPU cannot start a group that sits at zero (no instance, no metric).
+ScalingMode = Literal["fixed", "on_request", "schedule"]
 # Given hours_per_month and a schedule, they may differ by this share of the schedule's hours.
 HOURS_TOLERANCE = 0.05
 

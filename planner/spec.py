@@ -258,7 +258,7 @@ class Workload(SpecModel):
     always_on: bool = Field(
         default=False,
         description="Serving whose replicas.min run all month (inference); the burst above "
-        "them autoscales, or follows the schedule.",
+        "them runs on request for hours_per_month, or follows the schedule.",
     )
     schedule: Schedule | None = Field(
         default=None,

@@ -80,7 +80,7 @@ class ComponentEntry:
     # and leaves it out of the monthly totals.
     holds_gpus: bool = True
     # The scalings (``components.scaling``) its groups can follow besides fixed: on request,
-    # on load, on a schedule. For one it cannot, ``placement_parts`` falls back (a schedule
+    # on a schedule. For one it cannot, ``placement_parts`` falls back (a schedule
     # to on request, anything else to fixed) and the part says what is built.
     follows: frozenset[ScalingMode] = frozenset()
 
@@ -405,7 +405,7 @@ def _build_spot_scale_set(ctx: BuildContext) -> dict[str, Any]:
 
 # --- the registry --------------------------------------------------------------------------
 
-_ALL_SCALING: frozenset[ScalingMode] = frozenset({"on_request", "autoscale", "schedule"})
+_ALL_SCALING: frozenset[ScalingMode] = frozenset({"on_request", "schedule"})
 
 _REGION = "site:{cloud}.regions.{{region}}"
 _AWS_REGION = _REGION.format(cloud="aws")

@@ -37,8 +37,9 @@ def _base_role(placement: Placement) -> Role:
 
 def placement_parts(placement: Placement) -> list[Part]:
     """The parts, each with how its size follows the plan's hours: an always-on base is fixed;
-    above it, the burst autoscales on load or follows the schedule; without a base, the one
-    part follows the workload's hours model."""
+    above it, the burst sits at zero until scaled (on request) or follows the schedule; without
+    a base, the one part follows the workload's hours model. A schedule of the whole week is
+    a fixed size."""
     cloud = placement.cloud
     base = component_for(cloud, _base_role(placement))
     burst = placement.burst if placement.burst is not None and placement.burst.instances else None
@@ -47,18 +48,20 @@ def placement_parts(placement: Placement) -> list[Part]:
             component=base.name, instances=placement.instances, pricing=placement.pricing
         )
         fleet = component_for(cloud, "fleet")
-        scheduled = placement.hours_model == "schedule"
+        burst_scaling: ScalingMode = "on_request"
+        if placement.hours_model == "schedule":
+            burst_scaling = "fixed" if _whole_week(placement) else "schedule"
         return [
             base_part,
             _part(
                 fleet,
                 burst.instances,
                 burst.pricing,
-                "schedule" if scheduled else "autoscale",
+                burst_scaling,
                 burst.billed_hours,
             ),
         ]
-    scaling = _SCALING[placement.hours_model]
+    scaling = "fixed" if _whole_week(placement) else _SCALING[placement.hours_model]
     return [_part(base, placement.instances, placement.pricing, scaling, placement.billed_hours)]
 
 
@@ -75,9 +78,7 @@ def _part(
         pricing=pricing,
         scaling=scaling,
         # Expected use beyond the month (a spot job's overhead on top of 730 h) is a month.
-        expected_hours=min(hours, HOURS_PER_MONTH)
-        if scaling in ("on_request", "autoscale")
-        else None,
+        expected_hours=min(hours, HOURS_PER_MONTH) if scaling == "on_request" else None,
     )
 
 
@@ -86,3 +87,8 @@ _SCALING: dict[HoursModel, ScalingMode] = {
     "schedule": "schedule",
     "on_request": "on_request",
 }
+
+
+def _whole_week(placement: Placement) -> bool:
+    """A schedule that runs the whole week starts and ends at the same minute: it is a size."""
+    return placement.schedule is not None and placement.schedule.always

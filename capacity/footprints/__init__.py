@@ -38,18 +38,21 @@ def read_scaler(type_: str, props: dict[str, Any]) -> Scaler | None:
 def apply_scaler(footprint: GpuFootprint, scaler: Scaler) -> GpuFootprint:
     """A group's footprint with the size its scaler gives it."""
     undetermined = (*footprint.undetermined, *scaler.undetermined)
+    declared = footprint.declared_minutes or scaler.declared_minutes
     if scaler.active:
         return replace(
             footprint,
             expected_units=scaler.least,
             max_units=scaler.most,
             undetermined=undetermined,
+            declared_minutes=declared,
+            scales_itself=True,
         )
     given = footprint.expected_units
     most = scaler.most
     if given is not None and most is not None:
         most = max(most, given)
-    return replace(footprint, max_units=most, undetermined=undetermined)
+    return replace(footprint, max_units=most, undetermined=undetermined, declared_minutes=declared)
 
 
 def read_gpu_footprint(

@@ -94,6 +94,7 @@ def autoscale_setting(r: Reading) -> Scaler | None:
         "targetResourceUri",
         min(least, default=0.0),
         max(most, default=None),
-        active=r.get("enabled") is not False,
+        # Azure's default is disabled.
+        active=r.get("enabled") is True,
         undetermined=tuple(r.undetermined),
     )

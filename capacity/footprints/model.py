@@ -55,6 +55,8 @@ class GpuFootprint:
     # The expected use above its minimum the resource declares other than by a tag (a
     # component's registered output), in minutes a month.
     declared_minutes: int | None = None
+    # Sized by an active autoscaler of its own: between its min and max, as load decides.
+    scales_itself: bool = False
     machines: tuple[Machine, ...] = ()
     # Capacity units one instance of each machine counts for (same order as ``machines``);
     # empty: one unit per instance, or as ``capacity_unit`` says.

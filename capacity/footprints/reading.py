@@ -40,6 +40,8 @@ class Scaler:
     most: float | None
     active: bool
     undetermined: tuple[str, ...] = ()
+    # The expected use the scaler declares for its group (its description), in minutes.
+    declared_minutes: int | None = None
 
 
 ScalerReader = Callable[["Reading"], Scaler | None]

@@ -1,7 +1,6 @@
 """An Auto Scaling group that follows a ``Scaling`` (``components.scaling``): what its desired
 size starts at, what later ``pulumi up`` runs leave alone, its tags for the cost engine, and
-what sets its size — a target-tracking policy for a burst on load, scheduled actions at the
-start and end of each weekly run of a schedule."""
+for a schedule the scheduled actions at the start and end of each weekly run."""
 
 from __future__ import annotations
 
@@ -35,20 +34,6 @@ def scale_group(
     name: str, asg: aws.autoscaling.Group, size: int, scaling: Scaling, parent: pulumi.Resource
 ) -> None:
     opts = pulumi.ResourceOptions(parent=parent)
-    if scaling.mode == "autoscale":
-        aws.autoscaling.Policy(
-            f"{name}-load",
-            autoscaling_group_name=asg.name,
-            policy_type="TargetTrackingScaling",
-            estimated_instance_warmup=300,
-            target_tracking_configuration=aws.autoscaling.PolicyTargetTrackingConfigurationArgs(
-                predefined_metric_specification=aws.autoscaling.PolicyTargetTrackingConfigurationPredefinedMetricSpecificationArgs(
-                    predefined_metric_type="ASGAverageCPUUtilization"
-                ),
-                target_value=scaling.target_cpu_percent,
-            ),
-            opts=opts,
-        )
     for index, run in enumerate(scaling.weekly_runs()):
         for edge, minute, desired in (("start", run.start, size), ("end", run.end, 0)):
             action = f"{name}-run-{index}-{edge}"

@@ -3,7 +3,6 @@ setting, between zero and the set's size.
 
 - ``on_request``: the setting is disabled; a run sets the capacity (``gpufleet scale`` enables
   it with a profile that ends the run), and its bounds say what the set may hold.
-- ``autoscale``: enabled, scaling out and in on average CPU.
 - ``schedule``: enabled, with recurring profiles: one at each start time of the week's runs
   (capacity = the set's size) and one at each end (capacity 0). A recurring profile stays in
   effect until the next one starts, which is how Azure runs a weekly schedule. Azure names
@@ -61,24 +60,17 @@ def autoscale_setting(
         location=location,
         target_resource_uri=scale_set_id,
         enabled=scaling.mode != "on_request",
-        profiles=profiles(size, scaling, scale_set_id),
+        profiles=profiles(size, scaling),
         tags=tags,
         opts=pulumi.ResourceOptions(parent=parent),
     )
 
 
-def profiles(
-    size: int, scaling: Scaling, scale_set_id: pulumi.Input[str]
-) -> list[azure.monitor.AutoscaleProfileArgs]:
+def profiles(size: int, scaling: Scaling) -> list[azure.monitor.AutoscaleProfileArgs]:
     if scaling.mode == "schedule":
         return _schedule_profiles(size, scaling)
-    rules = (
-        _cpu_rules(scaling.target_cpu_percent, scale_set_id) if scaling.mode == "autoscale" else []
-    )
     return [
-        azure.monitor.AutoscaleProfileArgs(
-            name="default", capacity=_capacity(0, size, 0), rules=rules
-        )
+        azure.monitor.AutoscaleProfileArgs(name="default", capacity=_capacity(0, size, 0), rules=[])
     ]
 
 
@@ -121,41 +113,3 @@ def _schedule_profiles(size: int, scaling: Scaling) -> list[azure.monitor.Autosc
             )
         )
     return out
-
-
-def _cpu_rules(target: float, scale_set_id: pulumi.Input[str]) -> list[azure.monitor.ScaleRuleArgs]:
-    """Out by one above the target, in by one well below it, each over 5 minutes."""
-    monitor = azure.monitor
-
-    def rule(
-        operator: azure.monitor.ComparisonOperationType,
-        threshold: float,
-        direction: azure.monitor.ScaleDirection,
-    ) -> azure.monitor.ScaleRuleArgs:
-        return monitor.ScaleRuleArgs(
-            metric_trigger=monitor.MetricTriggerArgs(
-                metric_name="Percentage CPU",
-                metric_resource_uri=scale_set_id,
-                operator=operator,
-                statistic=monitor.MetricStatisticType.AVERAGE,
-                threshold=threshold,
-                time_aggregation=monitor.TimeAggregationType.AVERAGE,
-                time_grain="PT1M",
-                time_window="PT5M",
-            ),
-            scale_action=monitor.ScaleActionArgs(
-                direction=direction,
-                type=monitor.ScaleType.CHANGE_COUNT,
-                value="1",
-                cooldown="PT5M",
-            ),
-        )
-
-    return [
-        rule(monitor.ComparisonOperationType.GREATER_THAN, target, monitor.ScaleDirection.INCREASE),
-        rule(
-            monitor.ComparisonOperationType.LESS_THAN,
-            max(target - 30, 5),
-            monitor.ScaleDirection.DECREASE,
-        ),
-    ]

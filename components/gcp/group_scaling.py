@@ -1,11 +1,15 @@
 """A managed instance group that follows a ``Scaling`` (``components.scaling``): its
 autoscaler, between zero and the group's size.
 
-- ``on_request``: the autoscaler is off; a run sets the size (``gpufleet scale`` turns it on
-  with a scaling schedule that ends the run), and the bounds say what the group may hold.
-- ``autoscale``: on, scaling on average CPU.
+- ``on_request``: the autoscaler is off; a run sets the size, and the bounds say what the
+  group may hold.
 - ``schedule``: on, with a scaling schedule per weekly run that holds the group at its size
-  for the run (a cron and a duration in the schedule's time zone); zero outside the runs.
+  for the run (a cron and a duration in the schedule's time zone); outside the runs the
+  autoscaler scales in on GCP's default signal (average CPU 60%).
+
+The plan's expected use is in the autoscaler's description (``expected-minutes=...``), not on
+the instance template: a template cannot change without replacing it, and a replaced template
+makes the group recreate running VMs.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import pulumi
 import pulumi_gcp as gcp
 
+from gpufleet import tag_keys
 from gpufleet.components.scaling import Scaling, cron_at
 
 # GCP's shortest scaling schedule, and how long a new VM is left alone before its load counts.
@@ -35,6 +40,7 @@ def region_autoscaler(
         project=project,
         region=region,
         target=group_id,
+        description=tag_keys.description_with("gpufleet", scaling.expected_tags()),
         autoscaling_policy=autoscaling_policy(size, scaling),
         opts=pulumi.ResourceOptions(parent=parent),
     )
@@ -48,9 +54,6 @@ def autoscaling_policy(
         max_replicas=size,
         cooldown_period=COOLDOWN_SECONDS,
         mode="OFF" if scaling.mode == "on_request" else "ON",
-        cpu_utilization=gcp.compute.RegionAutoscalerAutoscalingPolicyCpuUtilizationArgs(
-            target=scaling.target_cpu_percent / 100
-        ),
         scaling_schedules=[
             gcp.compute.RegionAutoscalerAutoscalingPolicyScalingScheduleArgs(
                 name=f"run-{index}",

@@ -106,8 +106,6 @@ class SpotGroup(pulumi.ComponentResource):
         labels = args.tags.as_labels()
         gpus = args.gpus()
         scaling = args.scaling
-        # The group itself takes no labels: its template carries what the cost engine reads.
-        template_labels = {**labels, **scaling.expected_tags()}
 
         account = vm.service_account(name, parent=self, project=args.project)
         template = gcp.compute.InstanceTemplate(
@@ -137,7 +135,7 @@ class SpotGroup(pulumi.ComponentResource):
             service_account=vm.account(account.email, args.scopes),
             metadata=vm.METADATA,
             metadata_startup_script=args.startup_script,
-            labels=template_labels,
+            labels=labels,
             # The group points at the template: make the new one before deleting the old.
             opts=pulumi.ResourceOptions(parent=self, delete_before_replace=False),
         )

@@ -408,6 +408,47 @@ def test_a_gcp_group_takes_its_size_from_its_autoscaler(
     assert group.expected.monthly_usd == pytest.approx(rate * expected_hours)
 
 
+@pytest.mark.parametrize(
+    ("description", "expected"),
+    [("gpufleet expected-minutes=9000", "priced"), (None, "unpriced")],
+)
+def test_a_gcp_group_scaled_from_zero_needs_a_declared_use(
+    description: str | None, expected: str
+) -> None:
+    """What an autoscaler from zero runs depends on load: its declared use prices it (on the
+    autoscaler, where it can change without replacing VMs); without one it is unpriced."""
+
+    def program() -> None:
+        template = gcp.compute.InstanceTemplate(
+            "tpl",
+            machine_type="g2-standard-4",
+            disks=[{"source_image": "debian", "boot": True}],
+            network_interfaces=[{"network": "default"}],
+            labels={"workload": "evals"},
+        )
+        group = gcp.compute.RegionInstanceGroupManager(
+            "group",
+            region="us-east4",
+            base_instance_name="b",
+            versions=[{"instance_template": template.self_link_unique}],
+        )
+        gcp.compute.RegionAutoscaler(
+            "scaler",
+            region="us-east4",
+            target=group.id,
+            description=description,
+            autoscaling_policy={"min_replicas": 0, "max_replicas": 4},
+        )
+
+    group = line(price(program), "group")
+    if expected == "priced":
+        rate = on_demand("gcp", "g2-standard-4", "us-east4")
+        assert group.expected.monthly_usd == pytest.approx(4 * rate * 150)
+    else:
+        assert group.expected.monthly_usd is None
+        assert group.unpriced is not None and "declares no expected use" in group.unpriced
+
+
 def test_a_stopped_vm_costs_only_the_runs_it_expects() -> None:
     def program(status: str | None) -> Callable[[], object]:
         return lambda: gcp.compute.Instance(

@@ -146,8 +146,8 @@ def test_a_generated_aws_stack_with_its_own_discounts_is_priced_alike(tmp_path: 
 def test_a_generated_aws_stack_costs_what_its_plan_says(tmp_path: Path) -> None:
     """The invariant, on AWS, with the engine's own usage model (no help from the plan): each
     workload's expected monthly cost is its planned cost within 1%. The stack follows the
-    plan's hours: experiments and the weekly eval sit at zero until a run asks, the serving
-    burst autoscales, a nightly job runs on its schedule."""
+    plan's hours: experiments, the weekly eval and the serving burst sit at zero until asked,
+    a nightly job runs on its schedule."""
     spec = tmp_path / "spec.yaml"
     spec.write_text(
         BILL_SPEC + "  - {name: nightly, kind: batch, gpu: {name: L4}, interruptible: true,\n"
@@ -168,7 +168,7 @@ def test_a_generated_aws_stack_costs_what_its_plan_says(tmp_path: Path) -> None:
     }
     assert scalings == {
         "experiments": ["on_request"],
-        "serving": ["fixed", "autoscale"],
+        "serving": ["fixed", "on_request"],
         "weekly-eval": ["on_request"],
         "eval-fleet": ["on_request"],
         "nightly": ["schedule"],
@@ -231,8 +231,8 @@ AZURE_SITE = """\
 
 
 def test_a_generated_azure_stack_costs_what_its_plan_says(tmp_path: Path) -> None:
-    """Scale sets follow the plan's hours too: on request, a burst on load above a reserved
-    base, business hours on a schedule; each workload within 1% of its plan."""
+    """Scale sets follow the plan's hours too: on request, a burst above a reserved base,
+    business hours on a schedule; each workload within 1% of its plan."""
     spec = tmp_path / "spec.yaml"
     spec.write_text(AZURE_SPEC)
     (tmp_path / "Pulumi.yaml").write_text(
@@ -249,7 +249,7 @@ def test_a_generated_azure_stack_costs_what_its_plan_says(tmp_path: Path) -> Non
     }
     assert scalings["sweeps"] == [("azure:SpotScaleSet", "on_request")]
     assert scalings["office"] == [("azure:SpotScaleSet", "schedule")]
-    assert scalings["chat"][1] == ("azure:SpotScaleSet", "autoscale")
+    assert scalings["chat"][1] == ("azure:SpotScaleSet", "on_request")
     catalog = load_catalog()
     plan = Planner(load_spec(spec, catalog), catalog).plan_environment("prod")
     loaded = load_stack(StackSource("prod", tmp_path))

@@ -234,19 +234,6 @@ def test_a_fleet_on_request_starts_at_zero_and_keeps_the_size_a_run_sets() -> No
     assert not cap.of_type("aws:autoscaling/policy:Policy")
 
 
-def test_a_burst_autoscales_on_load() -> None:
-    cap, _ = spot_fleet(scaling=Scaling(mode="autoscale", expected_hours=120))
-    policy_ = cap.one("aws:autoscaling/policy:Policy").inputs
-    assert policy_["policyType"] == "TargetTrackingScaling"
-    tracking = policy_["targetTrackingConfiguration"]
-    assert tracking["targetValue"] == 60
-    assert tracking["predefinedMetricSpecification"]["predefinedMetricType"] == (
-        "ASGAverageCPUUtilization"
-    )
-    tags = {t["key"]: t["value"] for t in cap.one("aws:autoscaling/group:Group").inputs["tags"]}
-    assert tags["expected-minutes"] == "7200"
-
-
 def test_a_scheduled_fleet_runs_its_windows_in_their_time_zone() -> None:
     # Weekdays 08:00-20:00 and Sunday 22:00 to Monday 02:00, in Berlin.
     runs = [WeeklyRun(start_minute=day * 1440 + 8 * 60, minutes=12 * 60) for day in range(5)] + [

@@ -116,19 +116,6 @@ def test_a_set_on_request_starts_empty_with_its_autoscale_disabled() -> None:
     assert target == vmss.urn
 
 
-def test_a_burst_scales_on_cpu() -> None:
-    cap, _ = scale_set(scaling=Scaling(mode="autoscale", expected_hours=120))
-    setting = cap.one(AUTOSCALE).inputs
-    assert setting["enabled"] is True
-    out, into = setting["profiles"][0]["rules"]
-    assert (out["metricTrigger"]["operator"], out["metricTrigger"]["threshold"]) == (
-        "GreaterThan",
-        60,
-    )
-    assert out["scaleAction"]["direction"] == "Increase"
-    assert into["scaleAction"]["direction"] == "Decrease"
-
-
 def test_a_scheduled_set_has_a_recurring_profile_per_start_and_end_time() -> None:
     # Weekdays 08:00-20:00 in New York: one profile starts them all, one ends them all.
     runs = [WeeklyRun(start_minute=day * 1440 + 8 * 60, minutes=12 * 60) for day in range(5)]

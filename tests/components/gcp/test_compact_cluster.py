@@ -103,11 +103,7 @@ def test_nodes_on_request_are_created_stopped_and_left_to_the_run() -> None:
     assert all("desiredStatus" not in n.inputs for n in running)
 
 
-def test_a_compact_cluster_cannot_autoscale_or_follow_a_schedule() -> None:
+def test_a_compact_cluster_cannot_follow_a_schedule() -> None:
     runs = [WeeklyRun(start_minute=0, minutes=60)]
-    for scaling in (
-        Scaling(mode="autoscale", expected_hours=10),
-        Scaling(mode="schedule", runs=runs),
-    ):
-        with pytest.raises(ValueError, match="is not for a compact cluster"):
-            compact(scaling=scaling)
+    with pytest.raises(ValueError, match="is not for a compact cluster"):
+        compact(scaling=Scaling(mode="schedule", runs=runs))
