@@ -21,6 +21,7 @@ from gpufleet.planner.catalog import COLUMNS, Offer, offer_to_row
 from gpufleet.planner.explanation import Evaluation
 from gpufleet.planner.plan import EnvironmentPlan, Placement, Plan
 from gpufleet.planner.spec import MANAGED_SERVICES
+from gpufleet.pricing_models import is_commitment
 
 
 def _where(p: Placement) -> str:
@@ -119,7 +120,18 @@ def _environment_table(console: Console, env: EnvironmentPlan, as_of: str) -> No
         _saving(env.baseline_monthly_usd - env.monthly_usd, env.baseline_monthly_usd),
     )
     tables.print_table(console, table)
+    if any(is_commitment(p.pricing) for p in env.placements):
+        console.print(COMMITMENT_NOTE)
     console.print()
+
+
+# The plan prices reserved capacity at a commitment's rate; the stack can only hold the capacity.
+COMMITMENT_NOTE = (
+    "reserved_1y / reserved_3y: the stack holds the capacity (a capacity reservation); the "
+    "commitment that gives its rate (Savings Plan or reserved instances, committed use "
+    "discount, Azure reservation) is bought outside Pulumi. Without it, the reservation bills "
+    "at the on-demand rate whether used or not."
+)
 
 
 def _saving(saving: float, baseline: float) -> str:

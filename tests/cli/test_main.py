@@ -88,6 +88,11 @@ def test_plan_table() -> None:
         assert name in result.stdout
     assert result.stdout.count("total") == 3
     assert "prod: prices as of" in result.stdout
+    # prod reserves chat-serving's base: the plan says the commitment is bought outside Pulumi
+    # (dev and staging, capped at no commitment, do not say it).
+    assert result.stdout.count("is bought outside Pulumi") == 1
+    prod = result.stdout[result.stdout.index("prod: prices as of") :]
+    assert "reserved_1y / reserved_3y: the stack holds the capacity" in prod
 
 
 def test_plan_json_is_parseable_and_selects_environments() -> None:
