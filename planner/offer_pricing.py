@@ -93,14 +93,18 @@ class OfferBucket:
 
 
 def _spot_factors(
-    workload: Workload, assumptions: PricingAssumptions, nodes: int
+    workload: Workload, assumptions: PricingAssumptions, nodes: int, hours: float
 ) -> dict[Cloud, float]:
     """What spot capacity is expected to cost per hour of work, per cloud: its rate times the
-    interruption overhead (work lost and run again). Scheduled capacity runs its windows and no
-    longer, whatever is lost: no overhead."""
-    if workload.schedule is not None:
+    interruption overhead (work lost and run again), for work of ``hours`` a month. An
+    instance bills at most the month, however much work is lost: capacity planned all month
+    (and scheduled capacity, which runs its windows and no longer) has no overhead to bill."""
+    if workload.schedule is not None or hours <= 0:
         return dict.fromkeys(CLOUDS, 1.0)
-    return {cloud: assumptions.spot_multiplier(cloud, nodes) for cloud in CLOUDS}
+    most = HOURS_PER_MONTH / hours
+    return {
+        cloud: max(1.0, min(assumptions.spot_multiplier(cloud, nodes), most)) for cloud in CLOUDS
+    }
 
 
 def _nodes_failing_together(workload: Workload) -> int:
@@ -126,7 +130,8 @@ def offer_pricer(
     spot_burst = workload.interruptible and burst_instances > 0
     allow_on_demand = limits.allow_on_demand
     nodes = _nodes_failing_together(workload)
-    spot_factor = _spot_factors(workload, a, nodes)
+    spot_factor = _spot_factors(workload, a, nodes, base_hours)
+    burst_factor = _spot_factors(workload, a, nodes, size.burst_hours)
     terms: list[tuple[int, Pricing]] = (
         [(PRICING_ORDER.index(term), term) for term in TERMS_UP_TO[limits.max_commitment]]
         if size.always_on_base
@@ -154,7 +159,7 @@ def offer_pricer(
         burst: list[tuple[int, float, float]] = []
         if burst_instances:
             if spot_burst and spot is not None:
-                burst.append((_SPOT, spot * spot_factor[cloud], spot))
+                burst.append((_SPOT, spot * burst_factor[cloud], spot))
             if allow_on_demand:
                 burst.append((_ON_DEMAND, on_demand, on_demand))
         if not base or (burst_instances and not burst):
@@ -220,7 +225,8 @@ def bucket_lower_bound(
         if size.always_on_base
         else dict.fromkeys(CLOUDS, math.inf)
     )
-    spot_factor = _spot_factors(workload, a, nodes)
+    spot_factor = _spot_factors(workload, a, nodes, base_hours)
+    burst_factor = _spot_factors(workload, a, nodes, size.burst_hours)
     base_weight = instances * base_hours
     burst_weight = burst_instances * size.burst_hours
 
@@ -237,7 +243,7 @@ def bucket_lower_bound(
         cost = base * base_weight
         if burst_instances:
             burst = min(
-                bucket.min_spot * spot_factor[cloud] if spot_burst else math.inf,
+                bucket.min_spot * burst_factor[cloud] if spot_burst else math.inf,
                 od if allow_on_demand else math.inf,
             )
             if burst == math.inf:
@@ -252,14 +258,15 @@ def to_placement(
     workload: Workload, candidate: Candidate, size: Sizing, rates: RateCard
 ) -> Placement:
     monthly, _, _, _, instance_type, pricing_index, _, _, offer, hourly, burst = candidate
-    factor = _spot_factors(workload, rates.assumptions, _nodes_failing_together(workload))[
-        offer.cloud
-    ]
+    nodes = _nodes_failing_together(workload)
+    factor = _spot_factors(workload, rates.assumptions, nodes, size.base_hours)[offer.cloud]
     pricing = PRICING_ORDER[pricing_index]
     if burst is not None:
+        burst_factor = _spot_factors(workload, rates.assumptions, nodes, burst.hours_per_month)
         burst = replace(
             burst,
-            billed_hours=burst.hours_per_month * (factor if burst.pricing == "spot" else 1.0),
+            billed_hours=burst.hours_per_month
+            * (burst_factor[offer.cloud] if burst.pricing == "spot" else 1.0),
         )
     on_demand = rates.hourly(offer, "on_demand", sagemaker=workload.managed == "sagemaker")
     assert on_demand is not None, "offer_pricer prices only offers with an on-demand rate"

@@ -10,12 +10,16 @@ region's rate, spot / on-demand / commitment, SageMaker's markup.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 from click.testing import CliRunner
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from gpufleet.capacity.cost_engine import Usage, UsageModel, price_stack
 from gpufleet.capacity.stack_capacity import StackCapacity
@@ -27,7 +31,7 @@ from gpufleet.planner.optimizer import Planner
 from gpufleet.planner.plan import EnvironmentPlan, Placement
 from gpufleet.planner.pricing import PricingAssumptions
 from gpufleet.planner.rates import shipped_rate_card
-from gpufleet.planner.spec_loader import load_spec
+from gpufleet.planner.spec_loader import SpecError, load_spec, parse_spec
 from gpufleet.policies.stack_limits import limits_in
 from tests.helpers import ROOT
 
@@ -258,4 +262,101 @@ def test_a_generated_azure_stack_costs_what_its_plan_says(tmp_path: Path) -> Non
     for placement in plan.placements:
         assert engine[placement.name] == pytest.approx(placement.monthly_usd, rel=0.01), (
             placement.name
+        )
+
+
+GCP_SITE = """\
+  site:gcp:
+    project: acme-ml
+    sourceImage: projects/acme-ml/global/images/gpu-base
+    regions:
+      us-central1: {network: net, subnetwork: sub}
+"""
+
+workload_strategy = st.fixed_dictionaries(
+    {
+        "kind": st.sampled_from(["training", "batch", "inference"]),
+        "gpu": st.sampled_from(["L4", "A100", "H100", "A10G", "T4"]),
+        "count": st.sampled_from([1, 8]),
+        "interruptible": st.booleans(),
+        "hours": st.sampled_from([None, 24, 150, 400]),
+        "schedule": st.sampled_from(
+            [
+                None,
+                "{time_zone: Europe/Berlin,"
+                " windows: [{days: weekdays, start: '08:00', end: '18:00'}]}",
+                "{time_zone: America/New_York, cron: '0 1 * * SAT', duration_hours: 10}",
+            ]
+        ),
+        "nodes": st.sampled_from([1, 2]),
+        "replicas": st.sampled_from([(1, 1), (1, 3), (0, 2)]),
+        "always_on": st.booleans(),
+    }
+)
+
+
+def _workload_yaml(index: int, w: dict[str, Any]) -> str:
+    lines = [
+        f"  - name: w{index}",
+        f"    kind: {w['kind']}",
+        f"    gpu: {{name: {w['gpu']}, count: {w['count']}}}",
+        f"    interruptible: {str(w['interruptible']).lower()}",
+    ]
+    if w["schedule"] is not None:
+        lines.append(f"    schedule: {w['schedule']}")
+    elif w["hours"] is not None:
+        lines.append(f"    hours_per_month: {w['hours']}")
+    if w["kind"] == "inference":
+        least, most = w["replicas"]
+        lines.append(f"    replicas: {{min: {least}, max: {most}}}")
+        if w["always_on"]:
+            lines.append("    always_on: true")
+    elif w["nodes"] > 1:
+        lines.append(f"    nodes: {w['nodes']}")
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(st.lists(workload_strategy, min_size=1, max_size=3))
+def test_generated_stacks_of_random_specs_cost_what_their_plan_says(
+    workloads: list[dict[str, Any]],
+) -> None:
+    """The invariant over specs nobody wrote by hand: whatever plans, generates and builds on
+    AWS, GCP or Azure, its stack's expected cost is the plan's within 1% per workload."""
+    spec_text = (
+        "version: 1\nproject: random\nowner: o@acme.example\ncost_center: cc\n"
+        "environments:\n  prod: {}\n"
+        "defaults:\n  clouds: [aws, gcp, azure]\n"
+        "  regions: {aws: [us-east-1], gcp: [us-central1], azure: [eastus]}\n"
+        "workloads:\n" + "".join(_workload_yaml(i, w) for i, w in enumerate(workloads))
+    )
+    catalog = load_catalog()
+    try:
+        spec = parse_spec(spec_text, "random.yaml", catalog)
+    except SpecError:
+        assume(False)
+        return
+    plan = Planner(spec, catalog).plan_environment("prod")
+    assume(plan.placements and not plan.unplaced)
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        (root / "spec.yaml").write_text(spec_text)
+        (root / "Pulumi.yaml").write_text(
+            f"name: random\nruntime: python\nmain: {ROOT / 'stacks'}\nstackConfigDir: stacks\n"
+        )
+        args = [
+            "generate", str(root / "spec.yaml"), "--env", "prod",
+            "--stacks-dir", str(root / "stacks"),
+        ]  # fmt: skip
+        made = CliRunner().invoke(main, args)
+        assert made.exit_code == 0, made.output
+        stack_file = root / "stacks" / "Pulumi.prod.yaml"
+        stack_file.write_text(stack_file.read_text() + BILL_SITE + GCP_SITE + AZURE_SITE)
+        loaded = load_stack(StackSource("prod", root))
+    cost = price_stack(stack_resources(loaded.resources), shipped_rate_card())
+    engine = {w.name: w.total("expected") for w in cost.workloads}
+    for placement in plan.placements:
+        assert engine[placement.name] == pytest.approx(placement.monthly_usd, rel=0.01), (
+            placement.name,
+            spec_text,
         )

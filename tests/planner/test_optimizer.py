@@ -25,7 +25,7 @@ from gpufleet.planner.pricing import (
 from gpufleet.planner.spec import GpuByMemory, GpuByModel, GpuByName, Workload, WorkloadSpec
 from gpufleet.planner.spec_loader import cross_field_problems, parse_spec
 from gpufleet.planner.vram import estimate_vram
-from gpufleet.pricing_models import PRICING_ORDER
+from gpufleet.pricing_models import HOURS_PER_MONTH, PRICING_ORDER
 from tests.helpers import ROOT, catalog_of, make_offer
 from tests.planner.planning import TRAIN, placement
 
@@ -60,6 +60,14 @@ def test_same_spec_same_plan() -> None:
     first = json.dumps(plan_spec(spec, catalog).as_dict())
     second = json.dumps(Planner(spec, catalog).plan().as_dict())
     assert first == second
+
+
+def _billed(overhead_factor: float, hours: float | None) -> float:
+    """Spot's expected-cost factor for work of ``hours`` a month: lost work runs again, but an
+    instance bills at most the month."""
+    if not hours:
+        return 1.0
+    return max(1.0, min(overhead_factor, HOURS_PER_MONTH / hours))
 
 
 def brute_force(
@@ -154,7 +162,8 @@ def brute_force(
         spot_nodes = 1 if w.kind == "inference" else w.nodes
         base = []
         if w.interruptible and spot is not None and not w.always_on:
-            base.append(("spot", spot * (1 + overhead[o.cloud] * spot_nodes), spot))
+            factor = _billed(1 + overhead[o.cloud] * spot_nodes, base_hours)
+            base.append(("spot", spot * factor, spot))
         if limits.allow_on_demand:
             base.append(("on_demand", od, od))
         if w.always_on:
@@ -162,7 +171,7 @@ def brute_force(
                 base.append((t, od * (1 - discounts[o.cloud][t]), od * (1 - discounts[o.cloud][t])))
         burst = []
         if burst_n and w.interruptible and spot is not None:
-            burst.append((spot * (1 + overhead[o.cloud]), 0, spot))
+            burst.append((spot * _billed(1 + overhead[o.cloud], w.hours_per_month), 0, spot))
         if burst_n and limits.allow_on_demand:
             burst.append((od, 1, od))
         if w.max_price_per_hour is not None:
