@@ -74,7 +74,7 @@ def resource_settings(item: StackCapacity, tags: Mapping[str, str]) -> Usage:
     footprint = item.footprint
     if footprint.run_hours is not None:
         return Usage(footprint.expected_units, footprint.run_hours, "one run")
-    minutes = _whole_minutes(tags.get(tag_keys.EXPECTED_MINUTES))
+    minutes = tag_keys.expected_minutes(tags.get(tag_keys.EXPECTED_MINUTES))
     if minutes is None:
         minutes = footprint.declared_minutes
     least, most = footprint.expected_units, footprint.max_units
@@ -89,12 +89,6 @@ def resource_settings(item: StackCapacity, tags: Mapping[str, str]) -> Usage:
     if least:
         basis = f"its minimum all month, {basis}"
     return Usage(least, HOURS_PER_MONTH, basis, most - least, hours)
-
-
-def _whole_minutes(value: str | None) -> int | None:
-    if value is None or not value.isdigit() or len(value) > 6:
-        return None
-    return int(value)
 
 
 def _size_basis(footprint: GpuFootprint) -> str:

@@ -26,11 +26,12 @@ from gpufleet import tag_keys
 from gpufleet.components.component_args import ComponentArgs
 from gpufleet.planner.hours import ScalingMode
 from gpufleet.planner.schedules import (
-    DAYS,
     MINUTES_PER_DAY,
     MINUTES_PER_WEEK,
     Run,
+    WeeklySchedule,
     check_time_zone,
+    from_runs,
 )
 from gpufleet.pricing_models import HOURS_PER_MONTH
 
@@ -66,14 +67,18 @@ class Scaling(ComponentArgs):
         """Whether something other than ``pulumi up`` sets the group's size."""
         return self.mode != "fixed"
 
+    def initial_size(self, size: int) -> int:
+        """What the group is created at: its size when fixed; zero when something else (a run,
+        the schedule) sizes it."""
+        return 0 if self.scales else size
+
     @property
     def monthly_hours(self) -> float:
         """Hours a month the group runs at its size."""
         if self.mode == "fixed":
             return HOURS_PER_MONTH
         if self.mode == "schedule":
-            week = sum(r.minutes for r in self.runs)
-            return HOURS_PER_MONTH * min(week, MINUTES_PER_WEEK) / MINUTES_PER_WEEK
+            return min(self.week().hours_per_month, HOURS_PER_MONTH)
         return self.expected_hours or 0.0
 
     def expected_tags(self) -> dict[str, str]:
@@ -82,8 +87,12 @@ class Scaling(ComponentArgs):
             return {}
         return {tag_keys.EXPECTED_MINUTES: str(round(self.monthly_hours * 60))}
 
-    def weekly_runs(self) -> list[Run]:
-        return [Run(r.start_minute, r.minutes) for r in self.runs]
+    def week(self) -> WeeklySchedule:
+        return from_runs(self.time_zone, [Run(r.start_minute, r.minutes) for r in self.runs])
+
+    def weekly_runs(self) -> tuple[Run, ...]:
+        """The runs, overlapping ones merged (one scheduled action per edge)."""
+        return self.week().runs
 
 
 def cron_at(minute_of_week: int) -> str:
@@ -93,8 +102,3 @@ def cron_at(minute_of_week: int) -> str:
     day, minute_of_day = divmod(minute_of_week, MINUTES_PER_DAY)
     hour, minute = divmod(minute_of_day, 60)
     return f"{minute} {hour} * * {(day + 1) % 7}"
-
-
-def day_name(minute_of_week: int) -> str:
-    """The day a minute of the week falls on, as in ``planner.schedules.DAYS``."""
-    return DAYS[(minute_of_week % MINUTES_PER_WEEK) // MINUTES_PER_DAY]

@@ -41,6 +41,7 @@ MANAGED_BY_GPUFLEET = "gpufleet"
 # What the cost engine reads from a resource's tags (or, where a type takes none, such as a GCP
 # reservation, from ``key=value`` words in its description: ``description_with``).
 COSTING_KEYS: tuple[str, ...] = (WORKLOAD, COMMITMENT, EXPECTED_MINUTES)
+_WHOLE_NUMBER = re.compile(r"[0-9]{1,6}")
 
 _LABEL_INVALID = re.compile(r"[^a-z0-9_-]")
 LABEL_MAX = 63
@@ -75,3 +76,11 @@ def gcp_label_key(text: str) -> str:
     if not key[:1].isalpha():
         key = f"k{key}"
     return key[:LABEL_MAX]
+
+
+def expected_minutes(value: object) -> int | None:
+    """The minutes an ``expected-minutes`` tag (or description word) gives: up to six ASCII
+    digits (the cost engine caps the hours at the month); None for anything else."""
+    if not isinstance(value, str) or not _WHOLE_NUMBER.fullmatch(value):
+        return None
+    return int(value)

@@ -18,9 +18,6 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from croniter import croniter
-from croniter.croniter import CroniterError
-
 from gpufleet.pricing_models import HOURS_PER_MONTH
 
 Day = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
@@ -52,7 +49,7 @@ class Run:
 
     @property
     def day(self) -> Day:
-        return DAYS[self.start // MINUTES_PER_DAY]
+        return day_at(self.start)
 
     @property
     def clock(self) -> tuple[int, int]:
@@ -85,6 +82,16 @@ class WeeklySchedule:
         return self.minutes_per_week >= MINUTES_PER_WEEK
 
 
+def day_at(minute_of_week: int) -> Day:
+    """The day a minute of the week falls on (past the week's end: next week's)."""
+    return DAYS[(minute_of_week % MINUTES_PER_WEEK) // MINUTES_PER_DAY]
+
+
+def from_runs(zone: str, runs: list[Run]) -> WeeklySchedule:
+    """The week these runs make, overlapping or touching ones merged."""
+    return WeeklySchedule(zone, _merged(runs))
+
+
 def check_time_zone(name: str) -> str:
     """``name`` if it is an IANA time zone; ScheduleError otherwise."""
     try:
@@ -110,7 +117,7 @@ def from_windows(zone: str, windows: list[tuple[tuple[Day, ...], int, int]]) -> 
     for days, start, end in windows:
         minutes = (end - start) % MINUTES_PER_DAY or MINUTES_PER_DAY
         runs += [Run(DAYS.index(day) * MINUTES_PER_DAY + start, minutes) for day in days]
-    return WeeklySchedule(zone, _merged(runs))
+    return from_runs(zone, runs)
 
 
 def from_cron(zone: str, expression: str, hours: float) -> WeeklySchedule:
@@ -122,6 +129,10 @@ def from_cron(zone: str, expression: str, hours: float) -> WeeklySchedule:
             f"cron {expression!r} has {len(fields)} fields; give 5: minute hour "
             "day-of-month month day-of-week"
         )
+    # Imported here: only a spec with a cron pays for it (``gpufleet plan`` starts faster).
+    from croniter import croniter
+    from croniter.croniter import CroniterError
+
     try:
         expanded, _ = croniter.expand(expression)
     except (CroniterError, ValueError) as exc:
@@ -148,7 +159,7 @@ def from_cron(zone: str, expression: str, hours: float) -> WeeklySchedule:
     length = round(hours * 60)
     if not 1 <= length <= MINUTES_PER_WEEK:
         raise ScheduleError(f"duration_hours {hours:g} is not from 1 minute to a week")
-    return WeeklySchedule(zone, _merged([Run(start, length) for start in starts]))
+    return from_runs(zone, [Run(start, length) for start in starts])
 
 
 def _merged(runs: list[Run]) -> tuple[Run, ...]:

@@ -21,7 +21,7 @@ from gpufleet.capacity.property_values import as_list, get_path, is_unknown
 from gpufleet.planner.gcp_machines import GPU_OF_ACCELERATOR, built_in_gpus
 from gpufleet.planner.gpus import normalize_gpu_name
 from gpufleet.pricing_models import Market
-from gpufleet.tag_keys import EXPECTED_MINUTES, tags_in_description
+from gpufleet.tag_keys import EXPECTED_MINUTES, expected_minutes, tags_in_description
 
 
 def _region(r: Reading) -> str | None:
@@ -200,12 +200,11 @@ def autoscaler(r: Reading) -> Scaler | None:
     mode = r.get(*policy, "mode")
     description = r.get("description")
     words = tags_in_description(description) if isinstance(description, str) else {}
-    minutes = words.get(EXPECTED_MINUTES, "")
     return Scaler(
         "target",
         least,
         most,
         active=mode not in ("OFF",),
         undetermined=tuple(r.undetermined),
-        declared_minutes=int(minutes) if minutes.isdigit() and len(minutes) <= 6 else None,
+        declared_minutes=expected_minutes(words.get(EXPECTED_MINUTES)),
     )

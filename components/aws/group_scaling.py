@@ -10,11 +10,6 @@ import pulumi_aws as aws
 from gpufleet.components.scaling import Scaling, cron_at
 
 
-def desired_size(size: int, scaling: Scaling) -> int:
-    """A group that scales starts at zero; a fixed one at its size."""
-    return 0 if scaling.scales else size
-
-
 def group_tags(tags: dict[str, str], scaling: Scaling) -> list[aws.autoscaling.GroupTagArgs]:
     return [
         aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=False)

@@ -42,7 +42,6 @@ from pydantic import Field, field_validator, model_validator
 from gpufleet.components.aws.ami import AmiId, image_id
 from gpufleet.components.aws.efa import efa_interface_count, efa_network_interfaces
 from gpufleet.components.aws.group_scaling import (
-    desired_size,
     group_options,
     group_tags,
     scale_group,
@@ -144,9 +143,9 @@ class PlacementCluster(pulumi.ComponentResource):
             vpc_zone_identifiers=[args.subnet_id],
             placement_group=placement.id,
             # A tightly coupled job runs all its nodes or none.
-            min_size=0 if args.scaling.scales else args.nodes,
+            min_size=args.scaling.initial_size(args.nodes),
             max_size=args.nodes,
-            desired_capacity=desired_size(args.nodes, args.scaling),
+            desired_capacity=args.scaling.initial_size(args.nodes),
             health_check_type="EC2",
             wait_for_capacity_timeout="0",
             launch_template=None

@@ -50,7 +50,6 @@ from pydantic import Field, field_validator, model_validator
 
 from gpufleet.components.aws.ami import AmiId, architecture, dlami_parameter, image_id
 from gpufleet.components.aws.group_scaling import (
-    desired_size,
     group_options,
     group_tags,
     scale_group,
@@ -196,7 +195,7 @@ class SpotFleet(pulumi.ComponentResource):
             f"{name}-asg",
             vpc_zone_identifiers=list(args.subnet_ids),
             desired_capacity_type="units",
-            desired_capacity=desired_size(args.target_gpus, scaling),
+            desired_capacity=scaling.initial_size(args.target_gpus),
             min_size=0,
             # In GPUs, like the desired capacity. Weighted, the group exceeds it by at most one
             # instance when a type's GPUs do not divide it (AWS allows up to the largest weight).

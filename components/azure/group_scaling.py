@@ -18,8 +18,8 @@ import pulumi
 import pulumi_azure_native as azure
 from tzlocal.windows_tz import tz_win
 
-from gpufleet.components.scaling import Scaling, day_name
-from gpufleet.planner.schedules import MINUTES_PER_DAY
+from gpufleet.components.scaling import Scaling
+from gpufleet.planner.schedules import MINUTES_PER_DAY, day_at
 
 # Azure's day names in a recurrence, by gpufleet's day names.
 _AZURE_DAYS = {
@@ -87,7 +87,7 @@ def _schedule_profiles(size: int, scaling: Scaling) -> list[azure.monitor.Autosc
     edges: dict[tuple[str, int], list[str]] = defaultdict(list)
     for run in scaling.weekly_runs():
         for edge, minute in (("run", run.start), ("idle", run.end)):
-            edges[(edge, minute % MINUTES_PER_DAY)].append(_AZURE_DAYS[day_name(minute)])
+            edges[(edge, minute % MINUTES_PER_DAY)].append(_AZURE_DAYS[day_at(minute)])
     if len(edges) > MAX_PROFILES:
         raise ValueError(
             f"the schedule needs {len(edges)} autoscale profiles; Azure allows {MAX_PROFILES}"

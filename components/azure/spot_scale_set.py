@@ -158,7 +158,7 @@ class SpotScaleSet(pulumi.ComponentResource):
             sku=azure.compute.SkuArgs(
                 name=args.vm_size,
                 # A set that scales starts empty; then its autoscale setting (or a run) sizes it.
-                capacity=0 if args.scaling.scales else args.instances,
+                capacity=args.scaling.initial_size(args.instances),
                 tier="Standard",
             ),
             orchestration_mode="Uniform",

@@ -148,7 +148,7 @@ class SpotGroup(pulumi.ComponentResource):
             # Spot capacity: take it in whichever listed zone has it.
             distribution_policy_target_shape="ANY",
             # A group that scales starts at zero; then its autoscaler sizes it.
-            target_size=0 if scaling.scales else args.target_size,
+            target_size=scaling.initial_size(args.target_size),
             versions=[{"name": "primary", "instance_template": template.self_link_unique}],
             update_policy={
                 "type": "PROACTIVE",

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from gpufleet.components.scaling import Scaling, WeeklyRun, cron_at, day_name
+from gpufleet.components.scaling import Scaling, WeeklyRun, cron_at
+from gpufleet.planner.schedules import day_at
 
 
 @pytest.mark.parametrize(
@@ -19,7 +20,7 @@ from gpufleet.components.scaling import Scaling, WeeklyRun, cron_at, day_name
     ],
 )
 def test_minutes_of_the_week_as_crons(minute: int, cron: str, day: str) -> None:
-    assert cron_at(minute) == cron and day_name(minute) == day
+    assert cron_at(minute) == cron and day_at(minute) == day
 
 
 def test_hours_and_the_cost_engines_tag() -> None:
