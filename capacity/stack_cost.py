@@ -17,7 +17,6 @@ This module loads stacks, so it imports the offline engine (pulumi); the rest of
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,7 +38,7 @@ from gpufleet.engine.program_dir import ProgramError
 from gpufleet.engine.stack_source import StackSource, load_stack
 from gpufleet.json_input import JsonInputError, read_json_file
 from gpufleet.planner.rates import RateCard, shipped_rate_card
-from gpufleet.policies.stack_limits import limits_in
+from gpufleet.policies.stack_limits import config_json, limits_in
 from gpufleet.stacks import config_keys
 
 BUDGET_POLICY = "gpu-budget"
@@ -103,13 +102,7 @@ def cost_stack(request: CostRequest) -> CostOutcome:
 def planned(config: dict[str, str]) -> dict[str, float]:
     """Each workload's monthly cost in the plan a generated stack config was written from
     (``gpufleet:workloads``); empty for other stacks."""
-    text = config.get(config_keys.WORKLOADS_KEY)
-    if not text:
-        return {}
-    try:
-        workloads: Any = json.loads(text)
-    except (ValueError, RecursionError):
-        return {}
+    workloads = config_json(config.get(config_keys.WORKLOADS_KEY) or "")
     if not isinstance(workloads, list):
         return {}
     found: dict[str, float] = {}

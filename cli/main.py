@@ -35,6 +35,24 @@ stack_config_option = click.option(
     type=click.Path(path_type=Path, dir_okay=False, exists=True),
     help="Stack config file to use instead of <stackConfigDir>/Pulumi.<stack>.yaml.",
 )
+report_output_option = click.option(
+    "--output",
+    "output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write the report to this file (atomically) instead of standard output.",
+)
+
+
+def from_export_option(verb: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """``--from-export FILE``: what the command does with the export, in its help."""
+    return click.option(
+        "--from-export",
+        "export_file",
+        type=click.Path(path_type=Path, dir_okay=False, exists=True),
+        help=f"{verb} a `pulumi stack export` file instead of running the program.",
+    )
+
+
 preview_option = click.option(
     "--preview",
     "as_preview",
@@ -459,12 +477,7 @@ def preview(
 @_program_options
 @stack_config_option
 @preview_option
-@click.option(
-    "--from-export",
-    "export_file",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    help="Analyze a `pulumi stack export` file instead of running the program.",
-)
+@from_export_option("Analyze")
 @click.option(
     "--policy-pack",
     "pack_dir",
@@ -486,12 +499,7 @@ def preview(
     help="table for people; json for scripts; sarif for code scanning; junit for CI test "
     "reports; github for workflow annotations (+ job summary in $GITHUB_STEP_SUMMARY).",
 )
-@click.option(
-    "--output",
-    "output",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Write the report to this file (atomically) instead of standard output.",
-)
+@report_output_option
 @click.option(
     "--baseline",
     "baseline",
@@ -567,12 +575,7 @@ def check(
 @_program_options
 @stack_config_option
 @preview_option
-@click.option(
-    "--from-export",
-    "export_file",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    help="Price a `pulumi stack export` file instead of running the program.",
-)
+@from_export_option("Price")
 @click.option(
     "--policy-config",
     "policy_config",
@@ -597,12 +600,7 @@ def check(
     "markdown for a pull-request comment; github for workflow annotations (+ the markdown as "
     "the job summary in $GITHUB_STEP_SUMMARY).",
 )
-@click.option(
-    "--output",
-    "output",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Write the report to this file (atomically) instead of standard output.",
-)
+@report_output_option
 def cost(
     stack: str | None,
     program: Path,

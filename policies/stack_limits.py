@@ -76,7 +76,7 @@ def stack_limits() -> StackLimits:
 @cache
 def _parse(text: str, discounts_text: str) -> StackLimits:
     discounts = _discounts(discounts_text)
-    limits = _json(text)
+    limits = config_json(text)
     if not isinstance(limits, dict):
         return StackLimits(commitment_discounts=discounts)
     budget = limits.get(config_keys.MONTHLY_BUDGET_USD)
@@ -91,7 +91,7 @@ def _parse(text: str, discounts_text: str) -> StackLimits:
 def _discounts(text: str) -> dict[str, dict[str, float]] | None:
     """``gpufleet:commitmentDiscounts``: cloud -> term -> fraction; None when absent or not
     that shape (then the defaults apply, as for a hand-written stack)."""
-    found = _json(text)
+    found = config_json(text)
     if not isinstance(found, dict):
         return None
     return {
@@ -112,8 +112,9 @@ def _positive(value: Any) -> float | None:
     return None
 
 
-def _json(text: str) -> Any:
-    """``text`` parsed, None when it is not JSON (a hand-edited config: the defaults apply)."""
+def config_json(text: str) -> Any:
+    """A ``gpufleet:`` config value's JSON text parsed; None when it is not JSON (a hand-edited
+    config: the defaults apply)."""
     try:
         return json.loads(text) if text else None
     except (ValueError, RecursionError):

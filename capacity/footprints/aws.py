@@ -305,28 +305,19 @@ def sagemaker_job_template(r: Reading) -> GpuFootprint | None:
     minutes = r.number(
         r.get("expected_minutes"), "expected_minutes", None, whole=True, most=HOURS_PER_MONTH * 60
     )
-    if minutes is not None:
-        # Its runs' expected use a month, as the plan priced it: monthly, in the totals.
-        return r.footprint(
-            cloud="aws",
-            kind="SageMaker job template",
-            is_template=False,
-            machines=[machine],
-            expected_units=0.0,
-            max_units=count,
-            market="spot",
-            region=_region(r),
-            declared_minutes=int(minutes),
-        )
+    # With its runs' expected use a month (as the plan priced it): monthly, in the totals;
+    # without: one run, shown apart (runs start outside the stack).
+    per_run = minutes is None
     return r.footprint(
         cloud="aws",
         kind="SageMaker job template",
         is_template=False,
         machines=[machine],
-        expected_units=count,
+        expected_units=count if per_run else 0.0,
         max_units=count,
         market="spot",
         region=_region(r),
-        run_hours=(max_run or SAGEMAKER_DEFAULT_RUNTIME_SECONDS) / 3600.0,
-        outside_stack=True,
+        run_hours=(max_run or SAGEMAKER_DEFAULT_RUNTIME_SECONDS) / 3600.0 if per_run else None,
+        outside_stack=per_run,
+        declared_minutes=None if minutes is None else int(minutes),
     )
