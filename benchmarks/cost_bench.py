@@ -18,13 +18,12 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from preview_bench import generate_spec, site_config
+from preview_bench import GPUFLEET, ROOT, generated_project, run
 
 from gpufleet.capacity.cost_engine import price_stack
 from gpufleet.capacity.stack_resource import stack_resources
@@ -32,17 +31,9 @@ from gpufleet.engine.analyzer_resources import from_capture
 from gpufleet.engine.program_dir import run_program_dir
 from gpufleet.planner.rates import shipped_rate_card
 
-ROOT = Path(__file__).resolve().parent.parent
-GPUFLEET = Path(sys.executable).parent / "gpufleet"
-
 
 def timed(args: list[str], cwd: Path) -> float:
-    start = time.perf_counter()
-    result = subprocess.run(args, capture_output=True, cwd=cwd, check=False)
-    elapsed = time.perf_counter() - start
-    if result.returncode != 0:
-        raise SystemExit(f"{' '.join(args)} failed:\n{result.stderr.decode()}")
-    return elapsed
+    return run(args, cwd)[0]
 
 
 def summary(case: str, times: list[float], goal: str, met: bool) -> dict[str, object]:
@@ -74,13 +65,7 @@ def main() -> int:
     ]
     with tempfile.TemporaryDirectory() as tmp:
         project = Path(tmp)
-        (project / "spec.yaml").write_text(generate_spec(args.workloads))
-        (project / "Pulumi.yaml").write_text(
-            f"name: gpufleet\nruntime: python\nmain: {ROOT / 'stacks'}\nstackConfigDir: stacks\n"
-        )
-        timed([str(GPUFLEET), "generate", "spec.yaml", "--env", "prod"], project)
-        stack_file = project / "stacks" / "Pulumi.prod.yaml"
-        stack_file.write_text(stack_file.read_text() + site_config(stack_file))
+        generated_project(project, args.workloads)
         capture = run_program_dir(project, "prod")
         count = len(capture.registrations)
         rates = shipped_rate_card()

@@ -86,6 +86,18 @@ def site_config(stack_file: Path) -> str:
     return "".join(f"  {line}\n" for line in text.splitlines())
 
 
+def generated_project(project: Path, workloads: int) -> None:
+    """A project in ``project`` whose stack ``prod`` gpufleet generated for ``workloads``
+    workloads of every shape, with the site settings every component needs."""
+    (project / "spec.yaml").write_text(generate_spec(workloads))
+    (project / "Pulumi.yaml").write_text(
+        f"name: gpufleet\nruntime: python\nmain: {ROOT / 'stacks'}\nstackConfigDir: stacks\n"
+    )
+    run([str(GPUFLEET), "generate", "spec.yaml", "--env", "prod"], project)
+    stack_file = project / "stacks" / "Pulumi.prod.yaml"
+    stack_file.write_text(stack_file.read_text() + site_config(stack_file))
+
+
 def run(args: list[str], cwd: Path) -> tuple[float, subprocess.CompletedProcess[bytes]]:
     start = time.perf_counter()
     result = subprocess.run(args, capture_output=True, cwd=cwd, check=False)
@@ -115,13 +127,7 @@ def main() -> int:
     ]
     with tempfile.TemporaryDirectory() as tmp:
         project = Path(tmp)
-        (project / "spec.yaml").write_text(generate_spec(args.workloads))
-        (project / "Pulumi.yaml").write_text(
-            f"name: gpufleet\nruntime: python\nmain: {ROOT / 'stacks'}\nstackConfigDir: stacks\n"
-        )
-        run([str(GPUFLEET), "generate", "spec.yaml", "--env", "prod"], project)
-        stack_file = project / "stacks" / "Pulumi.prod.yaml"
-        stack_file.write_text(stack_file.read_text() + site_config(stack_file))
+        generated_project(project, args.workloads)
         elapsed, result = run(
             [str(GPUFLEET), "preview", "--env", "prod", "--format", "json"], project
         )
