@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
-from hypothesis import assume, given, settings
+from hypothesis import assume, given, note, settings
 from hypothesis import strategies as st
 
-from gpufleet.capacity.cost_engine import Usage, UsageModel, price_stack
+from gpufleet.capacity.cost_engine import StackCost, Usage, UsageModel, price_stack
 from gpufleet.capacity.stack_capacity import StackCapacity
 from gpufleet.capacity.stack_resource import stack_resources
 from gpufleet.cli.main import main
@@ -31,6 +31,7 @@ from gpufleet.planner.optimizer import Planner
 from gpufleet.planner.plan import EnvironmentPlan, Placement
 from gpufleet.planner.pricing import PricingAssumptions
 from gpufleet.planner.rates import shipped_rate_card
+from gpufleet.planner.spec import WorkloadSpec
 from gpufleet.planner.spec_loader import SpecError, load_spec, parse_spec
 from gpufleet.policies.stack_limits import limits_in
 from tests.helpers import ROOT
@@ -86,6 +87,46 @@ def assert_priced_alike(spec: Path, project: Path, env: str) -> None:
         assert priced == pytest.approx(placement.monthly_usd, abs=0.01), placement.name
 
 
+def generated_project(root: Path, spec_text: str, site: str) -> Path:
+    """A project in ``root`` whose ``prod`` stack gpufleet generated from ``spec_text``, with
+    ``site`` settings added; the stack config file."""
+    (root / "spec.yaml").write_text(spec_text)
+    (root / "Pulumi.yaml").write_text(
+        f"name: gen\nruntime: python\nmain: {ROOT / 'stacks'}\nstackConfigDir: stacks\n"
+    )
+    args = ["generate", str(root / "spec.yaml"), "--env", "prod"]
+    made = CliRunner().invoke(main, [*args, "--stacks-dir", str(root / "stacks")])
+    assert made.exit_code == 0, made.output
+    stack_file = root / "stacks" / "Pulumi.prod.yaml"
+    stack_file.write_text(stack_file.read_text() + site)
+    return stack_file
+
+
+def part_scalings(stack_file: Path) -> dict[str, list[tuple[str, str]]]:
+    """Each workload's parts in a generated stack config: (component, scaling)."""
+    return {
+        w["name"]: [(part["component"], part["scaling"]) for part in w["parts"]]
+        for w in yaml.safe_load(stack_file.read_text())["config"]["gpufleet:workloads"]
+    }
+
+
+def assert_costs_its_plan(spec: WorkloadSpec, project: Path, env: str) -> StackCost:
+    """The invariant of issue 16, with the engine's own usage model: each workload's expected
+    monthly cost is its planned cost within 1%."""
+    plan = Planner(spec, load_catalog()).plan_environment(env)
+    loaded = load_stack(StackSource(env, project))
+    limits = limits_in(loaded.config)
+    rates = shipped_rate_card(limits.commitment_discounts if limits else None)
+    cost = price_stack(stack_resources(loaded.resources), rates)
+    engine = {w.name: w.total("expected") for w in cost.workloads}
+    for placement in plan.placements:
+        assert engine[placement.name] == pytest.approx(placement.monthly_usd, rel=0.01), (
+            placement.name
+        )
+    assert cost.total("expected") == pytest.approx(plan.monthly_usd, rel=0.01)
+    return cost
+
+
 @pytest.mark.parametrize("env", ["dev", "staging", "prod"])
 def test_every_placement_of_the_example_plan_is_priced_alike(env: str) -> None:
     assert_priced_alike(EXAMPLE, ROOT, env)
@@ -127,49 +168,23 @@ BILL_SITE = (
 
 
 def test_a_generated_aws_stack_with_its_own_discounts_is_priced_alike(tmp_path: Path) -> None:
-    spec = tmp_path / "spec.yaml"
-    spec.write_text(BILL_SPEC)
-    (tmp_path / "Pulumi.yaml").write_text(
-        f"name: bill\nruntime: python\nmain: {ROOT / 'stacks'}\nstackConfigDir: stacks\n"
-    )
-    args = ["generate", str(spec), "--env", "prod", "--stacks-dir", str(tmp_path / "stacks")]
-    made = CliRunner().invoke(main, args)
-    assert made.exit_code == 0, made.output
-    stack_file = tmp_path / "stacks" / "Pulumi.prod.yaml"
+    stack_file = generated_project(tmp_path, BILL_SPEC, BILL_SITE)
     assert "gpufleet:commitmentDiscounts:" in stack_file.read_text()
-    stack_file.write_text(stack_file.read_text() + BILL_SITE)
-    components = {
-        part["component"]
-        for w in yaml.safe_load(stack_file.read_text())["config"]["gpufleet:workloads"]
-        for part in w["parts"]
-    }
+    components = {c for parts in part_scalings(stack_file).values() for c, _ in parts}
     assert components == {"aws:SpotFleet", "aws:CapacityPool", "aws:PlacementCluster"}
-    assert_priced_alike(spec, tmp_path, "prod")
+    assert_priced_alike(tmp_path / "spec.yaml", tmp_path, "prod")
 
 
 def test_a_generated_aws_stack_costs_what_its_plan_says(tmp_path: Path) -> None:
-    """The invariant, on AWS, with the engine's own usage model (no help from the plan): each
-    workload's expected monthly cost is its planned cost within 1%. The stack follows the
-    plan's hours: experiments, the weekly eval and the serving burst sit at zero until asked,
-    a nightly job runs on its schedule."""
-    spec = tmp_path / "spec.yaml"
-    spec.write_text(
+    """The invariant on AWS. The stack follows the plan's hours: experiments, the weekly eval
+    and the serving burst sit at zero until asked, a nightly job runs on its schedule."""
+    spec_text = (
         BILL_SPEC + "  - {name: nightly, kind: batch, gpu: {name: L4}, interruptible: true,\n"
         "     schedule: {time_zone: America/New_York, cron: '0 1 * * MON-FRI',"
         " duration_hours: 3}}\n"
     )
-    (tmp_path / "Pulumi.yaml").write_text(
-        f"name: bill\nruntime: python\nmain: {ROOT / 'stacks'}\nstackConfigDir: stacks\n"
-    )
-    args = ["generate", str(spec), "--env", "prod", "--stacks-dir", str(tmp_path / "stacks")]
-    made = CliRunner().invoke(main, args)
-    assert made.exit_code == 0, made.output
-    stack_file = tmp_path / "stacks" / "Pulumi.prod.yaml"
-    stack_file.write_text(stack_file.read_text() + BILL_SITE)
-    scalings = {
-        w["name"]: [part["scaling"] for part in w["parts"]]
-        for w in yaml.safe_load(stack_file.read_text())["config"]["gpufleet:workloads"]
-    }
+    stack_file = generated_project(tmp_path, spec_text, BILL_SITE)
+    scalings = {name: [s for _, s in parts] for name, parts in part_scalings(stack_file).items()}
     assert scalings == {
         "experiments": ["on_request"],
         "serving": ["fixed", "on_request"],
@@ -177,34 +192,13 @@ def test_a_generated_aws_stack_costs_what_its_plan_says(tmp_path: Path) -> None:
         "eval-fleet": ["on_request"],
         "nightly": ["schedule"],
     }
-    catalog = load_catalog()
-    plan = Planner(load_spec(spec, catalog), catalog).plan_environment("prod")
-    loaded = load_stack(StackSource("prod", tmp_path))
-    limits = limits_in(loaded.config)
-    rates = shipped_rate_card(limits.commitment_discounts if limits else None)
-    cost = price_stack(stack_resources(loaded.resources), rates)
-    engine = {w.name: w for w in cost.workloads}
-    for placement in plan.placements:
-        priced = engine[placement.name].total("expected")
-        assert priced == pytest.approx(placement.monthly_usd, rel=0.01), placement.name
-    assert cost.total("expected") == pytest.approx(plan.monthly_usd, rel=0.01)
+    assert_costs_its_plan(parse_spec(spec_text, "spec.yaml"), tmp_path, "prod")
 
 
 @pytest.mark.parametrize("env", ["dev", "staging", "prod"])
 def test_the_example_stacks_cost_what_their_plan_says(env: str) -> None:
-    """The invariant of issue 16 on the committed example stacks, with the engine's own usage
-    model: each workload's expected monthly cost is its planned cost within 1%."""
-    catalog = load_catalog()
-    plan = Planner(load_spec(EXAMPLE, catalog), catalog).plan_environment(env)
-    loaded = load_stack(StackSource(env, ROOT))
-    limits = limits_in(loaded.config)
-    rates = shipped_rate_card(limits.commitment_discounts if limits else None)
-    cost = price_stack(stack_resources(loaded.resources), rates)
-    engine = {w.name: w.total("expected") for w in cost.workloads}
-    for placement in plan.placements:
-        assert engine[placement.name] == pytest.approx(placement.monthly_usd, rel=0.01), (
-            placement.name
-        )
+    """The invariant on the committed example stacks."""
+    assert_costs_its_plan(load_spec(EXAMPLE, load_catalog()), ROOT, env)
 
 
 AZURE_SPEC = """\
@@ -236,33 +230,12 @@ AZURE_SITE = """\
 
 def test_a_generated_azure_stack_costs_what_its_plan_says(tmp_path: Path) -> None:
     """Scale sets follow the plan's hours too: on request, a burst above a reserved base,
-    business hours on a schedule; each workload within 1% of its plan."""
-    spec = tmp_path / "spec.yaml"
-    spec.write_text(AZURE_SPEC)
-    (tmp_path / "Pulumi.yaml").write_text(
-        f"name: azure-bill\nruntime: python\nmain: {ROOT / 'stacks'}\nstackConfigDir: stacks\n"
-    )
-    args = ["generate", str(spec), "--env", "prod", "--stacks-dir", str(tmp_path / "stacks")]
-    made = CliRunner().invoke(main, args)
-    assert made.exit_code == 0, made.output
-    stack_file = tmp_path / "stacks" / "Pulumi.prod.yaml"
-    stack_file.write_text(stack_file.read_text() + AZURE_SITE)
-    scalings = {
-        w["name"]: [(part["component"], part["scaling"]) for part in w["parts"]]
-        for w in yaml.safe_load(stack_file.read_text())["config"]["gpufleet:workloads"]
-    }
+    business hours on a schedule."""
+    scalings = part_scalings(generated_project(tmp_path, AZURE_SPEC, AZURE_SITE))
     assert scalings["sweeps"] == [("azure:SpotScaleSet", "on_request")]
     assert scalings["office"] == [("azure:SpotScaleSet", "schedule")]
     assert scalings["chat"][1] == ("azure:SpotScaleSet", "on_request")
-    catalog = load_catalog()
-    plan = Planner(load_spec(spec, catalog), catalog).plan_environment("prod")
-    loaded = load_stack(StackSource("prod", tmp_path))
-    cost = price_stack(stack_resources(loaded.resources), shipped_rate_card())
-    engine = {w.name: w.total("expected") for w in cost.workloads}
-    for placement in plan.placements:
-        assert engine[placement.name] == pytest.approx(placement.monthly_usd, rel=0.01), (
-            placement.name
-        )
+    assert_costs_its_plan(parse_spec(AZURE_SPEC, "spec.yaml"), tmp_path, "prod")
 
 
 GCP_SITE = """\
@@ -340,23 +313,6 @@ def test_generated_stacks_of_random_specs_cost_what_their_plan_says(
     assume(plan.placements and not plan.unplaced)
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
-        (root / "spec.yaml").write_text(spec_text)
-        (root / "Pulumi.yaml").write_text(
-            f"name: random\nruntime: python\nmain: {ROOT / 'stacks'}\nstackConfigDir: stacks\n"
-        )
-        args = [
-            "generate", str(root / "spec.yaml"), "--env", "prod",
-            "--stacks-dir", str(root / "stacks"),
-        ]  # fmt: skip
-        made = CliRunner().invoke(main, args)
-        assert made.exit_code == 0, made.output
-        stack_file = root / "stacks" / "Pulumi.prod.yaml"
-        stack_file.write_text(stack_file.read_text() + BILL_SITE + GCP_SITE + AZURE_SITE)
-        loaded = load_stack(StackSource("prod", root))
-    cost = price_stack(stack_resources(loaded.resources), shipped_rate_card())
-    engine = {w.name: w.total("expected") for w in cost.workloads}
-    for placement in plan.placements:
-        assert engine[placement.name] == pytest.approx(placement.monthly_usd, rel=0.01), (
-            placement.name,
-            spec_text,
-        )
+        generated_project(root, spec_text, BILL_SITE + GCP_SITE + AZURE_SITE)
+        note(spec_text)
+        assert_costs_its_plan(spec, root, "prod")
