@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from gpufleet.capacity.cost_diff import CostDiff, diff_reports
-from gpufleet.capacity.cost_engine import Figure, price_stack
+from gpufleet.capacity.cost_engine import price_stack
 from gpufleet.capacity.cost_report import (
     Budget,
     CostReport,
@@ -38,7 +38,8 @@ from gpufleet.engine.program_dir import ProgramError
 from gpufleet.engine.stack_source import StackSource, load_stack
 from gpufleet.json_input import JsonInputError, read_json_file
 from gpufleet.planner.rates import RateCard, shipped_rate_card
-from gpufleet.policies.stack_limits import config_json, limits_in
+from gpufleet.policies.rules.gpu_budget import budget_of
+from gpufleet.policies.stack_limits import StackLimits, config_json, current_limits, limits_in
 from gpufleet.stacks import config_keys
 
 BUDGET_POLICY = "gpu-budget"
@@ -82,18 +83,7 @@ def cost_stack(request: CostRequest) -> CostOutcome:
     except PolicyConfigError as exc:
         raise CostInputError(exc.problems) from None
     cost = price_stack(stack_resources(loaded.resources), rates, plan=planned(loaded.config))
-    budget = setting.budget
-    enforced = setting.level != "disabled"
-    if enforced and budget is None and limits is not None and limits.monthly_budget_usd:
-        # Where the policy config sets no budget, the policy falls back on the environment's
-        # (generated into the stack config), held to the config's estimate and level all the
-        # same.
-        budget = Budget(
-            limits.monthly_budget_usd,
-            setting.estimate,
-            f"the spec's monthly_budget_usd ({config_keys.LIMITS_KEY} in the stack config)",
-            setting.level,
-        )
+    budget = _budget(setting, limits)
     report = CostReport(loaded.project, request.source.stack, cost, budget)
     diff = diff_reports(base, report.as_dict()) if base is not None else None
     return CostOutcome(report, diff)
@@ -117,9 +107,9 @@ def planned(config: dict[str, str]) -> dict[str, float]:
 
 @dataclass(frozen=True)
 class _BudgetSetting:
-    budget: Budget | None  # the budget the policy config sets; None where it sets none
     level: str  # the gpu-budget policy's enforcement level ("disabled": no budget at all)
-    estimate: Figure  # the figure a budget holds
+    settings: dict[str, Any]  # its properties, defaults filled in
+    path: Path | None  # the policy config they come from, if any
 
 
 def _budget_setting(request: CostRequest) -> _BudgetSetting:
@@ -131,12 +121,23 @@ def _budget_setting(request: CostRequest) -> _BudgetSetting:
         path = default
     config, text = load_policy_config(path) if path is not None else ({}, "")
     level, props = reconcile(_pack_info(), config, path=path, text=text)[BUDGET_POLICY]
-    estimate = props["estimate"]
-    monthly = props.get("monthlyBudgetUsd")
-    if level == "disabled" or monthly is None:
-        return _BudgetSetting(None, level, estimate)
-    where = f"{path}: {BUDGET_POLICY}.monthlyBudgetUsd"
-    return _BudgetSetting(Budget(float(monthly), estimate, where, level), level, estimate)
+    return _BudgetSetting(level, props, path)
+
+
+def _budget(setting: _BudgetSetting, limits: StackLimits | None) -> Budget | None:
+    """The budget the gpu-budget policy holds this stack to, found by the policy's own rule
+    (its config's, else the spec's in the stack config), at its estimate and level."""
+    if setting.level == "disabled":
+        return None
+    with current_limits(limits or StackLimits()):
+        monthly = budget_of(setting.settings)
+    if monthly is None:
+        return None
+    if setting.settings.get("monthlyBudgetUsd") is not None:
+        source = f"{setting.path}: {BUDGET_POLICY}.monthlyBudgetUsd"
+    else:
+        source = f"the spec's monthly_budget_usd ({config_keys.LIMITS_KEY} in the stack config)"
+    return Budget(float(monthly), setting.settings["estimate"], source, setting.level)
 
 
 def _pack_info() -> PackInfo:

@@ -15,6 +15,9 @@ config, ``stack_limits``), whatever the environment is called; without either, n
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from gpufleet.capacity.cost_engine import FIGURES, StackCost
 from gpufleet.capacity.stack_resource import StackResource
 from gpufleet.policies.policy_builders import Findings, Settings, stack_policy
@@ -37,8 +40,9 @@ CONFIG = {
 }
 
 
-def budget_of(settings: Settings) -> float | None:
-    """The budget this policy holds the stack to, None without one."""
+def budget_of(settings: Mapping[str, Any]) -> float | None:
+    """The budget this policy holds the stack to, None without one: its config's, else the
+    spec's from the stack config (``gpufleet cost`` asks the same question here)."""
     budget = settings.get("monthlyBudgetUsd")
     return budget if budget is not None else stack_limits().monthly_budget_usd
 
