@@ -9,6 +9,7 @@ stack. A component has no provider of its own: its children's provider says wher
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from gpufleet.capacity.footprints import (
@@ -69,7 +70,9 @@ def stack_footprints(resources: list[StackResource]) -> list[StackCapacity]:
         if footprint.template_properties and not footprint.machines:
             footprint = resolve_template(footprint, [read[urn] for urn in template_urns])
         if footprint.market == "in_reservation":
-            footprint = resolve_reservation(footprint, r, reservations)
+            footprint = resolve_reservation(
+                footprint, r, reservations, [by_urn[urn] for urn in template_urns]
+            )
         template = by_urn.get(template_urns[0]) if template_urns else None
         out.append(StackCapacity(r, footprint, template))
     return out
@@ -88,8 +91,10 @@ def _scalers(resources: list[StackResource]) -> dict[str, Scaler]:
 
 
 class Reservations:
-    """The stack's reservations, found by URN or by name (a VM names its reservation by the
-    name the cloud knows it by: the resource's ``name`` property, else its Pulumi name)."""
+    """The stack's reservations, found by what links capacity to them: a URN in the
+    capacity's (or its template's) property dependencies, or a name (the resource's ``name``
+    property, else its Pulumi name). A reservation that belongs to a group (an Azure capacity
+    reservation group) is found through the group too, since capacity names the group."""
 
     def __init__(self, read: dict[str, GpuFootprint], by_urn: dict[str, StackResource]) -> None:
         self._machines: dict[str, set[str]] = {}
@@ -97,17 +102,34 @@ class Reservations:
         for urn, found in read.items():
             if found.market != "reserved":
                 continue
-            self._machines[urn] = {m.instance_type for m in found.machines}
+            machines = {m.instance_type for m in found.machines}
             resource = by_urn[urn]
-            names = {resource.name, resource.props.get("name")}
+            groups = [
+                dep
+                for prop in found.reservation_properties
+                for dep in resource.property_dependencies.get(prop, [])
+            ]
+            for key in (urn, *groups):
+                self._machines.setdefault(key, set()).update(machines)
+            names = {resource.name, resource.props.get("name"), *found.reservation_names}
             for name in names:
                 if isinstance(name, str):
                     self._by_name.setdefault(name, []).append(urn)
 
-    def holds(self, footprint: GpuFootprint, resource: StackResource) -> bool:
-        """Whether a reservation of the stack, linked to ``resource`` through its property
-        dependencies or named by it, holds its machines."""
-        linked = resource.property_dependencies.get("reservationAffinity", [])
+    def holds(
+        self,
+        footprint: GpuFootprint,
+        resource: StackResource,
+        templates: Sequence[StackResource] = (),
+    ) -> bool:
+        """Whether a reservation of the stack, linked to ``resource`` (or the templates it
+        launches from) through property dependencies or named by it, holds its machines."""
+        linked = [
+            urn
+            for source in (resource, *templates)
+            for prop in footprint.reservation_properties
+            for urn in source.property_dependencies.get(prop, [])
+        ]
         named = (urn for name in footprint.reservation_names for urn in self._by_name.get(name, ()))
         machines = {m.instance_type for m in footprint.machines}
         return any(
@@ -117,12 +139,15 @@ class Reservations:
 
 
 def resolve_reservation(
-    footprint: GpuFootprint, resource: StackResource, reservations: Reservations
+    footprint: GpuFootprint,
+    resource: StackResource,
+    reservations: Reservations,
+    templates: Sequence[StackResource],
 ) -> GpuFootprint:
-    """A VM that names a reservation runs at no cost of its own only when the stack holds that
-    reservation for the same machine; otherwise the stack pays for it like any VM, and says
-    why."""
-    if reservations.holds(footprint, resource):
+    """Capacity in a reservation runs at no cost of its own only when the stack holds that
+    reservation for the same machine; otherwise the stack pays for it like any capacity, and
+    says why."""
+    if reservations.holds(footprint, resource, templates):
         return footprint
     where = ", ".join(footprint.reservation_names) or "a reservation"
     return replace(

@@ -37,6 +37,8 @@ from gpufleet.stacks.stack_config import (
 if TYPE_CHECKING:
     import pulumi
 
+    from gpufleet.components.azure.spot_scale_set import SpotScaleSet
+    from gpufleet.components.gcp.spot_group import SpotGroup
     from gpufleet.components.scaling import Scaling
     from gpufleet.components.tagging import RequiredTags
 
@@ -200,18 +202,25 @@ def _build_capacity_pool(ctx: BuildContext) -> dict[str, Any]:
     from gpufleet.components.aws.capacity_pool import CapacityPool, CapacityPoolArgs
 
     w, region = ctx.workload, _aws_region(ctx)
+    subnet = _zone_subnet(region, w.zone) or region.subnets[0]
     pool = CapacityPool(
         ctx.name,
         CapacityPoolArgs(
             tags=ctx.tags,
             instance_type=w.instance_type,
             instance_count=ctx.part.instances,
-            availability_zone=(_zone_subnet(region, w.zone) or region.subnets[0]).zone,
+            availability_zone=subnet.zone,
             commitment=_commitment(ctx),
+            # The always-on base runs in its reservation (not beside it, billed twice).
+            subnet_id=subnet.id,
+            vpc_id=region.vpc_id,
         ),
         ctx.opts,
     )
-    return {"capacityReservationId": pool.capacity_reservation_id}
+    return {
+        "capacityReservationId": pool.capacity_reservation_id,
+        "autoscalingGroup": pool.autoscaling_group_name,
+    }
 
 
 def _build_sagemaker_spot_training(ctx: BuildContext) -> dict[str, Any]:
@@ -249,30 +258,37 @@ def _attached_gpus(w: WorkloadPlacement) -> tuple[str | None, int | None]:
     return None, None
 
 
-def _build_spot_group(ctx: BuildContext) -> dict[str, Any]:
+def _spot_group(ctx: BuildContext, name: str, **settings: Any) -> SpotGroup:
+    """The workload's ``SpotGroup`` named ``name``: its machine, zone and network, one VM per
+    instance of the part, with ``settings`` (pricing, scaling, reservation)."""
     from gpufleet.components.gcp.spot_group import SpotGroup, SpotGroupArgs
 
     w, site = ctx.workload, ctx.site.gcp()
     region = site_region(site.regions, "gcp", w.region)
     gpu, gpu_count = _attached_gpus(w)
-    group = SpotGroup(
+    args = SpotGroupArgs(
+        tags=ctx.tags,
+        machine_type=w.instance_type,
+        region=w.region,
+        zones=[w.zone],
+        target_size=ctx.part.instances,
+        source_image=site.source_image,
+        project=site.project,
+        network=region.network,
+        subnetwork=region.subnetwork,
+        gpu=gpu,
+        gpu_count=gpu_count,
+        **settings,
+    )
+    return SpotGroup(name, args, ctx.opts)
+
+
+def _build_spot_group(ctx: BuildContext) -> dict[str, Any]:
+    group = _spot_group(
+        ctx,
         ctx.name,
-        SpotGroupArgs(
-            tags=ctx.tags,
-            machine_type=w.instance_type,
-            region=w.region,
-            zones=[w.zone],
-            target_size=ctx.part.instances,
-            source_image=site.source_image,
-            provisioning_model="SPOT" if ctx.part.pricing == "spot" else "STANDARD",
-            project=site.project,
-            network=region.network,
-            subnetwork=region.subnetwork,
-            gpu=gpu,
-            gpu_count=gpu_count,
-            scaling=part_scaling(ctx),
-        ),
-        ctx.opts,
+        provisioning_model="SPOT" if ctx.part.pricing == "spot" else "STANDARD",
+        scaling=part_scaling(ctx),
     )
     return {"instanceGroupManager": group.instance_group_manager_self_link}
 
@@ -320,7 +336,18 @@ def _build_reservation_pool(ctx: BuildContext) -> dict[str, Any]:
         ),
         ctx.opts,
     )
-    return {"reservation": pool.reservation_name}
+    # The always-on base runs in the reservation: standard VMs of the reservation's machine,
+    # in its zone, consuming it by name.
+    group = _spot_group(
+        ctx,
+        f"{ctx.name}-vms",
+        provisioning_model="STANDARD",
+        reservation=pool.reservation_name,
+    )
+    return {
+        "reservation": pool.reservation_name,
+        "instanceGroupManager": group.instance_group_manager_self_link,
+    }
 
 
 # --- Azure ---------------------------------------------------------------------------------
@@ -372,10 +399,17 @@ def _build_capacity_reservation_group(ctx: BuildContext) -> dict[str, Any]:
         ),
         ctx.opts,
     )
-    return {"capacityReservationGroup": group.group_id}
+    # The always-on base runs in the group: a pay-as-you-go scale set of its size (regional
+    # group, so a set without zones).
+    scale_set = _scale_set(
+        ctx, f"{ctx.name}-vms", priority="Regular", capacity_reservation_group_id=group.group_id
+    )
+    return {"capacityReservationGroup": group.group_id, "scaleSet": scale_set.scale_set_id}
 
 
-def _build_spot_scale_set(ctx: BuildContext) -> dict[str, Any]:
+def _scale_set(ctx: BuildContext, name: str, **settings: Any) -> SpotScaleSet:
+    """The workload's ``SpotScaleSet`` named ``name``: its size, network and key, one VM per
+    instance of the part, with ``settings`` (priority, scaling, reservation group)."""
     from gpufleet.components.azure.spot_scale_set import SpotScaleSet, SpotScaleSetArgs
 
     w, site = ctx.workload, ctx.site.azure()
@@ -384,21 +418,26 @@ def _build_spot_scale_set(ctx: BuildContext) -> dict[str, Any]:
         raise StackConfigError(
             "site:azure: sshPublicKey is not set; scale set VMs take SSH keys only"
         )
-    scale_set = SpotScaleSet(
+    args = SpotScaleSetArgs(
+        tags=ctx.tags,
+        resource_group_name=region.resource_group_name,
+        location=w.region,
+        vm_size=w.instance_type,
+        instances=ctx.part.instances,
+        subnet_id=region.subnet_id,
+        ssh_public_key=site.ssh_public_key,
+        **settings,
+    )
+    return SpotScaleSet(name, args, ctx.opts)
+
+
+def _build_spot_scale_set(ctx: BuildContext) -> dict[str, Any]:
+    scale_set = _scale_set(
+        ctx,
         ctx.name,
-        SpotScaleSetArgs(
-            tags=ctx.tags,
-            resource_group_name=region.resource_group_name,
-            location=w.region,
-            vm_size=w.instance_type,
-            instances=ctx.part.instances,
-            subnet_id=region.subnet_id,
-            ssh_public_key=site.ssh_public_key,
-            priority="Spot" if ctx.part.pricing == "spot" else "Regular",
-            proximity_placement_group=w.kind != "inference" and ctx.part.instances > 1,
-            scaling=part_scaling(ctx),
-        ),
-        ctx.opts,
+        priority="Spot" if ctx.part.pricing == "spot" else "Regular",
+        proximity_placement_group=ctx.workload.kind != "inference" and ctx.part.instances > 1,
+        scaling=part_scaling(ctx),
     )
     return {"scaleSet": scale_set.scale_set_id}
 
@@ -468,7 +507,7 @@ COMPONENTS: dict[str, ComponentEntry] = {
             name="gcp:ReservationPool",
             module_name="reservation_pool",
             roles=("reserved",),
-            site_keys=("site:gcp.project",),
+            site_keys=(_GCP_REGION, *_GCP_VM),
             build=_build_reservation_pool,
         ),
         ComponentEntry(
@@ -491,7 +530,7 @@ COMPONENTS: dict[str, ComponentEntry] = {
             name="azure:CapacityReservationGroup",
             module_name="capacity_reservation_group",
             roles=("reserved",),
-            site_keys=(_AZURE_REGION,),
+            site_keys=(_AZURE_REGION, "site:azure.sshPublicKey"),
             build=_build_capacity_reservation_group,
         ),
     )

@@ -85,6 +85,15 @@ def resolve_template(footprint: GpuFootprint, templates: list[GpuFootprint]) -> 
     if footprint.market is None and len(markets) > 1:
         notes = (*notes, "its templates differ in pricing: priced at the dearest, on-demand")
     parts = (footprint, *templates)
+    # Capacity in a reservation through its template is in that reservation too.
+    reserving = [t for t in templates if t.market == "in_reservation"]
+    if footprint.market is None and reserving and len(reserving) == len(templates):
+        footprint = replace(
+            footprint,
+            reservation_names=tuple(n for t in reserving for n in t.reservation_names),
+            reservation_properties=reserving[0].reservation_properties,
+            market_outside_reservation=reserving[0].market_outside_reservation,
+        )
     return replace(
         footprint,
         machines=machines,

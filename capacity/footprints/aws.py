@@ -70,6 +70,28 @@ def _weighted(
     return machines, tuple(w for w in weights if w is not None)
 
 
+_TARGETING = "capacityReservationSpecification"
+
+
+def _reservation_fields(r: Reading, bought: Market | None) -> dict[str, Any]:
+    """The market fields of an instance or launch template: in the capacity reservation (or
+    reservation group) it targets, if any, which the stack may hold and pay for
+    (``stack_capacity.resolve_reservation``)."""
+    target = r.get(_TARGETING, "capacityReservationTarget")
+    named = [
+        get_path(target, key)
+        for key in ("capacityReservationId", "capacityReservationResourceGroupArn")
+    ]
+    if not any(value is not None for value in named):
+        return {"market": bought}
+    return {
+        "market": "in_reservation",
+        "reservation_names": tuple(v for v in named if isinstance(v, str) and not is_unknown(v)),
+        "market_outside_reservation": bought or "on_demand",
+        "reservation_properties": (_TARGETING,),
+    }
+
+
 @reads(types.AWS_LAUNCH_TEMPLATE)
 def launch_template(r: Reading) -> GpuFootprint | None:
     machine = r.machine("aws", r.get("instanceType"), "instanceType")
@@ -78,8 +100,8 @@ def launch_template(r: Reading) -> GpuFootprint | None:
         kind="launch template",
         is_template=True,
         machines=[machine],
-        market=market(r.get("instanceMarketOptions", "marketType")),
         region=_region(r),
+        **_reservation_fields(r, market(r.get("instanceMarketOptions", "marketType"))),
     )
 
 
@@ -95,10 +117,13 @@ def instance(r: Reading) -> GpuFootprint | None:
         expected_units=1.0,
         max_units=1.0,
         template_properties=("launchTemplate",) if from_template else (),
-        market=market(r.get("instanceMarketOptions", "marketType"))
-        or (None if from_template else "on_demand"),
         region=_region(r),
         zone=_zone(r),
+        **_reservation_fields(
+            r,
+            market(r.get("instanceMarketOptions", "marketType"))
+            or (None if from_template else "on_demand"),
+        ),
     )
 
 

@@ -3,11 +3,13 @@ ML compute clusters (min and max nodes; low-priority VMs) and capacity reservati
 
 from __future__ import annotations
 
+from typing import Any
+
 from gpufleet import resource_types as types
 from gpufleet.capacity.footprints.model import GpuFootprint
 from gpufleet.capacity.footprints.reading import Reading, Scaler, reads, sizes
 from gpufleet.capacity.property_values import as_list, get_path, is_unknown
-from gpufleet.pricing_models import LOW_PRIORITY
+from gpufleet.pricing_models import LOW_PRIORITY, Market
 
 
 def _region(r: Reading) -> str | None:
@@ -18,8 +20,20 @@ def _region(r: Reading) -> str | None:
 @reads(types.AZURE_SCALE_SET)
 def scale_set(r: Reading) -> GpuFootprint | None:
     machine = r.machine("azure", r.get("sku", "name"), "sku.name")
-    priority = r.get("virtualMachineProfile", "priority")
+    priority = r.get(_PROFILE, "priority")
     capacity = r.count("sku", "capacity", where="sku.capacity")
+    bought: Market = "spot" if priority in ("Spot", "Low") else "on_demand"
+    group = r.get(_PROFILE, "capacityReservation", "capacityReservationGroup", "id")
+    reserving: dict[str, Any] = {"market": bought}
+    if group is not None:
+        # In a capacity reservation group, whose reservations pay for it when the stack holds
+        # them (``stack_capacity.resolve_reservation``).
+        reserving = {
+            "market": "in_reservation",
+            "reservation_names": (_last_segment(group),) if _last_segment(group) else (),
+            "market_outside_reservation": bought,
+            "reservation_properties": (_PROFILE,),
+        }
     return r.footprint(
         cloud="azure",
         kind="VM scale set",
@@ -27,9 +41,20 @@ def scale_set(r: Reading) -> GpuFootprint | None:
         machines=[machine],
         expected_units=capacity,
         max_units=capacity,
-        market="spot" if priority in ("Spot", "Low") else "on_demand",
         region=_region(r),
+        **reserving,
     )
+
+
+_PROFILE = "virtualMachineProfile"
+_GROUP_NAME = "capacityReservationGroupName"
+
+
+def _last_segment(value: Any) -> str | None:
+    """The name at the end of an Azure resource id (or a plain name); None when unknown."""
+    if not isinstance(value, str) or is_unknown(value):
+        return None
+    return value.rstrip("/").rsplit("/", 1)[-1] or None
 
 
 @reads(types.AZURE_ML_COMPUTE)
@@ -62,6 +87,7 @@ def ml_compute(r: Reading) -> GpuFootprint | None:
 def capacity_reservation(r: Reading) -> GpuFootprint | None:
     machine = r.machine("azure", r.get("sku", "name"), "sku.name")
     capacity = r.count("sku", "capacity", where="sku.capacity")
+    group = _last_segment(r.get(_GROUP_NAME))
     return r.footprint(
         cloud="azure",
         kind="capacity reservation",
@@ -71,6 +97,9 @@ def capacity_reservation(r: Reading) -> GpuFootprint | None:
         max_units=capacity,
         market="reserved",
         region=_region(r),
+        # VMs name the group, not the reservation: the group links them.
+        reservation_names=(group,) if group else (),
+        reservation_properties=(_GROUP_NAME,),
     )
 
 

@@ -104,6 +104,24 @@ def _scheduling_market(r: Reading) -> Market:
     return "spot" if model == "SPOT" or preemptible is True else "on_demand"
 
 
+_AFFINITY = "reservationAffinity"
+
+
+def _reservation_fields(r: Reading) -> dict[str, Any]:
+    """The market fields of a VM or template: in the reservation it names, if any (not priced
+    twice when the stack holds it: ``stack_capacity.resolve_reservation``)."""
+    outside = _scheduling_market(r)
+    if r.get(_AFFINITY, "type") != "SPECIFIC_RESERVATION":
+        return {"market": outside}
+    names = as_list(r.get(_AFFINITY, "specificReservation", "values"))
+    return {
+        "market": "in_reservation",
+        "reservation_names": tuple(n.rsplit("/", 1)[-1] for n in names if isinstance(n, str)),
+        "market_outside_reservation": outside,
+        "reservation_properties": (_AFFINITY,),
+    }
+
+
 @reads(*types.GCP_INSTANCE_TEMPLATES)
 def instance_template(r: Reading) -> GpuFootprint | None:
     machine = _machine(r, r.get("machineType"))
@@ -112,8 +130,8 @@ def instance_template(r: Reading) -> GpuFootprint | None:
         kind="instance template",
         is_template=True,
         machines=[machine],
-        market=_scheduling_market(r),
         region=_region(r),
+        **_reservation_fields(r),
     )
 
 
@@ -123,8 +141,6 @@ _STOPPED = ("TERMINATED", "SUSPENDED")
 @reads(types.GCP_INSTANCE)
 def instance(r: Reading) -> GpuFootprint | None:
     machine = _machine(r, r.get("machineType"))
-    reserved = r.get("reservationAffinity", "type") == "SPECIFIC_RESERVATION"
-    names = as_list(r.get("reservationAffinity", "specificReservation", "values"))
     # A stopped VM bills no GPU time until it is started (by a run, or its schedule).
     stopped = r.get("desiredStatus") in _STOPPED
     return r.footprint(
@@ -134,13 +150,9 @@ def instance(r: Reading) -> GpuFootprint | None:
         machines=[machine],
         expected_units=0.0 if stopped else 1.0,
         max_units=1.0,
-        # Runs inside a reservation: not priced twice, if the stack has it
-        # (stack_capacity.resolve_reservation).
-        market="in_reservation" if reserved else _scheduling_market(r),
-        reservation_names=tuple(n.rsplit("/", 1)[-1] for n in names if isinstance(n, str)),
-        market_outside_reservation=_scheduling_market(r),
         region=_region(r),
         zone=_zone(r),
+        **_reservation_fields(r),
     )
 
 

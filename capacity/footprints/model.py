@@ -87,6 +87,10 @@ class GpuFootprint:
     # were none of them in the stack (then the stack pays for it after all).
     reservation_names: tuple[str, ...] = ()
     market_outside_reservation: Market | None = None
+    # The properties through which it names a reservation (for capacity in one) or the group a
+    # reservation belongs to (for a reservation): their property dependencies link the two in
+    # a preview, when ids and names are still unknown.
+    reservation_properties: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()  # what its price assumes, for people
     spot_name: str = "spot"  # what its provider calls spot capacity
 

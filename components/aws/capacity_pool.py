@@ -1,11 +1,15 @@
-"""CapacityPool: reserved GPU capacity in one availability zone, and a launch template to use it.
+"""CapacityPool: reserved GPU capacity in one availability zone, what runs in it, and a launch
+template to use it.
 
 An On-Demand Capacity Reservation holds ``instance_count`` instances of one type in one zone for
 as long as it exists (or until ``end_date``), billed at the on-demand rate whether used or not —
 the way to guarantee always-on serving or a training start date. ``instance_match_criteria`` is
 ``targeted``: only launches that name the reservation use it (the launch template here does, as
 does ``PlacementCluster`` given ``capacity_reservation_id``), so stray on-demand instances never
-eat it. The reservation is protected: ``pulumi destroy`` stops at it until someone removes the
+eat it. Given ``subnet_id`` (in ``availability_zone``), the pool also runs its instances: an Auto
+Scaling group of ``instance_count`` on that launch template, so the reservation is used rather
+than billed idle; without it, launch from ``launch_template_id`` yourself. The reservation is
+protected: ``pulumi destroy`` stops at it until someone removes the
 protection deliberately.
 
 Capacity Blocks (``capacity_block``) reserve GPU clusters for a fixed future window at a price
@@ -28,6 +32,8 @@ Example::
             instance_count=2,
             availability_zone="us-east-1a",
             end_date="2027-06-30T00:00:00Z",
+            subnet_id=subnet_a.id,  # run the two instances in it
+            vpc_id=vpc.id,
         ),
     )
     # Look up (not buy) two p5 nodes for a week in March:
@@ -47,9 +53,12 @@ import pulumi_aws as aws
 from pydantic import Field, field_validator, model_validator
 
 from gpufleet.components.aws.ami import AmiId, image_id
+from gpufleet.components.aws.group_scaling import group_tags
 from gpufleet.components.aws.instance_role import instance_profile
 from gpufleet.components.aws.launch_template import gpu_launch_template, worker_network_interface
+from gpufleet.components.aws.security_group import worker_security_group
 from gpufleet.components.component_args import ComponentArgs, StrInput
+from gpufleet.components.scaling import Scaling
 from gpufleet.components.tagging import RequiredTags, with_commitment
 from gpufleet.planner.catalog import load_catalog
 from gpufleet.pricing_models import Commitment
@@ -120,6 +129,10 @@ class CapacityPoolArgs(ComponentArgs):
     end_date: str | None = None
     instance_platform: str = "Linux/UNIX"
     security_group_ids: list[StrInput] = Field(default_factory=list)
+    # Where the pool's instances run (a subnet in availability_zone); None: hold the capacity
+    # only. With vpc_id and no security_group_ids, they get a worker group (no inbound).
+    subnet_id: StrInput | None = None
+    vpc_id: StrInput | None = None
     ami_id: AmiId | None = None
     root_volume_gib: int = Field(default=200, ge=30, le=16_384)
     root_device_name: str = "/dev/sda1"
@@ -173,6 +186,7 @@ class CapacityPool(pulumi.ComponentResource):
     capacity_reservation_id: pulumi.Output[str]
     capacity_reservation_arn: pulumi.Output[str]
     launch_template_id: pulumi.Output[str]
+    autoscaling_group_name: pulumi.Output[str] | None
     instance_profile_arn: pulumi.Output[str]
     capacity_block_offering_id: pulumi.Output[str] | None
     capacity_block_upfront_fee: pulumi.Output[str] | None
@@ -199,6 +213,11 @@ class CapacityPool(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, protect=True),
         )
         _, profile = instance_profile(name, tags=tags, parent=self)
+        security_groups = list(args.security_group_ids)
+        if not security_groups and args.vpc_id is not None:
+            security_groups = [
+                worker_security_group(name, vpc_id=args.vpc_id, tags=tags, parent=self).id
+            ]
         template = gpu_launch_template(
             name,
             parent=self,
@@ -206,12 +225,18 @@ class CapacityPool(pulumi.ComponentResource):
             image_id=image_id(args.ami_id, [args.instance_type], self),
             instance_type=args.instance_type,
             instance_profile_arn=profile.arn,
-            network_interfaces=[worker_network_interface(args.security_group_ids, public_ip=False)],
+            network_interfaces=[worker_network_interface(security_groups, public_ip=False)],
             root_volume_gib=args.root_volume_gib,
             root_device_name=args.root_device_name,
             kms_key_id=args.kms_key_id,
             capacity_reservation_id=reservation.id,
         )
+
+        self.autoscaling_group_name = None
+        if args.subnet_id is not None:
+            self.autoscaling_group_name = self._run_instances(
+                name, args.subnet_id, args.instance_count, template, tags
+            )
 
         self.capacity_reservation_id = reservation.id
         self.capacity_reservation_arn = reservation.arn
@@ -228,6 +253,7 @@ class CapacityPool(pulumi.ComponentResource):
                 "capacity_reservation_id": reservation.id,
                 "capacity_reservation_arn": reservation.arn,
                 "launch_template_id": template.id,
+                "autoscaling_group_name": self.autoscaling_group_name,
                 "instance_profile_arn": profile.arn,
                 "capacity_block_offering_id": self.capacity_block_offering_id,
                 "capacity_block_upfront_fee": self.capacity_block_upfront_fee,
@@ -235,6 +261,32 @@ class CapacityPool(pulumi.ComponentResource):
                 "capacity_block_notice": self.capacity_block_notice,
             }
         )
+
+    def _run_instances(
+        self,
+        name: str,
+        subnet_id: pulumi.Input[str],
+        size: int,
+        template: aws.ec2.LaunchTemplate,
+        tags: dict[str, str],
+    ) -> pulumi.Output[str]:
+        """A fixed-size group in the reservation: its template targets the reservation, so
+        every instance it launches is one the reservation already pays for."""
+        group = aws.autoscaling.Group(
+            f"{name}-asg",
+            vpc_zone_identifiers=[subnet_id],
+            min_size=size,
+            max_size=size,
+            desired_capacity=size,
+            health_check_type="EC2",
+            wait_for_capacity_timeout="0",
+            launch_template=aws.autoscaling.GroupLaunchTemplateArgs(
+                id=template.id, version=template.latest_version.apply(str)
+            ),
+            tags=group_tags(tags, Scaling()),
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        return group.name
 
     def _capacity_block(
         self, name: str, args: CapacityPoolArgs, block: CapacityBlockRequest, tags: dict[str, str]

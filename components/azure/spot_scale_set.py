@@ -11,8 +11,11 @@ proximity placement group keeps the VMs close for multi-node jobs.
 Secure defaults: no public IP on any NIC, password login disabled (an SSH public key is
 required by Azure for Linux even when no port is open), accelerated networking, managed disks
 (encrypted at rest by Azure; pass ``disk_encryption_set_id`` for customer-managed keys), tags
-on every resource. Spot VMs cannot use capacity reservations; see ``CapacityReservationGroup``
-for reserved capacity.
+on every resource.
+
+Reserved capacity: given ``capacity_reservation_group_id`` (a ``CapacityReservationGroup``),
+the set's VMs run in that group's reservations, which pay for them; Azure allows that for
+Regular (pay-as-you-go) VMs only, and for a regional group only for a set without zones.
 
 Example::
 
@@ -38,7 +41,7 @@ from typing import Literal
 
 import pulumi
 import pulumi_azure_native as azure
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from gpufleet.components.azure.group_scaling import autoscale_setting
 from gpufleet.components.azure.names import computer_name_prefix
@@ -78,6 +81,8 @@ class SpotScaleSetArgs(ComponentArgs):
     disk_encryption_set_id: StrInput | None = None
     network_security_group_id: StrInput | None = None
     custom_data: str | None = None
+    # The capacity reservation group its VMs run in (always-on capacity held for it).
+    capacity_reservation_group_id: StrInput | None = None
     # How the set's capacity changes: fixed at instances, or (with an autoscale setting) on
     # request, on load or on a schedule between zero and instances.
     scaling: Scaling = Field(default_factory=Scaling)
@@ -110,6 +115,15 @@ class SpotScaleSetArgs(ComponentArgs):
         if "id" not in value and not {"publisher", "offer", "sku", "version"} <= set(value):
             raise ValueError("needs publisher, offer, sku and version, or an image id")
         return value
+
+    @model_validator(mode="after")
+    def _reservation(self) -> SpotScaleSetArgs:
+        if self.capacity_reservation_group_id is not None and self.priority != "Regular":
+            raise ValueError(
+                "capacity_reservation_group_id needs priority Regular: Azure runs no Spot VMs "
+                "in a capacity reservation"
+            )
+        return self
 
 
 class SpotScaleSet(pulumi.ComponentResource):
@@ -171,6 +185,13 @@ class SpotScaleSet(pulumi.ComponentResource):
             upgrade_policy=azure.compute.UpgradePolicyArgs(mode=azure.compute.UpgradeMode.MANUAL),
             virtual_machine_profile=azure.compute.VirtualMachineScaleSetVMProfileArgs(
                 priority=args.priority,
+                capacity_reservation=None
+                if args.capacity_reservation_group_id is None
+                else azure.compute.CapacityReservationProfileArgs(
+                    capacity_reservation_group=azure.compute.SubResourceArgs(
+                        id=args.capacity_reservation_group_id
+                    )
+                ),
                 eviction_policy=args.eviction_policy if args.priority == "Spot" else None,
                 billing_profile=azure.compute.BillingProfileArgs(max_price=args.max_price)
                 if args.priority == "Spot"

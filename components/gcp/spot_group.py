@@ -8,6 +8,8 @@ optional ``max_run_duration``; plus a regional managed instance group holding ``
 VMs across the given zones. GPUs come with the machine type (A2, A3, G2) or are attached to N1
 machines (``gpu``, ``gpu_count``), checked against GCP's pairing rules
 (``planner/gcp_machines.py``).
+Given ``reservation`` (a ``ReservationPool``'s name), the template consumes that specific
+reservation: the always-on base of serving runs in the capacity held (and paid) for it.
 Secure defaults from ``instance_settings.py``: no external IP, shielded VM, OS Login, a
 dedicated service account with minimal scopes. Every VM and disk carries the required labels.
 
@@ -73,6 +75,9 @@ class SpotGroupArgs(ComponentArgs):
     scopes: list[str] = Field(default_factory=lambda: list(vm.DEFAULT_SCOPES))
     secure_boot: bool = False
     project: str | None = None
+    # The reservation (a ``ReservationPool``'s name) its VMs consume: always-on capacity held
+    # for it. GCP runs only standard VMs in a reservation, and a reservation is in one zone.
+    reservation: StrInput | None = None
     # How the group's size changes: fixed at target_size, or (with an autoscaler) on request,
     # on load or on a schedule between zero and target_size.
     scaling: Scaling = Field(default_factory=Scaling)
@@ -86,6 +91,12 @@ class SpotGroupArgs(ComponentArgs):
         if outside:
             raise ValueError(f"zones {outside} are not in region {self.region}")
         self.tags.as_labels()
+        if self.reservation is not None and (
+            self.provisioning_model != "STANDARD" or len(self.zones) != 1
+        ):
+            raise ValueError(
+                "reservation needs provisioning_model STANDARD and the reservation's one zone"
+            )
         return self
 
     def gpus(self) -> MachineGpus:
@@ -132,6 +143,9 @@ class SpotGroup(pulumi.ComponentResource):
                 max_run_seconds=args.max_run_seconds,
             ),
             shielded_instance_config=vm.shielded(args.secure_boot),
+            reservation_affinity=None
+            if args.reservation is None
+            else vm.reservation_affinity(args.reservation),
             service_account=vm.account(account.email, args.scopes),
             metadata=vm.METADATA,
             metadata_startup_script=args.startup_script,

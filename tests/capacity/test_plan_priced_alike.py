@@ -34,6 +34,7 @@ from gpufleet.planner.rates import shipped_rate_card
 from gpufleet.planner.spec import WorkloadSpec
 from gpufleet.planner.spec_loader import SpecError, load_spec, parse_spec
 from gpufleet.policies.stack_limits import limits_in
+from gpufleet.tag_keys import WORKLOAD
 from tests.helpers import ROOT
 
 EXAMPLE = ROOT / "examples" / "workloads.yaml"
@@ -46,13 +47,14 @@ def plan_hours(plan: EnvironmentPlan, assumptions: PricingAssumptions) -> UsageM
     placements = {p.name: p for p in plan.placements}
 
     def usage(item: StackCapacity, tags: Mapping[str, str]) -> Usage:
-        # The component that built it is named after its workload (the stack program's rule);
-        # a component priced itself (a job template) has no component above it.
+        # The workload tag says whose it is (a job template, which takes no tags, is its
+        # workload's component); a burst is built by the ``<workload>-burst`` component (the
+        # stack program's rule).
         parent = (item.resource.parent or "").split("::")
         from_component = len(parent) == 4 and parent[2].startswith("gpufleet:")
         component = parent[-1] if from_component else item.resource.name
-        burst = component not in placements
-        placement: Placement = placements[component.removesuffix("-burst")]
+        placement: Placement = placements[tags.get(WORKLOAD, component)]
+        burst = component == f"{placement.name}-burst"
         if burst:
             assert placement.burst is not None
             hours, pricing, nodes = placement.burst.hours_per_month, placement.burst.pricing, 1

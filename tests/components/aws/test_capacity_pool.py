@@ -134,3 +134,32 @@ def test_capacity_block_durations(hours: int) -> None:
     with pytest.raises(ValueError, match="not a Capacity Block length"):
         CapacityBlockRequest(instance_count=1, duration_hours=hours)
     assert CapacityBlockRequest(instance_count=1, duration_hours=21 * 24).duration_hours == 504
+
+
+def test_capacity_pool_runs_its_instances_in_the_reservation() -> None:
+    """Given a subnet, the pool's instances run in it: a group of exactly the reserved count
+    on the template that targets the reservation, behind a no-inbound security group."""
+    cap, component = pool(subnet_id="subnet-0aaaaaaaaaaaaaaaa", vpc_id="vpc-0123456789abcdef0")
+    assert_provider_would_accept(cap)
+    reservation = cap.one("aws:ec2/capacityReservation:CapacityReservation")
+    template = cap.one("aws:ec2/launchTemplate:LaunchTemplate")
+    group = cap.one("aws:autoscaling/group:Group")
+    inputs = group.inputs
+    assert (inputs["minSize"], inputs["maxSize"], inputs["desiredCapacity"]) == (2, 2, 2)
+    assert inputs["vpcZoneIdentifiers"] == ["subnet-0aaaaaaaaaaaaaaaa"]
+    assert inputs["launchTemplate"]["id"] == template.outputs["id"]
+    target = template.inputs["capacityReservationSpecification"]["capacityReservationTarget"]
+    assert target["capacityReservationId"] == reservation.outputs["id"]
+    security_group = cap.one("aws:ec2/securityGroup:SecurityGroup")
+    interface = template.inputs["networkInterfaces"][0]
+    assert interface["securityGroups"] == [security_group.outputs["id"]]
+    assert interface["associatePublicIpAddress"] == "false"
+    tags = {t["key"]: t["value"] for t in inputs["tags"]}
+    assert tags["workload"] == TAGS.workload and "expected-minutes" not in tags
+    assert resolve(component.autoscaling_group_name) == group.outputs["name"]
+
+
+def test_capacity_pool_without_a_subnet_only_holds_the_capacity() -> None:
+    cap, component = pool()
+    assert not cap.of_type("aws:autoscaling/group:Group")
+    assert component.autoscaling_group_name is None

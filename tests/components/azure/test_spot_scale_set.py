@@ -135,3 +135,22 @@ def test_a_scheduled_set_has_a_recurring_profile_per_start_and_end_time() -> Non
     assert start["capacity"] == {"minimum": "2", "maximum": "2", "default": "2"}
     assert end["recurrence"]["schedule"]["hours"] == [20]
     assert end["capacity"] == {"minimum": "0", "maximum": "0", "default": "0"}
+
+
+GROUP_ID = (
+    "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-ml/providers/"
+    "Microsoft.Compute/capacityReservationGroups/chat-serving"
+)
+
+
+def test_scale_set_in_a_capacity_reservation_group() -> None:
+    cap, _ = scale_set(priority="Regular", capacity_reservation_group_id=GROUP_ID)
+    profile = cap.one("azure-native:compute:VirtualMachineScaleSet").inputs["virtualMachineProfile"]
+    assert profile["capacityReservation"] == {"capacityReservationGroup": {"id": GROUP_ID}}
+    assert profile["priority"] == "Regular"
+    assert "billingProfile" not in profile and "evictionPolicy" not in profile
+
+
+def test_spot_vms_cannot_run_in_a_capacity_reservation() -> None:
+    with pytest.raises(ValueError, match="needs priority Regular"):
+        scale_set(capacity_reservation_group_id=GROUP_ID)

@@ -184,3 +184,35 @@ def test_a_scheduled_group_holds_its_size_for_each_weekly_run() -> None:
         4,
     )
     assert first["timeZone"] == "Asia/Tokyo"
+
+
+def test_spot_group_in_a_reservation_consumes_it_by_name() -> None:
+    cap, _ = spot_group(
+        reservation="chat-serving-reservation",
+        provisioning_model="STANDARD",
+        zones=["us-central1-a"],
+    )
+    assert_provider_would_accept(cap)
+    template = cap.one("gcp:compute/instanceTemplate:InstanceTemplate").inputs
+    assert template["reservationAffinity"] == {
+        "type": "SPECIFIC_RESERVATION",
+        "specificReservation": {
+            "key": "compute.googleapis.com/reservation-name",
+            "values": ["chat-serving-reservation"],
+        },
+    }
+    assert template["scheduling"]["provisioningModel"] == "STANDARD"
+    group = cap.one("gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager").inputs
+    assert group["distributionPolicyZones"] == ["us-central1-a"]
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"provisioning_model": "SPOT", "zones": ["us-central1-a"]},
+        {"provisioning_model": "STANDARD", "zones": ["us-central1-a", "us-central1-b"]},
+    ],
+)
+def test_a_reservation_takes_standard_vms_in_its_one_zone(overrides: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match="reservation needs provisioning_model STANDARD"):
+        SpotGroupArgs(**spot_args(reservation="r", **overrides))
