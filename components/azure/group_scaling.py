@@ -62,7 +62,12 @@ def autoscale_setting(
         enabled=scaling.mode != "on_request",
         profiles=profiles(size, scaling),
         tags=tags,
-        opts=pulumi.ResourceOptions(parent=parent),
+        # `gpufleet scale` enables a setting on request with a profile that ends the run:
+        # later `pulumi up` runs leave a running job and its end alone.
+        opts=pulumi.ResourceOptions(
+            parent=parent,
+            ignore_changes=["enabled", "profiles"] if scaling.mode == "on_request" else None,
+        ),
     )
 
 

@@ -161,7 +161,12 @@ class CompactCluster(pulumi.ComponentResource):
                 metadata=vm.METADATA,
                 metadata_startup_script=args.startup_script,
                 labels={**labels, **scaling.expected_tags()},
-                opts=pulumi.ResourceOptions(parent=self, ignore_changes=["desired_status"])
+                # `gpufleet scale` starts them with a stop time (max_run_duration): later
+                # `pulumi up` runs leave a run and its end alone.
+                opts=pulumi.ResourceOptions(
+                    parent=self,
+                    ignore_changes=["desired_status", "scheduling.maxRunDuration"],
+                )
                 if scaling.scales
                 else child,
             )

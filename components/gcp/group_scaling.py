@@ -1,8 +1,9 @@
 """A managed instance group that follows a ``Scaling`` (``components.scaling``): its
 autoscaler, between zero and the group's size.
 
-- ``on_request``: the autoscaler is off; a run sets the size, and the bounds say what the
-  group may hold.
+- ``on_request``: the autoscaler is off; a run (``gpufleet scale``) turns it on with a
+  scaling schedule that holds the run's size until its end, and the bounds say what the group
+  may hold.
 - ``schedule``: on, with a scaling schedule per weekly run that holds the group at its size
   for the run (a cron and a duration in the schedule's time zone); outside the runs the
   autoscaler scales in on GCP's default signal (average CPU 60%).
@@ -23,6 +24,9 @@ from gpufleet.components.scaling import Scaling, cron_at
 # GCP's shortest scaling schedule, and how long a new VM is left alone before its load counts.
 MIN_SCHEDULE_SECONDS = 300
 COOLDOWN_SECONDS = 300
+# What `gpufleet scale` sets for a run on request (the autoscaler on, a schedule that ends the
+# run): later `pulumi up` runs leave a running job and its end alone.
+RUN_SETTINGS = ["autoscalingPolicy.mode", "autoscalingPolicy.scalingSchedules"]
 
 
 def region_autoscaler(
@@ -42,7 +46,10 @@ def region_autoscaler(
         target=group_id,
         description=tag_keys.description_with("gpufleet", scaling.expected_tags()),
         autoscaling_policy=autoscaling_policy(size, scaling),
-        opts=pulumi.ResourceOptions(parent=parent),
+        opts=pulumi.ResourceOptions(
+            parent=parent,
+            ignore_changes=RUN_SETTINGS if scaling.mode == "on_request" else None,
+        ),
     )
 
 

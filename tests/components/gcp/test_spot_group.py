@@ -164,6 +164,11 @@ def test_a_group_on_request_has_an_autoscaler_off_from_zero_to_its_size() -> Non
     policy = autoscaler.inputs["autoscalingPolicy"]
     assert (policy["minReplicas"], policy["maxReplicas"], policy["mode"]) == (0, 4, mode)
     assert autoscaler.inputs["region"] == "us-central1"
+    # A run turns it on with a schedule that ends it (gpufleet scale): pulumi up leaves both.
+    assert autoscaler.ignore_changes == [
+        "autoscalingPolicy.mode",
+        "autoscalingPolicy.scalingSchedules",
+    ]
     (target,) = autoscaler.property_dependencies["target"]
     assert target == group.urn
     # On the autoscaler, not the template: a template cannot change without replacing VMs.
@@ -177,6 +182,7 @@ def test_a_scheduled_group_holds_its_size_for_each_weekly_run() -> None:
     cap, _ = spot_group(scaling=Scaling(mode="schedule", time_zone="Asia/Tokyo", runs=runs))
     schedules = cap.one(AUTOSCALER).inputs["autoscalingPolicy"]["scalingSchedules"]
     assert len(schedules) == 5
+    assert cap.one(AUTOSCALER).ignore_changes == []
     first = schedules[0]
     assert (first["schedule"], first["durationSec"], first["minRequiredReplicas"]) == (
         "0 8 * * 1",
