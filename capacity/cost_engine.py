@@ -41,6 +41,7 @@ from gpufleet.capacity.stack_resource import StackResource
 from gpufleet.capacity.taggable import tag_entries, tag_property
 from gpufleet.clouds import cloud_of_type
 from gpufleet.planner.rates import Rate, RateCard
+from gpufleet.planner.schedules import MINUTES_PER_WEEK
 from gpufleet.pricing_models import HOURS_PER_MONTH, PRICING_OF_TERM, Commitment, Pricing
 
 Figure = Literal["expected", "maximum"]
@@ -74,6 +75,11 @@ def resource_settings(item: StackCapacity, tags: Mapping[str, str]) -> Usage:
     footprint = item.footprint
     if footprint.run_hours is not None:
         return Usage(footprint.expected_units, footprint.run_hours, "one run")
+    if footprint.weekly_use is not None and footprint.max_units:
+        # Its own schedule says what it runs: that, not a declared figure, is the bill.
+        most = footprint.max_units
+        hours = footprint.weekly_use / most / MINUTES_PER_WEEK * HOURS_PER_MONTH
+        return Usage(most, hours, f"its schedule: its max size for {hours:.4g} h a month")
     minutes = tag_keys.expected_minutes(tags.get(tag_keys.EXPECTED_MINUTES))
     if minutes is None:
         minutes = footprint.declared_minutes

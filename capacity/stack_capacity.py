@@ -86,7 +86,8 @@ def _scalers(resources: list[StackResource]) -> dict[str, Scaler]:
         scaler = read_scaler(r.type, r.props)
         if scaler is not None:
             for urn in r.property_dependencies.get(scaler.target_property, []):
-                found[urn] = scaler
+                # A group may have several (AWS: one resource per scheduled action).
+                found[urn] = found[urn].merged(scaler) if urn in found else scaler
     return found
 
 

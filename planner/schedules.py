@@ -123,6 +123,21 @@ def from_windows(zone: str, windows: list[tuple[tuple[Day, ...], int, int]]) -> 
 def from_cron(zone: str, expression: str, hours: float) -> WeeklySchedule:
     """Runs that start when a weekly cron fires (``minute hour * * day-of-week``) and last
     ``hours``."""
+    starts = weekly_starts(expression)
+    if len(starts) > MAX_STARTS_PER_WEEK:
+        raise ScheduleError(
+            f"cron {expression!r} starts {len(starts)} runs a week (at most "
+            f"{MAX_STARTS_PER_WEEK}); for capacity that runs for long stretches, give windows"
+        )
+    length = round(hours * 60)
+    if not 1 <= length <= MINUTES_PER_WEEK:
+        raise ScheduleError(f"duration_hours {hours:g} is not from 1 minute to a week")
+    return from_runs(zone, [Run(start, length) for start in starts])
+
+
+def weekly_starts(expression: str) -> list[int]:
+    """The minutes of the week (Monday 00:00 is 0) a weekly cron (``minute hour * *
+    day-of-week``) fires at; ScheduleError for anything else."""
     fields = expression.split()
     if len(fields) != 5:
         raise ScheduleError(
@@ -144,22 +159,13 @@ def from_cron(zone: str, expression: str, hours: float) -> WeeklySchedule:
             "(all three clouds schedule by the week)"
         )
     days = range(7) if weekdays == ["*"] else sorted({int(d) % 7 for d in weekdays})
-    starts = [
+    return sorted(
         # cron counts days from Sunday (0); the week here starts on Monday.
         ((day - 1) % 7) * MINUTES_PER_DAY + int(hour) * 60 + int(minute)
         for day in days
         for hour in (range(24) if clock_hours == ["*"] else clock_hours)
         for minute in (range(60) if minutes == ["*"] else minutes)
-    ]
-    if len(starts) > MAX_STARTS_PER_WEEK:
-        raise ScheduleError(
-            f"cron {expression!r} starts {len(starts)} runs a week (at most "
-            f"{MAX_STARTS_PER_WEEK}); for capacity that runs for long stretches, give windows"
-        )
-    length = round(hours * 60)
-    if not 1 <= length <= MINUTES_PER_WEEK:
-        raise ScheduleError(f"duration_hours {hours:g} is not from 1 minute to a week")
-    return from_runs(zone, [Run(start, length) for start in starts])
+    )
 
 
 def _merged(runs: list[Run]) -> tuple[Run, ...]:

@@ -23,6 +23,7 @@ from typing import Any
 from gpufleet.capacity.footprints import aws, azure, gcp  # noqa: F401
 from gpufleet.capacity.footprints.model import GpuFootprint, MachineCatalog, shipped_machine_catalog
 from gpufleet.capacity.footprints.reading import READERS, SCALERS, Reading, Scaler
+from gpufleet.capacity.footprints.weekly_use import set_point_use, window_use
 
 GPU_RESOURCE_TYPES = frozenset(READERS)
 
@@ -36,23 +37,42 @@ def read_scaler(type_: str, props: dict[str, Any]) -> Scaler | None:
 
 
 def apply_scaler(footprint: GpuFootprint, scaler: Scaler) -> GpuFootprint:
-    """A group's footprint with the size its scaler gives it."""
+    """A group's footprint with the size its scaler gives it, and what its schedule (if the
+    scaler has one and is on) runs it."""
     undetermined = (*footprint.undetermined, *scaler.undetermined)
     declared = footprint.declared_minutes or scaler.declared_minutes
     if scaler.active:
+        least, most = footprint.expected_units, footprint.max_units
+        if scaler.bounds:
+            least, most = scaler.least, scaler.most
+        notes = footprint.notes
+        if scaler.schedule_unread:
+            notes = (*notes, f"its schedule is not read: {scaler.schedule_unread}")
         return replace(
             footprint,
-            expected_units=scaler.least,
-            max_units=scaler.most,
+            expected_units=least,
+            max_units=most,
             undetermined=undetermined,
             declared_minutes=declared,
             scales_itself=True,
+            weekly_use=_weekly_use(scaler, least, most),
+            notes=notes,
         )
     given = footprint.expected_units
-    most = scaler.most
+    most = scaler.most if scaler.bounds else footprint.max_units
     if given is not None and most is not None:
         most = max(most, given)
     return replace(footprint, max_units=most, undetermined=undetermined, declared_minutes=declared)
+
+
+def _weekly_use(scaler: Scaler, least: float | None, most: float | None) -> float | None:
+    if scaler.schedule_unread or least is None or most is None:
+        return None
+    windows = window_use(scaler.windows, least, most)
+    points = set_point_use(scaler.set_points, 0.0, most)
+    if windows is not None and points is not None:
+        return None  # two kinds of schedule on one group: not read, the declared use counts
+    return windows if windows is not None else points
 
 
 def read_gpu_footprint(

@@ -10,8 +10,10 @@ from typing import Any
 
 from gpufleet import resource_types as types
 from gpufleet.capacity.footprints.model import MEMORY_MIB_UNITS, VCPU_UNITS, GpuFootprint, Machine
-from gpufleet.capacity.footprints.reading import Reading, market, reads
+from gpufleet.capacity.footprints.reading import Reading, Scaler, market, reads, sizes
+from gpufleet.capacity.footprints.weekly_use import SetPoint, cron_set_points
 from gpufleet.capacity.property_values import as_list, get_path, is_unknown
+from gpufleet.planner.schedules import ScheduleError
 from gpufleet.pricing_models import HOURS_PER_MONTH, Market
 
 # SageMaker's own default for MaxRuntimeInSeconds (one day), and its limit (28 days).
@@ -345,4 +347,34 @@ def sagemaker_job_template(r: Reading) -> GpuFootprint | None:
         run_hours=(max_run or SAGEMAKER_DEFAULT_RUNTIME_SECONDS) / 3600.0 if per_run else None,
         outside_stack=per_run,
         declared_minutes=None if minutes is None else int(minutes),
+    )
+
+
+@sizes(types.AWS_AUTOSCALING_SCHEDULE)
+def scheduled_action(r: Reading) -> Scaler | None:
+    """One scheduled action of an Auto Scaling group (its ``autoscalingGroupName``): a weekly
+    recurrence that sets the desired size is a set point of the group's schedule. It bounds
+    nothing (the group's min and max hold); a one-off action is no point of the week."""
+    recurrence, desired = r.get("recurrence"), r.get("desiredCapacity")
+    points: list[SetPoint] = []
+    unread = None
+    if recurrence is not None and desired is not None and desired != -1:
+        size = r.number(desired, "desiredCapacity", None, whole=True)
+        if is_unknown(recurrence) or not isinstance(recurrence, str):
+            unread = "the recurrence is unknown during preview or not a cron"
+        elif size is None:
+            unread = "; ".join(r.undetermined)
+        else:
+            try:
+                points = cron_set_points(recurrence, size)
+            except ScheduleError as exc:
+                unread = str(exc)
+    return Scaler(
+        "autoscalingGroupName",
+        None,
+        None,
+        active=True,
+        set_points=tuple(points),
+        schedule_unread=unread,
+        bounds=False,
     )

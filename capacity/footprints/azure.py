@@ -8,7 +8,9 @@ from typing import Any
 from gpufleet import resource_types as types
 from gpufleet.capacity.footprints.model import GpuFootprint
 from gpufleet.capacity.footprints.reading import Reading, Scaler, reads, sizes
+from gpufleet.capacity.footprints.weekly_use import MAX_CHANGES, SetPoint
 from gpufleet.capacity.property_values import as_list, get_path, is_unknown
+from gpufleet.planner.schedules import MINUTES_PER_DAY
 from gpufleet.pricing_models import LOW_PRIORITY, Market
 
 
@@ -106,10 +108,13 @@ def capacity_reservation(r: Reading) -> GpuFootprint | None:
 @sizes(types.AZURE_AUTOSCALE_SETTING)
 def autoscale_setting(r: Reading) -> Scaler | None:
     """Its profiles' capacities bound the scale set it targets: the least of their minimums
-    (a schedule's idle profile, or a default's floor), the most of their maximums."""
+    (a schedule's idle profile, or a default's floor), the most of their maximums. Weekly
+    recurring profiles are its schedule: each sets its default capacity when it starts, until
+    the next one starts."""
     least: list[float] = []
     most: list[float] = []
-    for index, profile in enumerate(as_list(r.get("profiles"))):
+    profiles = as_list(r.get("profiles"))
+    for index, profile in enumerate(profiles):
         capacity = get_path(profile, "capacity")
         found = [
             r.number(get_path(capacity, key), f"profiles[{index}].capacity.{key}", None, whole=True)
@@ -119,6 +124,7 @@ def autoscale_setting(r: Reading) -> Scaler | None:
             least.append(found[0])
         if found[1] is not None:
             most.append(found[1])
+    points, unread = _recurring_profiles(r, profiles)
     return Scaler(
         "targetResourceUri",
         min(least, default=0.0),
@@ -126,4 +132,55 @@ def autoscale_setting(r: Reading) -> Scaler | None:
         # Azure's default is disabled.
         active=r.get("enabled") is True,
         undetermined=tuple(r.undetermined),
+        set_points=tuple(points),
+        schedule_unread=unread,
     )
+
+
+# Azure's day names in a recurrence, as minutes of the week they start at (Monday first).
+_DAY_STARTS = {
+    day: index * MINUTES_PER_DAY
+    for index, day in enumerate(
+        ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+    )
+}
+
+
+def _recurring_profiles(r: Reading, profiles: list[Any]) -> tuple[list[SetPoint], str | None]:
+    """The set points of the weekly recurring profiles (their default capacity at each start),
+    or why they cannot be read. Profiles without a recurrence (the default, a fixed date) set
+    no point of the week."""
+    points: list[SetPoint] = []
+    for index, profile in enumerate(profiles):
+        where = f"profiles[{index}]"
+        sub = Reading(profile if isinstance(profile, dict) else {}, r.provider, r.catalog)
+        recurrence = sub.get("recurrence")
+        if recurrence is None:
+            continue
+        if sub.get("recurrence", "frequency") != "Week":
+            return [], f"{where}.recurrence is not weekly"
+        schedule = ("recurrence", "schedule")
+        days, hours, minutes = (
+            as_list(sub.get(*schedule, key)) for key in ("days", "hours", "minutes")
+        )
+        size = sub.number(
+            sub.get("capacity", "default"), f"{where}.capacity.default", None, whole=True
+        )
+        clock = [
+            sub.number(value, f"{where}.recurrence.schedule", None, whole=True, most=limit)
+            for values, limit in ((hours, 23), (minutes, 59))
+            for value in values
+        ]
+        unknown_day = [d for d in days if not isinstance(d, str) or d not in _DAY_STARTS]
+        if sub.undetermined or size is None or None in clock or unknown_day or not days:
+            reason = "; ".join(sub.undetermined) or f"{where}.recurrence is not a weekly time"
+            return [], reason
+        points += [
+            (_DAY_STARTS[day] + hour * 60 + minute, size)
+            for day in set(days)
+            for hour in {int(h) for h in hours}
+            for minute in {int(m) for m in minutes}
+        ]
+        if len(points) > MAX_CHANGES:
+            return [], f"more than {MAX_CHANGES:,} profile starts a week"
+    return points, None

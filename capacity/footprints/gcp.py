@@ -17,9 +17,11 @@ from gpufleet.capacity.footprints.reading import (
     shown,
     sizes,
 )
+from gpufleet.capacity.footprints.weekly_use import MAX_CHANGES, Window, cron_windows
 from gpufleet.capacity.property_values import as_list, get_path, is_unknown
 from gpufleet.planner.gcp_machines import GPU_OF_ACCELERATOR, built_in_gpus
 from gpufleet.planner.gpus import normalize_gpu_name
+from gpufleet.planner.schedules import ScheduleError
 from gpufleet.pricing_models import Market
 from gpufleet.tag_keys import EXPECTED_MINUTES, expected_minutes, tags_in_description
 
@@ -212,6 +214,7 @@ def autoscaler(r: Reading) -> Scaler | None:
     mode = r.get(*policy, "mode")
     description = r.get("description")
     words = tags_in_description(description) if isinstance(description, str) else {}
+    windows, unread = _scaling_schedules(r, as_list(r.get(*policy, "scalingSchedules")))
     return Scaler(
         "target",
         least,
@@ -219,4 +222,33 @@ def autoscaler(r: Reading) -> Scaler | None:
         active=mode not in ("OFF",),
         undetermined=tuple(r.undetermined),
         declared_minutes=expected_minutes(words.get(EXPECTED_MINUTES)),
+        windows=tuple(windows),
+        schedule_unread=unread,
     )
+
+
+def _scaling_schedules(r: Reading, entries: list[Any]) -> tuple[list[Window], str | None]:
+    """The windows an autoscaler's scaling schedules hold (disabled ones left out), or why
+    they cannot be read."""
+    windows: list[Window] = []
+    for index, entry in enumerate(entries):
+        where = f"scalingSchedules[{index}]"
+        sub = Reading(entry if isinstance(entry, dict) else {}, r.provider, r.catalog)
+        if sub.get("disabled") is True:
+            continue
+        cron = sub.get("schedule")
+        seconds = sub.number(sub.get("durationSec"), f"{where}.durationSec", None, whole=True)
+        size = sub.number(
+            sub.get("minRequiredReplicas"), f"{where}.minRequiredReplicas", None, whole=True
+        )
+        if is_unknown(cron):
+            return [], f"{where}.schedule is unknown during preview"
+        if sub.undetermined or not isinstance(cron, str) or seconds is None or size is None:
+            return [], "; ".join(sub.undetermined) or f"{where} is not a whole schedule"
+        try:
+            windows += cron_windows(cron, seconds, size)
+        except ScheduleError as exc:
+            return [], f"{where}: {exc}"
+        if len(windows) > MAX_CHANGES:
+            return [], f"more than {MAX_CHANGES:,} scheduled windows a week"
+    return windows, None

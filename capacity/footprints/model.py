@@ -57,6 +57,9 @@ class GpuFootprint:
     declared_minutes: int | None = None
     # Sized by an active autoscaler of its own: between its min and max, as load decides.
     scales_itself: bool = False
+    # Capacity-unit minutes a week its own scaling schedule runs it (``weekly_use``); None when
+    # nothing schedules it.
+    weekly_use: float | None = None
     machines: tuple[Machine, ...] = ()
     # Capacity units one instance of each machine counts for (same order as ``machines``);
     # empty: one unit per instance, or as ``capacity_unit`` says.

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpufleet.capacity.footprints.model import GpuFootprint, Machine, MachineCatalog
+from gpufleet.capacity.footprints.weekly_use import MAX_CHANGES, SetPoint, Window
 from gpufleet.capacity.property_values import get_path, is_unknown
 from gpufleet.clouds import Cloud
 from gpufleet.engine.wire import SECRET_PLACEHOLDER
@@ -42,6 +43,43 @@ class Scaler:
     undetermined: tuple[str, ...] = ()
     # The expected use the scaler declares for its group (its description), in minutes.
     declared_minutes: int | None = None
+    # Its weekly schedule, when it has one (``weekly_use``): sizes set at minutes of the week,
+    # or windows that hold a size; ``schedule_unread`` says why a schedule could not be read.
+    set_points: tuple[SetPoint, ...] = ()
+    windows: tuple[Window, ...] = ()
+    schedule_unread: str | None = None
+    # False for a scaler that only sets sizes (an AWS scheduled action): the group's own
+    # bounds hold, whatever ``least`` and ``most`` say.
+    bounds: bool = True
+
+    def merged(self, other: Scaler) -> Scaler:
+        """Two scalers of one group (AWS scheduled actions, one resource each) as one."""
+        unread = self.schedule_unread or other.schedule_unread
+        points = (*self.set_points, *other.set_points)
+        windows = (*self.windows, *other.windows)
+        if len(points) + len(windows) > MAX_CHANGES:
+            points, windows = (), ()
+            unread = unread or f"more than {MAX_CHANGES:,} changes a week"
+        return Scaler(
+            self.target_property,
+            _least(self.least, other.least),
+            _most(self.most, other.most),
+            self.active or other.active,
+            (*self.undetermined, *other.undetermined),
+            self.declared_minutes if self.declared_minutes is not None else other.declared_minutes,
+            points,
+            windows,
+            unread,
+            self.bounds or other.bounds,
+        )
+
+
+def _least(a: float | None, b: float | None) -> float | None:
+    return b if a is None else a if b is None else min(a, b)
+
+
+def _most(a: float | None, b: float | None) -> float | None:
+    return b if a is None else a if b is None else max(a, b)
 
 
 ScalerReader = Callable[["Reading"], Scaler | None]

@@ -634,3 +634,174 @@ def test_an_n1_host_with_a_gpu_count_the_catalog_does_not_pair_is_unpriced_and_s
     vm = line(price(program), "n1")
     assert vm.expected.monthly_usd is None
     assert vm.unpriced == "n1-standard-8 with 3 x T4 has no catalog price"
+
+
+# --- schedules: what a group's own schedule runs is its expected cost -------------------------
+
+WEEKDAYS_8_TO_20 = 5 * 12 / (7 * 24) * HOURS_PER_MONTH  # hours a month at full size
+
+
+def aws_scheduled_group(recurrences: tuple[str, str], tags: dict[str, str]) -> Callable[[], None]:
+    def program() -> None:
+        template = aws.ec2.LaunchTemplate(
+            "lt", image_id="ami-1", instance_type="g6.xlarge", tags=TAGS
+        )
+        group = aws.autoscaling.Group(
+            "group",
+            min_size=0,
+            max_size=3,
+            desired_capacity=0,
+            availability_zones=["us-east-1a"],
+            launch_template={"id": template.id},
+            tags=[{"key": k, "value": v, "propagate_at_launch": False} for k, v in tags.items()],
+        )
+        for edge, recurrence, desired in (("start", recurrences[0], 3), ("end", recurrences[1], 0)):
+            aws.autoscaling.Schedule(
+                edge,
+                scheduled_action_name=edge,
+                autoscaling_group_name=group.name,
+                recurrence=recurrence,
+                time_zone="Europe/Berlin",
+                desired_capacity=desired,
+                min_size=-1,
+                max_size=-1,
+            )
+
+    return program
+
+
+def test_an_aws_group_is_priced_by_its_scheduled_actions_even_without_a_declared_use() -> None:
+    cost = price(aws_scheduled_group(("0 8 * * 1-5", "0 20 * * 1-5"), {"workload": "office"}))
+    group = line(cost, "group")
+    rate = on_demand("aws", "g6.xlarge", "us-east-1")
+    assert group.unpriced is None and "its schedule" in group.basis
+    assert group.expected.monthly_usd == pytest.approx(3 * rate * WEEKDAYS_8_TO_20)
+    assert group.maximum.monthly_usd == pytest.approx(3 * rate * HOURS_PER_MONTH)
+
+
+def test_a_schedule_outranks_a_declared_use_that_disagrees_with_it() -> None:
+    """The schedule is what runs; a stale or wrong tag does not make the bill."""
+    tags = {"workload": "office", "expected-minutes": "60"}
+    cost = price(aws_scheduled_group(("0 8 * * 1-5", "0 20 * * 1-5"), tags))
+    rate = on_demand("aws", "g6.xlarge", "us-east-1")
+    assert line(cost, "group").expected.monthly_usd == pytest.approx(3 * rate * WEEKDAYS_8_TO_20)
+
+
+def test_a_schedule_that_does_not_repeat_weekly_is_not_read_and_says_so() -> None:
+    tags = {"workload": "office", "expected-minutes": "6000"}
+    cost = price(aws_scheduled_group(("0 8 1 * *", "0 20 1 * *"), tags))
+    group = line(cost, "group")
+    rate = on_demand("aws", "g6.xlarge", "us-east-1")
+    assert group.expected.monthly_usd == pytest.approx(3 * rate * 100)  # the declared use
+    assert any("its schedule is not read" in note for note in group.notes)
+
+
+def gcp_scheduled_group(mode: str, description: str | None = None) -> Callable[[], None]:
+    def program() -> None:
+        template = gcp.compute.InstanceTemplate(
+            "tpl",
+            machine_type="g2-standard-4",
+            disks=[{"source_image": "debian", "boot": True}],
+            network_interfaces=[{"network": "default"}],
+            labels={"workload": "office"},
+        )
+        group = gcp.compute.RegionInstanceGroupManager(
+            "group",
+            region="us-east4",
+            base_instance_name="b",
+            target_size=0,
+            versions=[{"instance_template": template.self_link_unique}],
+        )
+        gcp.compute.RegionAutoscaler(
+            "scaler",
+            region="us-east4",
+            target=group.id,
+            description=description,
+            autoscaling_policy={
+                "min_replicas": 0,
+                "max_replicas": 3,
+                "mode": mode,
+                "scaling_schedules": [
+                    {
+                        "name": "weekdays",
+                        "schedule": "0 8 * * 1-5",
+                        "duration_sec": 12 * 3600,
+                        "min_required_replicas": 3,
+                        "time_zone": "Europe/Berlin",
+                    },
+                    {  # disabled: holds nothing
+                        "name": "weekends",
+                        "schedule": "0 8 * * 6,0",
+                        "duration_sec": 12 * 3600,
+                        "min_required_replicas": 3,
+                        "disabled": True,
+                    },
+                ],
+            },
+        )
+
+    return program
+
+
+def test_a_gcp_group_is_priced_by_its_autoscalers_scaling_schedules() -> None:
+    group = line(price(gcp_scheduled_group("ON")), "group")
+    rate = on_demand("gcp", "g2-standard-4", "us-east4")
+    assert group.expected.monthly_usd == pytest.approx(3 * rate * WEEKDAYS_8_TO_20)
+
+
+def test_an_autoscaler_that_is_off_runs_no_schedule() -> None:
+    """Off, the autoscaler holds nothing: the group is what a run makes it, as declared."""
+    off = gcp_scheduled_group("OFF", description="gpufleet expected-minutes=6000")
+    group = line(price(off), "group")
+    rate = on_demand("gcp", "g2-standard-4", "us-east4")
+    assert group.expected.monthly_usd == pytest.approx(3 * rate * 100)
+
+
+def azure_scheduled_set(enabled: bool) -> Callable[[], None]:
+    def program() -> None:
+        scale_set = azure.compute.VirtualMachineScaleSet(
+            "vmss",
+            resource_group_name="rg",
+            location="eastus",
+            sku={"name": "Standard_NC24ads_A100_v4", "capacity": 0},
+            tags={"workload": "office", "expected-minutes": "6000"},
+        )
+
+        def profile(name: str, size: int, hour: int) -> azure.monitor.AutoscaleProfileArgs:
+            weekdays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"]
+            return azure.monitor.AutoscaleProfileArgs(
+                name=name,
+                capacity=azure.monitor.ScaleCapacityArgs(
+                    minimum=str(size), maximum=str(size), default=str(size)
+                ),
+                rules=[],
+                recurrence=azure.monitor.RecurrenceArgs(
+                    frequency=azure.monitor.RecurrenceFrequency.WEEK,
+                    schedule=azure.monitor.RecurrentScheduleArgs(
+                        time_zone="W. Europe Standard Time",
+                        days=weekdays,
+                        hours=[hour],
+                        minutes=[0],
+                    ),
+                ),
+            )
+
+        azure.monitor.AutoscaleSetting(
+            "autoscale",
+            resource_group_name="rg",
+            location="eastus",
+            target_resource_uri=scale_set.id,
+            enabled=enabled,
+            profiles=[profile("run", 2, 8), profile("idle", 0, 20)],
+        )
+
+    return program
+
+
+def test_an_azure_set_is_priced_by_its_recurring_profiles() -> None:
+    rate = on_demand("azure", "Standard_NC24ads_A100_v4", "eastus")
+    enabled = line(price(azure_scheduled_set(True)), "vmss")
+    assert enabled.expected.monthly_usd == pytest.approx(2 * rate * WEEKDAYS_8_TO_20)
+    # Disabled, its profiles run nothing: the declared use prices the set.
+    disabled = line(price(azure_scheduled_set(False)), "vmss")
+    assert disabled.expected.monthly_usd == pytest.approx(2 * rate * 100)
