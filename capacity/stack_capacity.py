@@ -92,18 +92,24 @@ def _scalers(resources: list[StackResource]) -> dict[str, Scaler]:
 
 
 class Reservations:
-    """The stack's reservations, found by what links capacity to them: a URN in the
-    capacity's (or its template's) property dependencies, or a name (the resource's ``name``
-    property, else its Pulumi name). A reservation that belongs to a group (an Azure capacity
-    reservation group) is found through the group too, since capacity names the group."""
+    """The stack's reservations and what is left in them. Capacity finds its reservation by
+    the name it gives (the reservation's ``name``, id or ARN property, or its Pulumi name,
+    compared without case), or, when the name is not known yet (a preview),
+    through its own or its template's property dependencies. A reservation that belongs to a
+    group (an Azure capacity reservation group) is found through the group too, since capacity
+    names the group. Each reservation covers as many instances as it holds, once: capacity
+    that does not fit in what is left of it pays its own way."""
 
     def __init__(self, read: dict[str, GpuFootprint], by_urn: dict[str, StackResource]) -> None:
         self._machines: dict[str, set[str]] = {}
+        self._left: dict[str, float] = {}  # instances each reservation has not covered yet
+        self._by_key: dict[str, list[str]] = {}  # a URN or name -> the reservations it reaches
         self._by_name: dict[str, list[str]] = {}
         for urn, found in read.items():
             if found.market != "reserved":
                 continue
-            machines = {m.instance_type for m in found.machines}
+            self._machines[urn] = {m.instance_type for m in found.machines}
+            self._left[urn] = found.max_units or 0.0
             resource = by_urn[urn]
             groups = [
                 dep
@@ -111,32 +117,53 @@ class Reservations:
                 for dep in resource.property_dependencies.get(prop, [])
             ]
             for key in (urn, *groups):
-                self._machines.setdefault(key, set()).update(machines)
-            names = {resource.name, resource.props.get("name"), *found.reservation_names}
-            for name in names:
-                if isinstance(name, str):
-                    self._by_name.setdefault(name, []).append(urn)
+                self._by_key.setdefault(key, []).append(urn)
+            props = resource.props
+            names = {resource.name, props.get("name"), props.get("id"), props.get("arn")}
+            for name in (*names, *found.reservation_names):
+                if isinstance(name, str) and name:
+                    self._by_name.setdefault(name.lower(), []).append(urn)
 
-    def holds(
+    def cover(
         self,
         footprint: GpuFootprint,
         resource: StackResource,
         templates: Sequence[StackResource] = (),
-    ) -> bool:
-        """Whether a reservation of the stack, linked to ``resource`` (or the templates it
-        launches from) through property dependencies or named by it, holds its machines."""
-        linked = [
-            urn
-            for source in (resource, *templates)
-            for prop in footprint.reservation_properties
-            for urn in source.property_dependencies.get(prop, [])
-        ]
-        named = (urn for name in footprint.reservation_names for urn in self._by_name.get(name, ()))
+    ) -> str | None:
+        """Take ``footprint``'s instances from the stack reservations it runs in; None when
+        they fit (the reservations pay), else why they do not."""
+        if footprint.market_outside_reservation == "spot":
+            return "spot capacity cannot run in a reservation"
+        if footprint.reservation_names:
+            reached = [
+                urn
+                for name in footprint.reservation_names
+                for urn in self._by_name.get(name.lower(), ())
+            ]
+        else:
+            reached = [
+                reservation
+                for source in (resource, *templates)
+                for prop in footprint.reservation_properties
+                for dep in source.property_dependencies.get(prop, [])
+                for reservation in self._by_key.get(dep, ())
+            ]
         machines = {m.instance_type for m in footprint.machines}
-        return any(
-            urn != resource.urn and machines <= self._machines.get(urn, set())
-            for urn in (*linked, *named)
+        fitting = list(
+            dict.fromkeys(
+                urn for urn in reached if urn != resource.urn and machines <= self._machines[urn]
+            )
         )
+        if not fitting:
+            return "is not in this stack for its machine"
+        wanted = footprint.max_units
+        if wanted is None or wanted > sum(self._left[urn] for urn in fitting):
+            return "does not have room for all of it (what it holds covers other capacity too)"
+        for urn in fitting:
+            taken = min(wanted, self._left[urn])
+            self._left[urn] -= taken
+            wanted -= taken
+        return None
 
 
 def resolve_reservation(
@@ -145,10 +172,11 @@ def resolve_reservation(
     reservations: Reservations,
     templates: Sequence[StackResource],
 ) -> GpuFootprint:
-    """Capacity in a reservation runs at no cost of its own only when the stack holds that
-    reservation for the same machine; otherwise the stack pays for it like any capacity, and
-    says why."""
-    if reservations.holds(footprint, resource, templates):
+    """Capacity in a reservation runs at no cost of its own only when a reservation of the
+    stack holds its machine and has room for it; otherwise the stack pays for it like any
+    capacity (the reservation is priced too), and says why."""
+    why = reservations.cover(footprint, resource, templates)
+    if why is None:
         return footprint
     where = ", ".join(footprint.reservation_names) or "a reservation"
     return replace(
@@ -156,8 +184,9 @@ def resolve_reservation(
         market=footprint.market_outside_reservation or "on_demand",
         notes=(
             *footprint.notes,
-            f"runs in {where}, which is not in this stack for its machine: priced at its own "
-            "rate (a reservation elsewhere may pay for it)",
+            f"runs in {where}, which {why}: priced at its own rate"
+            if not why.startswith("spot")
+            else f"{why}: priced as spot",
         ),
     )
 

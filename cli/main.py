@@ -659,7 +659,8 @@ def cost(
 @_program_options
 @click.option("--yes", is_flag=True, help="Skip the confirmation.")
 def up(stack: str | None, program: Path, yes: bool) -> None:
-    """Deploy a stack with the real Pulumi CLI (through the Automation API).
+    """Deploy a stack with the real Pulumi CLI (through the Automation API), refreshed
+    first (pulumi up --refresh), so a run in progress keeps its size and its end.
 
     Needs the Pulumi CLI, a backend login (pulumi login) and cloud credentials; see the
     README's "Deploying". Preview first: gpufleet preview --env ENV.
@@ -687,10 +688,12 @@ def _run_live(operation: str, program: Path, stack: str) -> None:
 
     try:
         live_stack = automation.create_or_select_stack(stack_name=stack, work_dir=str(program))
+        # Refreshed first: what a run changed (gpufleet scale, outside the program) is what the
+        # update starts from, so the settings a stack leaves to runs keep their live values.
         if operation == "preview":
-            live_stack.preview(on_output=click.echo)
+            live_stack.preview(on_output=click.echo, refresh=True)
         else:
-            live_stack.up(on_output=click.echo)
+            live_stack.up(on_output=click.echo, refresh=True)
     except automation.errors.CommandError as exc:
         click.echo(f"pulumi {operation} failed: {exc}", err=True)
         sys.exit(1)

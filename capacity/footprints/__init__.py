@@ -107,6 +107,13 @@ def resolve_template(footprint: GpuFootprint, templates: list[GpuFootprint]) -> 
     parts = (footprint, *templates)
     # Capacity in a reservation through its template is in that reservation too.
     reserving = [t for t in templates if t.market == "in_reservation"]
+    if reserving and footprint.market is not None:
+        notes = (
+            *notes,
+            "its template targets a capacity reservation, which the engine does not match "
+            "for a group that sets its own market (a mixed instances policy): priced at its "
+            "own rates, the reservation too",
+        )
     if footprint.market is None and reserving and len(reserving) == len(templates):
         footprint = replace(
             footprint,

@@ -118,7 +118,9 @@ def _reservation_fields(r: Reading) -> dict[str, Any]:
     names = as_list(r.get(_AFFINITY, "specificReservation", "values"))
     return {
         "market": "in_reservation",
-        "reservation_names": tuple(n.rsplit("/", 1)[-1] for n in names if isinstance(n, str)),
+        "reservation_names": tuple(
+            n.rsplit("/", 1)[-1] for n in names if isinstance(n, str) and not is_unknown(n)
+        ),
         "market_outside_reservation": outside,
         "reservation_properties": (_AFFINITY,),
     }

@@ -15,7 +15,9 @@ on every resource.
 
 Reserved capacity: given ``capacity_reservation_group_id`` (a ``CapacityReservationGroup``),
 the set's VMs run in that group's reservations, which pay for them; Azure allows that for
-Regular (pay-as-you-go) VMs only, and for a regional group only for a set without zones.
+Regular (pay-as-you-go) VMs only, without a proximity placement group, in as many fault
+domains as the reservation (the set takes one), and for a regional group only for a set
+without zones.
 
 Example::
 
@@ -123,6 +125,10 @@ class SpotScaleSetArgs(ComponentArgs):
                 "capacity_reservation_group_id needs priority Regular: Azure runs no Spot VMs "
                 "in a capacity reservation"
             )
+        if self.capacity_reservation_group_id is not None and self.proximity_placement_group:
+            raise ValueError(
+                "capacity_reservation_group_id cannot go with a proximity placement group"
+            )
         return self
 
 
@@ -176,6 +182,9 @@ class SpotScaleSet(pulumi.ComponentResource):
                 tier="Standard",
             ),
             orchestration_mode="Uniform",
+            # A capacity reservation holds VMs in fewer fault domains than a regional set's
+            # default of five: one keeps the set inside what the reservation holds.
+            platform_fault_domain_count=None if args.capacity_reservation_group_id is None else 1,
             overprovision=False,
             single_placement_group=False,
             zones=args.zones or None,

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from gpufleet.capacity.footprints.model import GpuFootprint
 from gpufleet.capacity.stack_capacity import stack_capacity, stack_footprints
 from gpufleet.capacity.stack_resource import StackResource
 from gpufleet.policies.testing import UNKNOWN
@@ -157,3 +158,93 @@ def test_capacity_in_a_reservation_elsewhere_pays_its_own_way(build: Any) -> Non
     running = next(f for f in found if f.market != "reserved")
     assert running.market == "on_demand"
     assert "not in this stack" in running.notes[-1]
+
+
+def _running(resources: list[StackResource]) -> list[GpuFootprint]:
+    return [i.footprint for i in stack_capacity(resources) if i.footprint.market != "reserved"]
+
+
+def test_a_reservation_covers_as_many_instances_as_it_holds_once() -> None:
+    """Two instances reserved: a group of two fits; a second group of two on the same
+    reservation, or one group of three, pays its own way (the reservation is priced too)."""
+    reservation, template, group = gcp_in_reservation(["urn::res"])
+    second = resource(group.type, "mig-2", group.props, versions=["urn::tpl"])
+    first_found, second_found = _running([reservation, template, group, second])
+    assert first_found.market == "in_reservation"
+    assert second_found.market == "on_demand" and "room" in second_found.notes[-1]
+    bigger = resource(group.type, "mig", {**group.props, "targetSize": 3}, versions=["urn::tpl"])
+    (found,) = _running([reservation, template, bigger])
+    assert found.market == "on_demand" and "room" in found.notes[-1]
+
+
+def test_spot_capacity_is_never_in_a_reservation() -> None:
+    reservation, template, group = gcp_in_reservation(["urn::res"])
+    spot = resource(
+        template.type,
+        "tpl",
+        {**template.props, "scheduling": {"provisioningModel": "SPOT"}},
+        reservationAffinity=["urn::res"],
+    )
+    (found,) = _running([reservation, spot, group])
+    assert found.market == "spot" and "cannot run in a reservation" in found.notes[-1]
+
+
+def test_a_known_reservation_name_outranks_a_dependency() -> None:
+    """A scale set whose profile depends on the stack's group but names another group (its id
+    known) is in that other group, which the stack does not hold."""
+    crg, reservation, vmss = azure_in_reservation(["urn::crg"])
+    reservation = resource(
+        reservation.type,
+        reservation.name,
+        {**reservation.props, "capacityReservationGroupName": "serving"},
+        capacityReservationGroupName=["urn::crg"],
+    )
+    other = ".../capacityReservationGroups/elsewhere"
+    named = resource(
+        vmss.type,
+        "vmss",
+        {
+            **vmss.props,
+            "virtualMachineProfile": {
+                "capacityReservation": {"capacityReservationGroup": {"id": other}}
+            },
+        },
+        virtualMachineProfile=["urn::crg"],
+    )
+    (found,) = _running([crg, reservation, named])
+    assert found.market == "on_demand" and "elsewhere" in found.notes[-1]
+    # The same, naming the stack's group in any case: in it.
+    ours = resource(
+        vmss.type,
+        "vmss",
+        {
+            **vmss.props,
+            "virtualMachineProfile": {
+                "capacityReservation": {
+                    "capacityReservationGroup": {"id": ".../capacityReservationGroups/SERVING"}
+                }
+            },
+        },
+    )
+    (found,) = _running([crg, reservation, ours])
+    assert found.market == "in_reservation"
+
+
+def test_a_mixed_group_on_a_reserving_template_says_it_is_priced_on_its_own() -> None:
+    reservation, template, _ = aws_in_reservation(["urn::odcr"])
+    mixed = resource(
+        "aws:autoscaling/group:Group",
+        "asg",
+        {
+            "minSize": 2,
+            "maxSize": 2,
+            "mixedInstancesPolicy": {
+                "instancesDistribution": {"onDemandBaseCapacity": 2},
+                "launchTemplate": {"launchTemplateSpecification": {"launchTemplateId": UNKNOWN}},
+            },
+        },
+        mixedInstancesPolicy=["urn::lt"],
+    )
+    (found,) = _running([reservation, template, mixed])
+    assert found.market == "on_demand"
+    assert "does not match" in found.notes[-1]

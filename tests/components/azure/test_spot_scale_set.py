@@ -148,7 +148,9 @@ GROUP_ID = (
 
 def test_scale_set_in_a_capacity_reservation_group() -> None:
     cap, _ = scale_set(priority="Regular", capacity_reservation_group_id=GROUP_ID)
-    profile = cap.one("azure-native:compute:VirtualMachineScaleSet").inputs["virtualMachineProfile"]
+    vmss = cap.one("azure-native:compute:VirtualMachineScaleSet").inputs
+    assert vmss["platformFaultDomainCount"] == 1
+    profile = vmss["virtualMachineProfile"]
     assert profile["capacityReservation"] == {"capacityReservationGroup": {"id": GROUP_ID}}
     assert profile["priority"] == "Regular"
     assert "billingProfile" not in profile and "evictionPolicy" not in profile
@@ -157,3 +159,9 @@ def test_scale_set_in_a_capacity_reservation_group() -> None:
 def test_spot_vms_cannot_run_in_a_capacity_reservation() -> None:
     with pytest.raises(ValueError, match="needs priority Regular"):
         scale_set(capacity_reservation_group_id=GROUP_ID)
+    with pytest.raises(ValueError, match="cannot go with a proximity placement group"):
+        scale_set(
+            priority="Regular",
+            capacity_reservation_group_id=GROUP_ID,
+            proximity_placement_group=True,
+        )
