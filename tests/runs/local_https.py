@@ -125,7 +125,10 @@ class LocalServer:
             context.load_cert_chain(*cert)
             self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
             self.scheme = "https"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # A short poll: closing waits for it.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self._thread.start()
 
     @property
