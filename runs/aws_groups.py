@@ -27,7 +27,8 @@ GUARD_ACTION = "gpufleet-scale-end"
 
 def scale_group(run: PartRun, target: StackTarget, window: RunWindow) -> PartChange:
     region = run.workload.region
-    client = autoscaling_client(region)
+    with aws_errors("autoscaling:DescribeAutoScalingGroups", f"Auto Scaling groups in {region}"):
+        client = autoscaling_client(region)  # a profile that is not there fails here
     group = _scaling_group(client, run, target)
     name, arn = group["AutoScalingGroupName"], group["AutoScalingGroupARN"]
     per_instance = run.workload.gpus_per_instance if run.group == "aws_group_in_gpus" else 1

@@ -5,11 +5,12 @@ setting from 0 to the set's size: disabled for work on request, enabled with rec
 profiles for work on a schedule. A run leaves its guard first: the setting enabled with a
 fixed-date profile (``RUN_PROFILE``, UTC, from now to the run's end, capacity N), which Azure
 prefers to recurring and default profiles while it lasts; for work on request the default
-profile is held at 0 meanwhile (a profile without rules leaves a count within its bounds as
-it is, so 0 to the set's size would keep N after the run). Then it sets the set's capacity
-to N, so the run starts now rather than at autoscale's next evaluation. ``--to 0`` removes
-the profile; for work on request it restores the default profile's bounds, disables the
-setting and sets the capacity to 0 (a set on a schedule follows its profiles again).
+profile's bounds become 0 to 0 (a profile without rules leaves a count within its bounds as
+it is, so 0 to the set's size would keep N after the run), until ``--to 0`` or the next run.
+Then it sets the set's capacity to N, so the run starts now rather than at autoscale's next
+evaluation. ``--to 0`` removes the profile; for work on request it restores the default
+profile's bounds, disables the setting and sets the capacity to 0 (a set on a schedule
+follows its profiles again).
 
 The set is found by the workload's tags (the one that scales carries the plan's expected
 use), the setting by its target. The command returns once Azure accepted the capacity: new
@@ -27,10 +28,9 @@ from gpufleet.runs.azure_access import AzureAccess, azure_access, azure_errors
 from gpufleet.runs.cloud_error import CloudError, ambiguous, not_deployed
 from gpufleet.runs.part_change import PartChange
 from gpufleet.runs.run_duration import RunWindow
-from gpufleet.runs.run_parts import PartRun, ScaleInputError
-from gpufleet.runs.stack_target import StackTarget
+from gpufleet.runs.run_parts import PartRun
+from gpufleet.runs.stack_target import StackTarget, azure_scope
 from gpufleet.runs.workload_tags import carries, scales, workload_tags
-from gpufleet.stacks.stack_config import StackConfigError, site_region
 
 RUN_PROFILE = "gpufleet-run"
 # Azure's limit of profiles in one autoscale setting.
@@ -40,7 +40,8 @@ _SETTING_WRITE = "Microsoft.Insights/autoscalesettings/write"
 
 
 def scale_scale_set(run: PartRun, target: StackTarget, window: RunWindow) -> PartChange:
-    subscription, group = _where(run, target)
+    subscription, region = azure_scope(target, run.workload)  # check_site made sure
+    group = region.resource_group_name
     access = azure_access(subscription)
     scope = f"/subscriptions/{subscription}/resourceGroups/{group}"
     scale_set = _scaling_set(access, group, scope, workload_tags(target.settings, run.workload))
@@ -75,9 +76,8 @@ def scale_scale_set(run: PartRun, target: StackTarget, window: RunWindow) -> Par
         guard = f"autoscale profile {RUN_PROFILE} removed; autoscale setting {state}"
         return PartChange(run.part.component, capacity, names, guard)
     end = window.until.strftime("%Y-%m-%d %H:%M UTC")
-    guard = f"autoscale profile {RUN_PROFILE} holds {capacity} VM(s) until {end}, then 0"
-    if not on_request:
-        guard = f"autoscale profile {RUN_PROFILE} holds {capacity} VM(s) until {end}"
+    after = "the default profile's 0" if on_request else "the schedule's profiles"
+    guard = f"autoscale profile {RUN_PROFILE} holds {capacity} VM(s) until {end}, then {after}"
     return PartChange(run.part.component, capacity, names, guard)
 
 
@@ -100,19 +100,6 @@ def _defaults(
 ) -> list[monitor_models.AutoscaleProfile]:
     """The profiles in force when no other is: neither recurring nor on a date."""
     return [p for p in profiles if p.recurrence is None and p.fixed_date is None]
-
-
-def _where(run: PartRun, target: StackTarget) -> tuple[str, str]:
-    try:
-        site = target.site.azure()
-        region = site_region(site.regions, "azure", run.workload.region)
-    except StackConfigError as exc:
-        raise ScaleInputError([f"{target.path}: {exc}"]) from None
-    if site.subscription_id is None:
-        raise ScaleInputError(
-            [f"{target.path}: site:azure.subscriptionId is not set; a run needs it"]
-        )
-    return site.subscription_id, region.resource_group_name
 
 
 def _scaling_set(

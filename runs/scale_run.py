@@ -18,7 +18,7 @@ from gpufleet.clouds import Cloud
 from gpufleet.runs.part_change import PartChange
 from gpufleet.runs.run_duration import RunWindow, parse_duration
 from gpufleet.runs.run_parts import GroupKind, PartRun, ScaleInputError, find_workload, spread
-from gpufleet.runs.stack_target import StackTarget, read_stack
+from gpufleet.runs.stack_target import StackTarget, check_site, read_stack
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,7 @@ def scale(request: ScaleRequest, now: datetime | None = None) -> ScaleOutcome:
         raise ScaleInputError([*exc.problems, *problems]) from None
     if problems:
         raise ScaleInputError(problems)
+    check_site(target, workload)
     duration = None if request.duration is None else parse_duration(request.duration)
     window = RunWindow.from_now(duration, now)
     changes = [_scaler(run.group)(run, target, window) for run in runs]

@@ -19,10 +19,13 @@ from gpufleet.runs.run_parts import ScaleInputError
 from gpufleet.stacks import config_keys
 from gpufleet.stacks.stack_config import (
     SITE_MODELS,
+    AzureRegion,
     Site,
     StackConfigError,
     StackSettings,
+    WorkloadPlacement,
     load_site,
+    site_region,
     validation_problems,
 )
 
@@ -59,6 +62,26 @@ def read_stack(program: Path, stack: str, config_file: Path | None) -> StackTarg
     except StackConfigError as exc:
         raise ScaleInputError([f"{path}: {exc}"]) from None
     return StackTarget(path, settings, site)
+
+
+def azure_scope(target: StackTarget, workload: WorkloadPlacement) -> tuple[str, AzureRegion]:
+    """The subscription and region settings of an Azure workload's stack."""
+    site = target.site.azure()
+    if site.subscription_id is None:
+        raise StackConfigError("site:azure: subscriptionId is not set; gpufleet scale needs it")
+    return site.subscription_id, site_region(site.regions, "azure", workload.region)
+
+
+def check_site(target: StackTarget, workload: WorkloadPlacement) -> None:
+    """ScaleInputError naming the ``site:`` setting a run on this workload needs and lacks,
+    before any cloud is asked."""
+    try:
+        if workload.cloud == "gcp":
+            target.site.gcp()
+        elif workload.cloud == "azure":
+            azure_scope(target, workload)
+    except StackConfigError as exc:
+        raise ScaleInputError([f"{target.path}: {exc}"]) from None
 
 
 def _namespace(flat: dict[str, str], namespace: str, gpufleet: bool) -> dict[str, Any]:

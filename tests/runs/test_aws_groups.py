@@ -218,3 +218,15 @@ def test_a_missing_permission_is_one_line_naming_it(
     assert line.startswith("aws: permission denied: autoscaling:PutScheduledUpdateGroupAction on ")
     assert line.endswith(":autoScalingGroupName/aws-fleet-asg-1a2b3c4")
     assert desired("aws-fleet-asg-1a2b3c4") == 0
+
+
+def test_a_profile_that_is_not_there_is_one_line(
+    aws_env: str, config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AWS_PROFILE", "gone")
+    result = scale(config, "aws-fleet", "--to", "1", "--for", "1h")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"aws: autoscaling:DescribeAutoScalingGroups on Auto Scaling groups in {AWS_REGION} "
+        "failed: The config profile (gone) could not be found"
+    ]
