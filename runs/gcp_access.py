@@ -133,9 +133,11 @@ def wait(access: GcpAccess, operation: compute_v1.Operation) -> None:
         current = _poll(access, current)
     if current.http_error_status_code or current.error.errors:
         details = "; ".join(f"{e.code}: {e.message}" for e in current.error.errors)
+        # The errors say what failed (ZONE_RESOURCE_POOL_EXHAUSTED: ...), the status only
+        # how (SERVICE UNAVAILABLE).
         raise api_exceptions.from_http_status(
             current.http_error_status_code or 500,
-            current.http_error_message or details,
+            details or current.http_error_message,
             errors=list(current.error.errors),
         )
 

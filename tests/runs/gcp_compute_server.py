@@ -30,6 +30,9 @@ class ComputeState:
     denied: set[str] = field(default_factory=set)
     # Operations a client must poll: the first answer says RUNNING.
     slow_operations: bool = False
+    # Operations of these kinds end in this error (code, message), as GCP reports a zone out
+    # of capacity: the request accepted, the operation failed.
+    failing: dict[str, tuple[str, str]] = field(default_factory=dict)
     operations: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
@@ -217,6 +220,14 @@ class ComputeApi:
             "selfLink": self.link(f"{scope}/operations/{name}"),
             **({"region": self.link(scope)} if region else {"zone": self.link(scope)}),
         }
+        if kind in self.state.failing:
+            code, message = self.state.failing[kind]
+            operation.update(
+                status="DONE",
+                httpErrorStatusCode=503,
+                httpErrorMessage="SERVICE UNAVAILABLE",
+                error={"errors": [{"code": code, "message": message}]},
+            )
         self.state.operations[name] = operation
         return Reply(200, dict(operation))
 

@@ -1,6 +1,7 @@
 """``gpufleet scale`` on a GCP compact cluster's VMs, against the local Compute Engine API:
 each VM started gets its own guard first (max run duration with STOP, set while stopped),
-VMs already running count, ``--to 0`` stops them, a missing permission is one line."""
+VMs already running count, ``--to 0`` stops them; a missing permission, and a zone out of
+capacity, are one line."""
 
 from __future__ import annotations
 
@@ -96,3 +97,19 @@ def test_fixed_nodes_of_the_workload_are_not_found(compute: ComputeApi, scale: S
     assert result.exit_code == 1
     [line] = result.stderr.splitlines()
     assert line.startswith("gcp: no VMs that run on request, labelled ")
+
+
+def test_a_zone_out_of_capacity_is_one_line(compute: ComputeApi, scale: Scale) -> None:
+    cluster(compute, "TERMINATED", "TERMINATED", "TERMINATED")
+    message = "The zone 'projects/p/zones/us-east4-a' does not have enough resources available."
+    compute.state.failing["compute.instances.start"] = ("ZONE_RESOURCE_POOL_EXHAUSTED", message)
+    result = scale("gcp-cluster", "--to", "1", "--for", "1h")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        "gcp: compute.instances.start on "
+        f"projects/{GCP_PROJECT}/zones/{GCP_ZONE}/instances/gcp-cluster-node-0 failed: "
+        f"ZONE_RESOURCE_POOL_EXHAUSTED: {message}"
+    ]
+    # Its guard was set first: the VM, should it start later, stops itself.
+    scheduling = compute.state.instances["gcp-cluster-node-0"]["scheduling"]
+    assert int(scheduling["maxRunDuration"]["seconds"]) == 3600
