@@ -131,6 +131,7 @@ def main() -> None:
       gpufleet preview --env prod
       gpufleet check --env prod
       gpufleet cost --env prod
+      gpufleet scale eval-harness --env prod --to 1 --for 8h
     """
 
 
@@ -653,6 +654,74 @@ def cost(
     summary = cost_render.markdown(outcome) if fmt == "github" else None
     _emit_report(text, output, job_summary=summary)
     sys.exit(1 if outcome.report.fails_budget else 0)
+
+
+@main.command()
+@click.argument("workload")
+@_program_options
+@stack_config_option
+@click.option(
+    "--to",
+    "count",
+    type=click.IntRange(min=0),
+    required=True,
+    metavar="N",
+    help="Instances to run (0 ends the run), filled over the workload's parts that scale.",
+)
+@click.option(
+    "--for",
+    "duration",
+    metavar="DURATION",
+    help="How long the run lasts before its capacity returns to zero: 8h, 90m, 1h30m, 2d "
+    "(5 minutes to 31 days). Required with N > 0.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text for people; json for scripts.",
+)
+def scale(
+    workload: str,
+    stack: str | None,
+    program: Path,
+    config_file: Path | None,
+    count: int,
+    duration: str | None,
+    fmt: str,
+) -> None:
+    """Run WORKLOAD at N instances for a while, through the clouds' own SDKs.
+
+    Sizes the deployed groups of a workload whose capacity is on request (or on a schedule)
+    and leaves a guard in the cloud that returns them to zero when the time is up, even if
+    nobody comes back: a scheduled action (AWS), a one-off scaling schedule or the VMs' own
+    max run duration (GCP), an autoscale profile (Azure). See the README, "Running on
+    request: gpufleet scale".
+
+    \b
+    Exit status: 0 done; 1 a cloud refused or failed (a credential or permission missing,
+    the stack not deployed); 2 bad input (unknown workload, N above what the stack allows,
+    a bad or missing --for, a part that cannot be scaled).
+    """
+    if stack is None:
+        _fail_input(["give --env ENV (or --stack NAME): which stack's workload to scale"])
+    from gpufleet.cli import scale_render
+    from gpufleet.runs.cloud_error import CloudError
+    from gpufleet.runs.run_parts import ScaleInputError
+    from gpufleet.runs.scale_run import ScaleRequest
+    from gpufleet.runs.scale_run import scale as scale_workload
+
+    request = ScaleRequest(program, stack, config_file, workload, count, duration)
+    try:
+        outcome = scale_workload(request)
+    except ScaleInputError as exc:
+        _fail_input(exc.problems)
+    except CloudError as exc:
+        click.echo(str(exc), err=True)
+        sys.exit(1)
+    click.echo(scale_render.render(outcome, fmt), nl=False)
 
 
 @main.command()

@@ -23,6 +23,7 @@ PACKAGE_FOLDERS = (
     "policies",
     "stacks",
     "capacity",
+    "runs",
 )
 
 

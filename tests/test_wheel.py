@@ -48,6 +48,7 @@ def test_gpufleet_links_every_top_level_package_folder() -> None:
         "policies",
         "stacks",
         "capacity",
+        "runs",
     }
     for link in (ROOT / "gpufleet").iterdir():
         if link.is_symlink():

@@ -1,0 +1,175 @@
+"""A run on a GCP managed instance group (``gcp:SpotGroup``) through its regional autoscaler.
+
+The stack builds a regional group and an autoscaler from 0 to the group's size: off for work
+on request, on with weekly scaling schedules for work on a schedule. A run turns the
+autoscaler on and gives it a one-off scaling schedule (``RUN_SCHEDULE``: a cron of this UTC
+minute with its year, so it fires once; ``min_required_replicas`` N for the run's duration).
+The schedule's end is the guard: the autoscaler then no longer holds the group at N and
+scales it in. ``--to 0`` removes the schedule, restores the mode the stack set, and for work
+on request resizes the group to 0 (a group on a schedule follows its schedule again).
+
+The group's VMs carry the workload's labels through its instance template (the group itself
+takes none): the template is found by its labels, the group by its template, the autoscaler
+by its target. The whole autoscaler is written back (``update``): a merge patch cannot
+remove one entry of the schedules map.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+
+from gpufleet.runs.cloud_error import CloudError, ambiguous, not_deployed
+from gpufleet.runs.gcp_access import (
+    GcpAccess,
+    compute_v1,
+    gcp_access,
+    gcp_errors,
+    name_of,
+    path_of,
+    wait,
+)
+from gpufleet.runs.part_change import PartChange
+from gpufleet.runs.run_duration import RunWindow
+from gpufleet.runs.run_parts import PartRun
+from gpufleet.runs.stack_target import StackTarget
+from gpufleet.runs.workload_tags import carries, workload_labels
+
+RUN_SCHEDULE = "gpufleet-run"
+
+
+def scale_group(run: PartRun, target: StackTarget, window: RunWindow) -> PartChange:
+    access = gcp_access(target.site.gcp().project)
+    region = run.workload.region
+    labels = workload_labels(target.settings, run.workload)
+    group, autoscaler = _scaling_group(access, region, labels)
+    policy = autoscaler.autoscaling_policy
+    policy.scaling_schedules.pop(RUN_SCHEDULE, None)
+    if window.until is not None:
+        policy.mode = "ON"
+        policy.max_num_replicas = max(policy.max_num_replicas, run.instances)
+        policy.scaling_schedules[RUN_SCHEDULE] = run_schedule(run.instances, window)
+    else:
+        policy.mode = "OFF" if run.part.scaling == "on_request" else "ON"
+    resource = f"projects/{access.project}/regions/{region}/autoscalers/{autoscaler.name}"
+    with gcp_errors("compute.autoscalers.update", resource):
+        wait(
+            access,
+            access.client(compute_v1.RegionAutoscalersClient).update_unary(
+                request=compute_v1.UpdateRegionAutoscalerRequest(
+                    project=access.project,
+                    region=region,
+                    autoscaler=autoscaler.name,
+                    autoscaler_resource=autoscaler,
+                )
+            ),
+        )
+    names = (group.name, autoscaler.name)
+    if window.until is not None:
+        end = window.until.strftime("%Y-%m-%d %H:%M UTC")
+        guard = f"scaling schedule {RUN_SCHEDULE} holds {run.instances} VM(s) until {end}"
+        return PartChange(run.part.component, run.instances, names, guard)
+    if run.part.scaling == "on_request":
+        _resize_to_zero(access, region, group.name)
+    return PartChange(
+        run.part.component,
+        0,
+        names,
+        f"scaling schedule {RUN_SCHEDULE} removed; autoscaler {policy.mode.lower()}",
+    )
+
+
+def run_schedule(instances: int, window: RunWindow) -> compute_v1.AutoscalingPolicyScalingSchedule:
+    """A schedule that starts once, this UTC minute, and ends when the run does."""
+    assert window.until is not None
+    start = window.start.replace(second=0, microsecond=0)
+    return compute_v1.AutoscalingPolicyScalingSchedule(
+        schedule=once_at(start),
+        time_zone="UTC",
+        duration_sec=math.ceil((window.until - start).total_seconds()),
+        min_required_replicas=instances,
+        description=f"gpufleet scale: a run until {window.until.isoformat(timespec='seconds')}",
+    )
+
+
+def once_at(moment: datetime) -> str:
+    """The extended cron (minute hour day month day-of-week year) that fires once."""
+    return f"{moment.minute} {moment.hour} {moment.day} {moment.month} * {moment.year}"
+
+
+def _scaling_group(
+    access: GcpAccess, region: str, labels: dict[str, str]
+) -> tuple[compute_v1.InstanceGroupManager, compute_v1.Autoscaler]:
+    """The workload's regional group that scales, and its autoscaler: the group runs the
+    instance template carrying the workload's labels, the autoscaler targets the group (a
+    fixed group of the same workload has none)."""
+    project = access.project
+    where = f"projects/{project}/regions/{region}"
+    templates = _labelled_templates(access, labels)
+    with gcp_errors("compute.instanceGroupManagers.list", where):
+        groups = [
+            group
+            for group in access.client(compute_v1.RegionInstanceGroupManagersClient).list(
+                project=project, region=region
+            )
+            if _templates_of(group) & templates
+        ]
+    if not groups:
+        what = f"managed instance group whose template carries labels {_labels_text(labels)}"
+        raise not_deployed("gcp", what, where)
+    with gcp_errors("compute.autoscalers.list", where):
+        autoscalers = {
+            path_of(autoscaler.target): autoscaler
+            for autoscaler in access.client(compute_v1.RegionAutoscalersClient).list(
+                project=project, region=region
+            )
+        }
+    scaled = [
+        (g, autoscalers[path_of(g.self_link)])
+        for g in groups
+        if path_of(g.self_link) in autoscalers
+    ]
+    if not scaled:
+        names = ", ".join(g.name for g in groups)
+        raise CloudError("gcp", f"{names}: no autoscaler targets it; the group runs a fixed size")
+    if len(scaled) > 1:
+        raise ambiguous("gcp", "managed instance groups", [g.name for g, _ in scaled])
+    return scaled[0]
+
+
+def _labelled_templates(access: GcpAccess, labels: dict[str, str]) -> set[str]:
+    """Names of the instance templates carrying every label. The listing is narrowed by the
+    labels whose keys a filter can name; each template is checked against all."""
+    listing = " ".join(
+        f'(labels.{key} = "{value}")' for key, value in labels.items() if key.isidentifier()
+    )
+    project = access.project
+    with gcp_errors("compute.instanceTemplates.list", f"projects/{project}/global"):
+        return {
+            template.name
+            for template in access.client(compute_v1.InstanceTemplatesClient).list(
+                request=compute_v1.ListInstanceTemplatesRequest(project=project, filter=listing)
+            )
+            if carries(template.properties.labels, labels)
+        }
+
+
+def _templates_of(group: compute_v1.InstanceGroupManager) -> set[str]:
+    links = [version.instance_template for version in group.versions]
+    links.append(group.instance_template)
+    return {name_of(link) for link in links if link}
+
+
+def _labels_text(labels: dict[str, str]) -> str:
+    return ", ".join(f"{key}={value}" for key, value in labels.items())
+
+
+def _resize_to_zero(access: GcpAccess, region: str, group: str) -> None:
+    resource = f"projects/{access.project}/regions/{region}/instanceGroupManagers/{group}"
+    with gcp_errors("compute.instanceGroupManagers.update", resource):
+        wait(
+            access,
+            access.client(compute_v1.RegionInstanceGroupManagersClient).resize_unary(
+                project=access.project, region=region, instance_group_manager=group, size=0
+            ),
+        )

@@ -1,0 +1,117 @@
+"""A run on a GCP compact cluster (``gcp:CompactCluster``): its VMs, created stopped.
+
+The stack builds the nodes of a multi-node job as VMs in one placement policy, stopped
+(``TERMINATED``) until a run, and leaves their state alone later. A run gives each stopped
+VM it starts its guard first: ``max_run_duration`` = the run's length with
+``instance_termination_action`` STOP (set while the VM is stopped, as GCP requires), so the
+VM stops itself when the time is up; then starts it. VMs already running count towards N and
+keep the end time of the run that started them; any above N are stopped. ``--to 0`` stops
+the running ones.
+
+The VMs are found by the workload's labels in the workload's zone; the nodes of a cluster
+that runs on request also carry its expected use.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from gpufleet.runs.cloud_error import CloudError, not_deployed
+from gpufleet.runs.gcp_access import GcpAccess, compute_v1, gcp_access, gcp_errors, wait
+from gpufleet.runs.part_change import PartChange
+from gpufleet.runs.run_duration import RunWindow
+from gpufleet.runs.run_parts import PartRun
+from gpufleet.runs.stack_target import StackTarget
+from gpufleet.runs.workload_tags import carries, scales, workload_labels
+
+# Statuses of a VM that runs (or is on its way), and of one that can be started.
+RUNNING = frozenset({"PROVISIONING", "STAGING", "RUNNING", "REPAIRING"})
+STOPPED = frozenset({"TERMINATED"})
+
+
+def scale_nodes(run: PartRun, target: StackTarget, window: RunWindow) -> PartChange:
+    access = gcp_access(target.site.gcp().project)
+    zone = run.workload.zone
+    nodes = _nodes(access, zone, workload_labels(target.settings, run.workload))
+    running = sorted((vm for vm in nodes if vm.status in RUNNING), key=lambda vm: vm.name)
+    stopped = sorted((vm for vm in nodes if vm.status in STOPPED), key=lambda vm: vm.name)
+    wanted = run.instances if window.until is not None else 0
+    to_stop = running[wanted:]
+    to_start = stopped[: max(wanted - len(running), 0)]
+    if len(running) + len(stopped) < wanted:
+        busy = ", ".join(f"{vm.name} {vm.status}" for vm in nodes if vm not in running + stopped)
+        raise CloudError(
+            "gcp", f"{wanted} node(s) asked, {len(running) + len(stopped)} can run ({busy})"
+        )
+    nodes_client = access.client(compute_v1.InstancesClient)
+    _each(
+        access, zone, "compute.instances.stop", [vm.name for vm in to_stop], nodes_client.stop_unary
+    )
+    if window.until is not None:
+        seconds = math.ceil((window.until - window.start).total_seconds())
+        for vm in to_start:
+            _set_max_run(access, zone, vm, seconds)
+        _each(
+            access,
+            zone,
+            "compute.instances.start",
+            [vm.name for vm in to_start],
+            nodes_client.start,
+        )
+    names = tuple(vm.name for vm in [*running[:wanted], *to_start, *to_stop])
+    if window.until is None:
+        guard = f"{len(to_stop)} VM(s) stopped"
+    else:
+        end = window.until.strftime("%Y-%m-%d %H:%M UTC")
+        kept = f"; {len(running[:wanted])} already running keep their own end" if running else ""
+        guard = f"each VM started stops itself at {end} (max run duration, STOP){kept}"
+    return PartChange(run.part.component, wanted, names, guard)
+
+
+def _nodes(access: GcpAccess, zone: str, labels: dict[str, str]) -> list[compute_v1.Instance]:
+    project = access.project
+    listing = " ".join(
+        f'(labels.{key} = "{value}")' for key, value in labels.items() if key.isidentifier()
+    )
+    where = f"projects/{project}/zones/{zone}"
+    with gcp_errors("compute.instances.list", where):
+        found = [
+            vm
+            for vm in access.client(compute_v1.InstancesClient).list(
+                request=compute_v1.ListInstancesRequest(project=project, zone=zone, filter=listing)
+            )
+            if carries(vm.labels, labels) and scales(vm.labels, labels=True)
+        ]
+    if not found:
+        text = ", ".join(f"{key}={value}" for key, value in labels.items())
+        raise not_deployed("gcp", f"VMs that run on request, labelled {text}", where)
+    return found
+
+
+def _set_max_run(access: GcpAccess, zone: str, vm: compute_v1.Instance, seconds: int) -> None:
+    """The VM's own guard: it stops after ``seconds`` of running. Its other scheduling
+    settings are sent back as they are (``setScheduling`` replaces them all)."""
+    scheduling = vm.scheduling
+    scheduling.max_run_duration = compute_v1.Duration(seconds=seconds)
+    scheduling.instance_termination_action = "STOP"
+    resource = f"projects/{access.project}/zones/{zone}/instances/{vm.name}"
+    with gcp_errors("compute.instances.setScheduling", resource):
+        wait(
+            access,
+            access.client(compute_v1.InstancesClient).set_scheduling_unary(
+                project=access.project, zone=zone, instance=vm.name, scheduling_resource=scheduling
+            ),
+        )
+
+
+def _each(access: GcpAccess, zone: str, permission: str, names: list[str], call: Any) -> None:
+    """Start (or stop) every VM, then wait for all: they boot (or stop) side by side."""
+    operations = []
+    for name in names:
+        resource = f"projects/{access.project}/zones/{zone}/instances/{name}"
+        with gcp_errors(permission, resource):
+            operations.append((resource, call(project=access.project, zone=zone, instance=name)))
+    for resource, operation in operations:
+        with gcp_errors(permission, resource):
+            wait(access, operation)

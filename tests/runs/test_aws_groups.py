@@ -1,0 +1,232 @@
+"""``gpufleet scale`` on AWS against a real moto server on 127.0.0.1: the group found by its
+tags, its desired capacity (in GPUs for a fleet, nodes for a placement cluster), the guard
+(a scheduled action at the end of the run, desired 0), ``--to 0``, and the refusals: N above
+the group's size, no credentials, a permission missing."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+import requests
+from click.testing import CliRunner, Result
+from moto.core.authorization import enable_iam_authentication
+from moto.server import ThreadedMotoServer
+
+from gpufleet import tag_keys
+from gpufleet.cli.main import main
+from gpufleet.runs.aws_groups import GUARD_ACTION
+from tests.helpers import ROOT
+from tests.runs.stack_files import AWS_REGION, ENVIRONMENT, PROJECT, write_stack_config
+
+FAKE_KEYS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
+
+
+@pytest.fixture(scope="module")
+def moto_url() -> Iterator[str]:
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    yield f"http://{host}:{port}"
+    server.stop()
+
+
+@pytest.fixture
+def aws_env(moto_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Only the moto server and fake keys: no profile, no files, no instance metadata."""
+    requests.post(f"{moto_url}/moto-api/reset", timeout=10)
+    for name in ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_SESSION_TOKEN", "AWS_ROLE_ARN"):
+        monkeypatch.delenv(name, raising=False)
+    empty = tmp_path / "empty"
+    empty.write_text("")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(empty))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(empty))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    monkeypatch.setenv("AWS_ENDPOINT_URL", moto_url)
+    for name, value in FAKE_KEYS.items():
+        monkeypatch.setenv(name, value)
+    return moto_url
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Path:
+    return write_stack_config(tmp_path)
+
+
+def autoscaling() -> Any:
+    return boto3.client("autoscaling", region_name=AWS_REGION)
+
+
+def make_group(name: str, workload: str, size: int, *, scales: bool = True) -> None:
+    """An Auto Scaling group as the components build it: min 0, max its size, tagged."""
+    ec2 = boto3.client("ec2", region_name=AWS_REGION)
+    template = f"{name}-lt"
+    ec2.create_launch_template(
+        LaunchTemplateName=template,
+        LaunchTemplateData={"ImageId": "ami-12c6146b", "InstanceType": "g6.12xlarge"},
+    )
+    tags = {
+        tag_keys.PROJECT: PROJECT,
+        tag_keys.OWNER: "ml@acme.example",
+        tag_keys.ENVIRONMENT: ENVIRONMENT,
+        tag_keys.WORKLOAD: workload,
+        tag_keys.MANAGED_BY: tag_keys.MANAGED_BY_GPUFLEET,
+    }
+    if scales:
+        tags[tag_keys.EXPECTED_MINUTES] = "3600"
+    autoscaling().create_auto_scaling_group(
+        AutoScalingGroupName=name,
+        LaunchTemplate={"LaunchTemplateName": template, "Version": "$Latest"},
+        MinSize=0,
+        MaxSize=size,
+        DesiredCapacity=0,
+        AvailabilityZones=[f"{AWS_REGION}a"],
+        Tags=[
+            {"Key": k, "Value": v, "PropagateAtLaunch": False, "ResourceId": name}
+            for k, v in tags.items()
+        ],
+    )
+
+
+def desired(name: str) -> int:
+    groups = autoscaling().describe_auto_scaling_groups(AutoScalingGroupNames=[name])
+    return groups["AutoScalingGroups"][0]["DesiredCapacity"]
+
+
+def guard(name: str) -> list[dict[str, Any]]:
+    return autoscaling().describe_scheduled_actions(AutoScalingGroupName=name)[
+        "ScheduledUpdateGroupActions"
+    ]
+
+
+def scale(config: Path, *args: str) -> Result:
+    return CliRunner().invoke(
+        main, ["scale", *args, "--program", str(ROOT), "--config", str(config), "--env", "test"]
+    )
+
+
+def test_a_fleet_runs_in_gpus_until_its_scheduled_action(aws_env: str, config: Path) -> None:
+    make_group("aws-fleet-asg-1a2b3c4", "aws-fleet", 16)
+    before = datetime.now(UTC)
+    result = scale(config, "aws-fleet", "--to", "3", "--for", "8h", "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert desired("aws-fleet-asg-1a2b3c4") == 12  # 3 instances x 4 GPUs
+    [action] = guard("aws-fleet-asg-1a2b3c4")
+    assert action["ScheduledActionName"] == GUARD_ACTION
+    assert action["DesiredCapacity"] == 0
+    assert "MinSize" not in action and "MaxSize" not in action
+    ends = before + timedelta(hours=8)
+    assert abs(action["StartTime"] - ends) < timedelta(minutes=1)
+    report = json.loads(result.stdout)
+    assert report["parts"][0]["resources"] == ["aws-fleet-asg-1a2b3c4"]
+    assert report["instances"] == 3
+
+    # The next run replaces the guard; --to 0 removes it.
+    assert scale(config, "aws-fleet", "--to", "1", "--for", "30m").exit_code == 0
+    [action] = guard("aws-fleet-asg-1a2b3c4")
+    assert abs(action["StartTime"] - (before + timedelta(minutes=30))) < timedelta(minutes=1)
+    assert desired("aws-fleet-asg-1a2b3c4") == 4
+    ended = scale(config, "aws-fleet", "--to", "0")
+    assert ended.exit_code == 0, ended.output
+    assert desired("aws-fleet-asg-1a2b3c4") == 0
+    assert guard("aws-fleet-asg-1a2b3c4") == []
+    assert f"{GUARD_ACTION} deleted" in ended.stdout
+
+
+def test_a_placement_cluster_counts_nodes(aws_env: str, config: Path) -> None:
+    make_group("aws-cluster-asg-0f0f0f0", "aws-cluster", 2)
+    result = scale(config, "aws-cluster", "--to", "2", "--for", "1h30m")
+    assert result.exit_code == 0, result.output
+    assert desired("aws-cluster-asg-0f0f0f0") == 2
+    assert "until" in result.stdout and "(1h30m)" in result.stdout
+
+
+def test_the_burst_is_scaled_not_the_fixed_base(aws_env: str, config: Path) -> None:
+    """Two groups of one workload carry its tags; the one that scales carries its expected
+    use, and --to counts the burst (the reserved base runs all month)."""
+    make_group("aws-serving-base-asg-1111111", "aws-serving", 2, scales=False)
+    make_group("aws-serving-burst-asg-2222222", "aws-serving", 3)
+    result = scale(config, "aws-serving", "--to", "3", "--for", "2d")
+    assert result.exit_code == 0, result.output
+    assert desired("aws-serving-burst-asg-2222222") == 3
+    assert desired("aws-serving-base-asg-1111111") == 0
+    assert guard("aws-serving-base-asg-1111111") == []
+
+
+def test_more_than_the_stack_allows_is_bad_input(aws_env: str, config: Path) -> None:
+    make_group("aws-fleet-asg-1a2b3c4", "aws-fleet", 16)
+    result = scale(config, "aws-fleet", "--to", "5", "--for", "8h")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        "--to 5: aws-fleet may run at most 4 instance(s) on request (aws:SpotFleet up to 4)"
+    ]
+    assert desired("aws-fleet-asg-1a2b3c4") == 0
+
+
+def test_a_stack_not_deployed_is_one_line(aws_env: str, config: Path) -> None:
+    result = scale(config, "aws-cluster", "--to", "1", "--for", "1h")
+    assert result.exit_code == 1
+    [line] = result.stderr.splitlines()
+    assert line.startswith("aws: no Auto Scaling group that scales, tagged ")
+    assert "workload=aws-cluster" in line and "is the stack deployed?" in line
+
+
+def test_no_credentials_is_one_line(
+    aws_env: str, config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in FAKE_KEYS:
+        monkeypatch.delenv(name)
+    result = scale(config, "aws-fleet", "--to", "1", "--for", "1h")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        "aws: no credentials found (AWS_PROFILE, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, "
+        "~/.aws/credentials or config, SSO, an instance or container role)"
+    ]
+
+
+def test_a_missing_permission_is_one_line_naming_it(
+    aws_env: str, config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """moto enforcing IAM: a user who may describe groups but not schedule actions."""
+    make_group("aws-fleet-asg-1a2b3c4", "aws-fleet", 16)
+    iam = boto3.client("iam", region_name=AWS_REGION)
+    iam.create_user(UserName="runner")
+    iam.put_user_policy(
+        UserName="runner",
+        PolicyName="describe-only",
+        PolicyDocument=json.dumps(
+            {
+                "Version": "2012-10-17",
+                "Statement": [
+                    {"Effect": "Allow", "Action": "autoscaling:Describe*", "Resource": "*"}
+                ],
+            }
+        ),
+    )
+    key = iam.create_access_key(UserName="runner")["AccessKey"]
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", key["AccessKeyId"])
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", key["SecretAccessKey"])
+    with enable_iam_authentication():
+        result = scale(config, "aws-fleet", "--to", "1", "--for", "1h")
+    assert result.exit_code == 1, result.output
+    [line] = result.stderr.splitlines()
+    assert line.startswith("aws: permission denied: autoscaling:PutScheduledUpdateGroupAction on ")
+    assert line.endswith(":autoScalingGroupName/aws-fleet-asg-1a2b3c4")
+    assert desired("aws-fleet-asg-1a2b3c4") == 0
+
+
+def test_a_profile_that_is_not_there_is_one_line(
+    aws_env: str, config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AWS_PROFILE", "gone")
+    result = scale(config, "aws-fleet", "--to", "1", "--for", "1h")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"aws: autoscaling:DescribeAutoScalingGroups on Auto Scaling groups in {AWS_REGION} "
+        "failed: The config profile (gone) could not be found"
+    ]

@@ -1,0 +1,115 @@
+"""``gpufleet scale`` on a GCP compact cluster's VMs, against the local Compute Engine API:
+each VM started gets its own guard first (max run duration with STOP, set while stopped),
+VMs already running count, ``--to 0`` stops them; a missing permission, and a zone out of
+capacity, are one line."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from gpufleet import tag_keys
+from gpufleet.runs.run_duration import parse_duration
+from tests.runs.conftest import Scale
+from tests.runs.gcp_compute_server import ComputeApi
+from tests.runs.stack_files import ENVIRONMENT, GCP_PROJECT, GCP_ZONE, PROJECT
+
+
+def node_labels(workload: str, *, scales: bool = True) -> dict[str, str]:
+    labels = {
+        tag_keys.PROJECT: PROJECT,
+        tag_keys.ENVIRONMENT: ENVIRONMENT,
+        tag_keys.WORKLOAD: workload,
+        tag_keys.MANAGED_BY: tag_keys.MANAGED_BY_GPUFLEET,
+    }
+    if scales:
+        labels[tag_keys.gcp_label_key(tag_keys.EXPECTED_MINUTES)] = "23400"
+    return labels
+
+
+def cluster(api: ComputeApi, *statuses: str) -> None:
+    for index, status in enumerate(statuses):
+        api.add_instance(f"gcp-cluster-node-{index}", GCP_ZONE, node_labels("gcp-cluster"), status)
+    # Another workload's stopped node, in the same zone: never touched.
+    api.add_instance("other-node-0", GCP_ZONE, node_labels("other"), "TERMINATED")
+
+
+def statuses(api: ComputeApi) -> dict[str, str]:
+    return {name: vm["status"] for name, vm in api.state.instances.items()}
+
+
+def test_each_node_started_stops_itself_when_the_run_ends(
+    compute: ComputeApi, scale: Scale
+) -> None:
+    cluster(compute, "TERMINATED", "TERMINATED", "TERMINATED")
+    result = scale("gcp-cluster", "--to", "2", "--for", "2h")
+    assert result.exit_code == 0, result.output
+    assert statuses(compute) == {
+        "gcp-cluster-node-0": "RUNNING",
+        "gcp-cluster-node-1": "RUNNING",
+        "gcp-cluster-node-2": "TERMINATED",
+        "other-node-0": "TERMINATED",
+    }
+    for name in ("gcp-cluster-node-0", "gcp-cluster-node-1"):
+        scheduling = compute.state.instances[name]["scheduling"]
+        assert scheduling["instanceTerminationAction"] == "STOP"
+        seconds = int(scheduling["maxRunDuration"]["seconds"])
+        assert parse_duration("2h") <= timedelta(seconds=seconds) <= timedelta(hours=2, seconds=1)
+        # The VM's other scheduling settings are sent back as they were.
+        assert scheduling["provisioningModel"] == "SPOT"
+        assert scheduling["onHostMaintenance"] == "TERMINATE"
+    assert "maxRunDuration" not in compute.state.instances["gcp-cluster-node-2"]["scheduling"]
+    # Each guard is set before its VM starts (the API refuses it on a running VM).
+    calls = [r.path.rsplit("/", 2)[-2:] for r in compute.received if r.method == "POST"]
+    node_0 = [action for name, action in calls if name == "gcp-cluster-node-0"]
+    assert node_0 == ["setScheduling", "start"]
+
+
+def test_running_nodes_count_and_to_zero_stops_them(compute: ComputeApi, scale: Scale) -> None:
+    cluster(compute, "RUNNING", "TERMINATED", "TERMINATED")
+    result = scale("gcp-cluster", "--to", "2", "--for", "1h")
+    assert result.exit_code == 0, result.output
+    assert "1 already running keep their own end" in result.stdout
+    assert list(statuses(compute).values()).count("RUNNING") == 2
+    assert "maxRunDuration" not in compute.state.instances["gcp-cluster-node-0"]["scheduling"]
+    ended = scale("gcp-cluster", "--to", "0")
+    assert ended.exit_code == 0, ended.output
+    assert set(statuses(compute).values()) == {"TERMINATED"}
+    assert "2 VM(s) stopped" in ended.stdout
+
+
+def test_a_missing_permission_is_one_line_naming_it(compute: ComputeApi, scale: Scale) -> None:
+    cluster(compute, "TERMINATED", "TERMINATED", "TERMINATED")
+    compute.state.denied.add("compute.instances.setScheduling")
+    result = scale("gcp-cluster", "--to", "1", "--for", "1h")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        "gcp: permission denied: compute.instances.setScheduling on "
+        f"projects/{GCP_PROJECT}/zones/{GCP_ZONE}/instances/gcp-cluster-node-0"
+    ]
+    assert set(statuses(compute).values()) == {"TERMINATED"}  # nothing started unguarded
+
+
+def test_fixed_nodes_of_the_workload_are_not_found(compute: ComputeApi, scale: Scale) -> None:
+    compute.add_instance(
+        "gcp-cluster-node-0", GCP_ZONE, node_labels("gcp-cluster", scales=False), "TERMINATED"
+    )
+    result = scale("gcp-cluster", "--to", "1", "--for", "1h")
+    assert result.exit_code == 1
+    [line] = result.stderr.splitlines()
+    assert line.startswith("gcp: no VMs that run on request, labelled ")
+
+
+def test_a_zone_out_of_capacity_is_one_line(compute: ComputeApi, scale: Scale) -> None:
+    cluster(compute, "TERMINATED", "TERMINATED", "TERMINATED")
+    message = "The zone 'projects/p/zones/us-east4-a' does not have enough resources available."
+    compute.state.failing["compute.instances.start"] = ("ZONE_RESOURCE_POOL_EXHAUSTED", message)
+    result = scale("gcp-cluster", "--to", "1", "--for", "1h")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        "gcp: compute.instances.start on "
+        f"projects/{GCP_PROJECT}/zones/{GCP_ZONE}/instances/gcp-cluster-node-0 failed: "
+        f"ZONE_RESOURCE_POOL_EXHAUSTED: {message}"
+    ]
+    # Its guard was set first: the VM, should it start later, stops itself.
+    scheduling = compute.state.instances["gcp-cluster-node-0"]["scheduling"]
+    assert int(scheduling["maxRunDuration"]["seconds"]) == 3600
