@@ -65,11 +65,29 @@ def scale_scale_set(run: PartRun, target: StackTarget, window: RunWindow) -> Par
             profile.capacity = _capacity(0, run.part.instances)
         setting.enabled = not on_request
     setting.profiles = profiles
-    with azure_errors(_SETTING_WRITE, setting.id or scope):
-        access.monitor.autoscale_settings.create_or_update(group, setting_name, setting)
     capacity = run.instances if window.until is not None else 0
-    if window.until is not None or on_request:
-        _set_capacity(access, group, scale_set, capacity)
+    if window.until is None:
+        # Capacity first, then the run's profile: a set that cannot be emptied keeps the
+        # profile that ends the run.
+        if on_request:
+            _set_capacity(access, group, scale_set, 0)
+        try:
+            _write_setting(access, group, setting)
+        except CloudError as exc:
+            raise exc.after(
+                f"{set_name} is at 0 but its autoscale setting still holds the run's profile "
+                f"{RUN_PROFILE}, which may bring its VMs back until the run's end"
+            ) from None
+    else:
+        _write_setting(access, group, setting)  # the guard, before the capacity
+        try:
+            _set_capacity(access, group, scale_set, capacity)
+        except CloudError as exc:
+            end = window.until.strftime("%Y-%m-%d %H:%M UTC")
+            raise exc.after(
+                f"the run's autoscale profile is set: autoscale brings {set_name} to "
+                f"{capacity} VM(s) at its next evaluation, until {end} (--to 0 cancels)"
+            ) from None
     names = (set_name, setting_name)
     if window.until is None:
         state = "enabled" if setting.enabled else "disabled"
@@ -79,6 +97,13 @@ def scale_scale_set(run: PartRun, target: StackTarget, window: RunWindow) -> Par
     after = "the default profile's 0" if on_request else "the schedule's profiles"
     guard = f"autoscale profile {RUN_PROFILE} holds {capacity} VM(s) until {end}, then {after}"
     return PartChange(run.part.component, capacity, names, guard)
+
+
+def _write_setting(
+    access: AzureAccess, group: str, setting: monitor_models.AutoscaleSettingResource
+) -> None:
+    with azure_errors(_SETTING_WRITE, setting.id or str(setting.name)):
+        access.monitor.autoscale_settings.create_or_update(group, str(setting.name), setting)
 
 
 def run_profile(instances: int, window: RunWindow) -> monitor_models.AutoscaleProfile:

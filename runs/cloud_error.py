@@ -8,10 +8,14 @@ from gpufleet.clouds import Cloud
 
 class CloudError(Exception):
     def __init__(self, cloud: Cloud, message: str) -> None:
-        self.cloud = cloud
+        self.cloud: Cloud = cloud
         # One line whatever the SDK said: its messages may span several.
         self.message = " ".join(message.split())
         super().__init__(f"{cloud}: {self.message}")
+
+    def after(self, left: str) -> CloudError:
+        """The same failure, saying what the run's earlier steps left behind."""
+        return CloudError(self.cloud, f"{self.message}; {left}")
 
 
 def not_deployed(cloud: Cloud, what: str, where: str) -> CloudError:

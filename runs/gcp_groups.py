@@ -43,14 +43,53 @@ def scale_group(run: PartRun, target: StackTarget, window: RunWindow) -> PartCha
     region = run.workload.region
     labels = workload_labels(target.settings, run.workload)
     group, autoscaler = _scaling_group(access, region, labels)
+    before = compute_v1.Autoscaler.deserialize(compute_v1.Autoscaler.serialize(autoscaler))
     policy = autoscaler.autoscaling_policy
+    on_request = run.part.scaling == "on_request"
     policy.scaling_schedules.pop(RUN_SCHEDULE, None)
     if window.until is not None:
         policy.mode = "ON"
-        policy.max_num_replicas = max(policy.max_num_replicas, run.instances)
+        # On request, the run's N is also the most: the CPU signal the autoscaler needs
+        # beside a schedule must not grow the group past what the run asked for.
+        policy.max_num_replicas = (
+            run.instances if on_request else max(policy.max_num_replicas, run.instances)
+        )
         policy.scaling_schedules[RUN_SCHEDULE] = run_schedule(run.instances, window)
     else:
-        policy.mode = "OFF" if run.part.scaling == "on_request" else "ON"
+        policy.mode = "OFF" if on_request else "ON"
+        if on_request:
+            policy.max_num_replicas = run.part.instances
+    _update(access, region, autoscaler)
+    names = (group.name, autoscaler.name)
+    if window.until is not None:
+        end = window.until.strftime("%Y-%m-%d %H:%M UTC")
+        guard = f"scaling schedule {RUN_SCHEDULE} holds {run.instances} VM(s) until {end}"
+        return PartChange(run.part.component, run.instances, names, guard)
+    if on_request:
+        try:
+            _resize_to_zero(access, region, group.name)
+        except CloudError as exc:
+            # The run's end is its guard: put it back rather than leave VMs without one.
+            try:
+                _update(access, region, before)
+            except CloudError:
+                raise exc.after(
+                    f"the run's scaling schedule {RUN_SCHEDULE} was removed: {group.name} "
+                    "keeps its VMs until it is resized to 0"
+                ) from None
+            raise exc.after(
+                f"{group.name} keeps its VMs; the run's scaling schedule is put back, so "
+                "they still end with it"
+            ) from None
+    return PartChange(
+        run.part.component,
+        0,
+        names,
+        f"scaling schedule {RUN_SCHEDULE} removed; autoscaler {policy.mode.lower()}",
+    )
+
+
+def _update(access: GcpAccess, region: str, autoscaler: compute_v1.Autoscaler) -> None:
     resource = f"projects/{access.project}/regions/{region}/autoscalers/{autoscaler.name}"
     with gcp_errors("compute.autoscalers.update", resource):
         wait(
@@ -64,19 +103,6 @@ def scale_group(run: PartRun, target: StackTarget, window: RunWindow) -> PartCha
                 )
             ),
         )
-    names = (group.name, autoscaler.name)
-    if window.until is not None:
-        end = window.until.strftime("%Y-%m-%d %H:%M UTC")
-        guard = f"scaling schedule {RUN_SCHEDULE} holds {run.instances} VM(s) until {end}"
-        return PartChange(run.part.component, run.instances, names, guard)
-    if run.part.scaling == "on_request":
-        _resize_to_zero(access, region, group.name)
-    return PartChange(
-        run.part.component,
-        0,
-        names,
-        f"scaling schedule {RUN_SCHEDULE} removed; autoscaler {policy.mode.lower()}",
-    )
 
 
 def run_schedule(instances: int, window: RunWindow) -> compute_v1.AutoscalingPolicyScalingSchedule:

@@ -4,9 +4,9 @@ The stack builds the nodes of a multi-node job as VMs in one placement policy, s
 (``TERMINATED``) until a run, and leaves their state alone later. A run gives each stopped
 VM it starts its guard first: ``max_run_duration`` = the run's length with
 ``instance_termination_action`` STOP (set while the VM is stopped, as GCP requires), so the
-VM stops itself when the time is up; then starts it. VMs already running count towards N and
-keep the end time of the run that started them; any above N are stopped. ``--to 0`` stops
-the running ones.
+VM stops itself when the time is up; then starts it. A run while nodes of an earlier one still
+run is refused (a running VM cannot be given a new end without stopping it): ``--to 0``
+first. ``--to 0`` stops the running ones.
 
 The VMs are found by the workload's labels in the workload's zone; the nodes of a cluster
 that runs on request also carry its expected use.
@@ -44,6 +44,14 @@ def scale_nodes(run: PartRun, target: StackTarget, window: RunWindow) -> PartCha
         raise CloudError(
             "gcp", f"{wanted} node(s) asked, {len(running) + len(stopped)} can run ({busy})"
         )
+    if window.until is not None and running[:wanted]:
+        # A running VM's end is its own max run duration, set while it was stopped: a new
+        # end cannot be given to it without stopping it.
+        raise CloudError(
+            "gcp",
+            f"{len(running)} node(s) already running from an earlier run, which stops them at "
+            "its own end: scale to 0 first for a run with a new end",
+        )
     nodes_client = access.client(compute_v1.InstancesClient)
     _each(
         access, zone, "compute.instances.stop", [vm.name for vm in to_stop], nodes_client.stop_unary
@@ -52,20 +60,25 @@ def scale_nodes(run: PartRun, target: StackTarget, window: RunWindow) -> PartCha
         seconds = math.ceil((window.until - window.start).total_seconds())
         for vm in to_start:
             _set_max_run(access, zone, vm, seconds)
-        _each(
-            access,
-            zone,
-            "compute.instances.start",
-            [vm.name for vm in to_start],
-            nodes_client.start,
-        )
+        try:
+            _each(
+                access,
+                zone,
+                "compute.instances.start",
+                [vm.name for vm in to_start],
+                nodes_client.start,
+            )
+        except CloudError as exc:
+            end = window.until.strftime("%Y-%m-%d %H:%M UTC")
+            raise exc.after(
+                f"nodes that did start stop themselves at {end}; scale to 0 stops them now"
+            ) from None
     names = tuple(vm.name for vm in [*running[:wanted], *to_start, *to_stop])
     if window.until is None:
         guard = f"{len(to_stop)} VM(s) stopped"
     else:
         end = window.until.strftime("%Y-%m-%d %H:%M UTC")
-        kept = f"; {len(running[:wanted])} already running keep their own end" if running else ""
-        guard = f"each VM started stops itself at {end} (max run duration, STOP){kept}"
+        guard = f"each VM started stops itself at {end} (max run duration, STOP)"
     return PartChange(run.part.component, wanted, names, guard)
 
 

@@ -20,6 +20,7 @@ from typing import Literal, TypeGuard
 from gpufleet.clouds import Cloud
 from gpufleet.planner.spec import MANAGED_SERVICES, Managed
 from gpufleet.stacks.component_registry import COMPONENTS, CapacityRole, ComponentEntry, Role
+from gpufleet.stacks.placement_parts import runs_as_one_job
 from gpufleet.stacks.stack_config import Part, StackSettings, WorkloadPlacement
 
 # The kinds of group a run sizes (one module each in this package). An AWS fleet is counted
@@ -95,6 +96,13 @@ def unscalable_reason(workload: WorkloadPlacement, part: Part) -> str | None:
             f"{where} holds its {part.instances} instance(s) all month (reserved capacity): "
             "nothing to scale; work runs on it by launching into the reservation"
         )
+    if part.scaling == "schedule" and entry.cloud == "aws":
+        # Its schedule is scheduled actions that set sizes: a run's end (desired 0) would
+        # leave it at 0 whatever the schedule has in force until the schedule's next action.
+        return (
+            f"{where} runs on its weekly schedule (scheduled actions): a run would end it at "
+            "0 whatever the schedule holds; change the schedule in the spec"
+        )
     if part.scaling == "fixed":
         return (
             f"{where} runs its {part.instances} instance(s) all month (scaling: fixed): its "
@@ -138,9 +146,28 @@ def spread(workload: WorkloadPlacement, count: int) -> list[PartRun]:
     spread_runs = []
     for run in runs:
         take = min(left, run.part.instances)
+        if 0 < take < run.part.instances and _one_job(run):
+            raise ScaleInputError(
+                [
+                    f"--to {count}: {workload.name} is a multi-node job of "
+                    f"{run.part.instances} nodes, which run together: --to 0 or "
+                    f"--to {run.part.instances}"
+                ]
+            )
         left -= take
         spread_runs.append(PartRun(run.workload, run.index, run.part, run.group, take))
     return spread_runs
+
+
+def _one_job(run: PartRun) -> bool:
+    """Whether the part is a multi-node job's nodes: the base part, built by a component
+    that builds multi-node jobs, for a job placement_parts calls one."""
+    entry = COMPONENTS[run.part.component]
+    return (
+        run.index == 0
+        and "multi_node" in entry.roles
+        and runs_as_one_job(run.workload.kind, run.part.instances)
+    )
 
 
 def _parts_text(runs: list[PartRun]) -> str:

@@ -25,10 +25,16 @@ from gpufleet.stacks.component_registry import ComponentEntry, Role, component_f
 from gpufleet.stacks.stack_config import Part
 
 
+def runs_as_one_job(kind: str, instances: int) -> bool:
+    """Training or batch on more than one instance: a multi-node job, whose nodes run
+    together (fewer would be a different job)."""
+    return kind != "inference" and instances > 1
+
+
 def _base_role(placement: Placement) -> Role:
     if placement.managed is not None:
         return placement.managed
-    if placement.kind != "inference" and placement.instances > 1:
+    if runs_as_one_job(placement.kind, placement.instances):
         return "multi_node"
     if is_commitment(placement.pricing):
         return "reserved"

@@ -41,7 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
 from gpufleet.clouds import Cloud
@@ -121,6 +121,18 @@ class WorkloadPlacement(ConfigModel):
         validation_alias=config_keys.PLANNED_MONTHLY_USD,
         serialization_alias=config_keys.PLANNED_MONTHLY_USD,
     )
+
+    @model_validator(mode="after")
+    def _parts_on_its_cloud(self) -> WorkloadPlacement:
+        elsewhere = [
+            p.component for p in self.parts if not p.component.startswith(f"{self.cloud}:")
+        ]
+        if elsewhere:
+            raise ValueError(
+                f"parts {', '.join(elsewhere)} are not {self.cloud} components "
+                "(the workload's cloud)"
+            )
+        return self
 
 
 class Limits(ConfigModel):

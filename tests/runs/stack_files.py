@@ -81,7 +81,8 @@ WORKLOADS = [
     workload("gcp-group", "gcp", [part("gcp:SpotGroup", 3, "on_request")]),
     workload("gcp-scheduled", "gcp", [part("gcp:SpotGroup", 2, "schedule")]),
     workload("gcp-cluster", "gcp", [part("gcp:CompactCluster", 3, "on_request")]),
-    workload("azure-set", "azure", [part("azure:SpotScaleSet", 4, "on_request")]),
+    # Serving, so a fleet (a batch job on four VMs would be a multi-node job, all or none).
+    workload("azure-set", "azure", [part("azure:SpotScaleSet", 4, "on_request")], kind="inference"),
     workload("azure-scheduled", "azure", [part("azure:SpotScaleSet", 2, "schedule")]),
     workload("azure-ml", "azure", [part("azure:LowPriorityCluster", 2, "on_request")]),
 ]

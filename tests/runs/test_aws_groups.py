@@ -169,7 +169,7 @@ def test_more_than_the_stack_allows_is_bad_input(aws_env: str, config: Path) -> 
 
 
 def test_a_stack_not_deployed_is_one_line(aws_env: str, config: Path) -> None:
-    result = scale(config, "aws-cluster", "--to", "1", "--for", "1h")
+    result = scale(config, "aws-cluster", "--to", "2", "--for", "1h")
     assert result.exit_code == 1
     [line] = result.stderr.splitlines()
     assert line.startswith("aws: no Auto Scaling group that scales, tagged ")

@@ -157,9 +157,25 @@ def test_a_missing_permission_is_one_line_naming_it(arm: ArmApi, scale: Scale) -
     arm.state.denied.add("Microsoft.Compute/virtualMachineScaleSets/write")
     result = scale("azure-set", "--to", "1", "--for", "1h")
     assert result.exit_code == 1
-    assert result.stderr.splitlines() == [
-        f"azure: permission denied: Microsoft.Compute/virtualMachineScaleSets/write on {set_id}"
-    ]
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(
+        f"azure: permission denied: Microsoft.Compute/virtualMachineScaleSets/write on {set_id}; "
+    )
+    # The guard was set first: the line says the run happens anyway, and how to cancel it.
+    assert "autoscale brings" in line and "--to 0 cancels" in line
+
+
+def test_to_zero_empties_the_set_before_it_drops_the_runs_profile(
+    arm: ArmApi, scale: Scale
+) -> None:
+    arm.add_scale_set("azure-set", tags("azure-set"), [default_profile(4)])
+    assert scale("azure-set", "--to", "2", "--for", "1h").exit_code == 0
+    arm.state.denied.add("Microsoft.Compute/virtualMachineScaleSets/write")
+    result = scale("azure-set", "--to", "0")
+    assert result.exit_code == 1
+    # Not emptied: the run's profile (its guard) is still there.
+    assert RUN_PROFILE in profiles(arm, "azure-set")
+    assert setting(arm, "azure-set")["enabled"] is True
 
 
 def test_no_credential_is_one_line(

@@ -73,7 +73,8 @@ def test_a_run_turns_the_autoscaler_on_with_a_one_off_schedule(
     assert result.stderr == ""
     written = autoscaler(compute, "gcp-group")["autoscalingPolicy"]
     assert written["mode"] == "ON"
-    assert written["maxNumReplicas"] == 3
+    # The run's N is the most too: the autoscaler's CPU signal cannot grow the group past it.
+    assert written["maxNumReplicas"] == 2
     assert written["minNumReplicas"] == 0
     run = written["scalingSchedules"][RUN_SCHEDULE]
     assert run["minRequiredReplicas"] == 2
@@ -105,6 +106,22 @@ def test_to_zero_removes_the_schedule_turns_off_and_resizes(
     assert written["mode"] == "OFF"
     assert RUN_SCHEDULE not in written.get("scalingSchedules", {})
     assert compute.state.groups["gcp-group-group"]["targetSize"] == 0
+
+
+def test_to_zero_that_cannot_resize_puts_the_runs_end_back(
+    compute: ComputeApi, scale: Scale
+) -> None:
+    """VMs never go without a guard: a resize refused leaves the run's schedule in place."""
+    compute.add_group("gcp-group", GCP_REGION, labels("gcp-group"), policy=policy(3, "OFF"))
+    assert scale("gcp-group", "--to", "3", "--for", "1h").exit_code == 0
+    compute.state.groups["gcp-group-group"]["targetSize"] = 3
+    compute.state.denied.add("compute.instanceGroupManagers.update")
+    result = scale("gcp-group", "--to", "0")
+    assert result.exit_code == 1
+    (line,) = result.stderr.splitlines()
+    assert "compute.instanceGroupManagers.update" in line and "put back" in line
+    written = autoscaler(compute, "gcp-group")["autoscalingPolicy"]
+    assert written["mode"] == "ON" and RUN_SCHEDULE in written["scalingSchedules"]
 
 
 def test_a_group_on_a_schedule_keeps_its_weekly_schedules(

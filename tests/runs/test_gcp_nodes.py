@@ -41,15 +41,15 @@ def test_each_node_started_stops_itself_when_the_run_ends(
     compute: ComputeApi, scale: Scale
 ) -> None:
     cluster(compute, "TERMINATED", "TERMINATED", "TERMINATED")
-    result = scale("gcp-cluster", "--to", "2", "--for", "2h")
+    result = scale("gcp-cluster", "--to", "3", "--for", "2h")
     assert result.exit_code == 0, result.output
     assert statuses(compute) == {
         "gcp-cluster-node-0": "RUNNING",
         "gcp-cluster-node-1": "RUNNING",
-        "gcp-cluster-node-2": "TERMINATED",
+        "gcp-cluster-node-2": "RUNNING",
         "other-node-0": "TERMINATED",
     }
-    for name in ("gcp-cluster-node-0", "gcp-cluster-node-1"):
+    for name in ("gcp-cluster-node-0", "gcp-cluster-node-1", "gcp-cluster-node-2"):
         scheduling = compute.state.instances[name]["scheduling"]
         assert scheduling["instanceTerminationAction"] == "STOP"
         seconds = int(scheduling["maxRunDuration"]["seconds"])
@@ -57,30 +57,41 @@ def test_each_node_started_stops_itself_when_the_run_ends(
         # The VM's other scheduling settings are sent back as they were.
         assert scheduling["provisioningModel"] == "SPOT"
         assert scheduling["onHostMaintenance"] == "TERMINATE"
-    assert "maxRunDuration" not in compute.state.instances["gcp-cluster-node-2"]["scheduling"]
     # Each guard is set before its VM starts (the API refuses it on a running VM).
     calls = [r.path.rsplit("/", 2)[-2:] for r in compute.received if r.method == "POST"]
     node_0 = [action for name, action in calls if name == "gcp-cluster-node-0"]
     assert node_0 == ["setScheduling", "start"]
 
 
-def test_running_nodes_count_and_to_zero_stops_them(compute: ComputeApi, scale: Scale) -> None:
+def test_a_run_while_nodes_of_the_last_still_run_is_refused(
+    compute: ComputeApi, scale: Scale
+) -> None:
+    """A running VM's end was set while it was stopped: a new run cannot move it, so it says
+    so instead of printing an end the VM does not have; --to 0 stops them."""
     cluster(compute, "RUNNING", "TERMINATED", "TERMINATED")
-    result = scale("gcp-cluster", "--to", "2", "--for", "1h")
-    assert result.exit_code == 0, result.output
-    assert "1 already running keep their own end" in result.stdout
-    assert list(statuses(compute).values()).count("RUNNING") == 2
-    assert "maxRunDuration" not in compute.state.instances["gcp-cluster-node-0"]["scheduling"]
+    result = scale("gcp-cluster", "--to", "3", "--for", "1h")
+    assert result.exit_code == 1
+    (line,) = result.stderr.splitlines()
+    assert "1 node(s) already running from an earlier run" in line
+    assert list(statuses(compute).values()).count("RUNNING") == 1  # nothing started
     ended = scale("gcp-cluster", "--to", "0")
     assert ended.exit_code == 0, ended.output
     assert set(statuses(compute).values()) == {"TERMINATED"}
-    assert "2 VM(s) stopped" in ended.stdout
+    assert "1 VM(s) stopped" in ended.stdout
+
+
+def test_a_multi_node_job_runs_all_its_nodes_or_none(compute: ComputeApi, scale: Scale) -> None:
+    cluster(compute, "TERMINATED", "TERMINATED", "TERMINATED")
+    result = scale("gcp-cluster", "--to", "2", "--for", "1h")
+    assert result.exit_code == 2
+    assert "multi-node job of 3 nodes" in result.stderr
+    assert set(statuses(compute).values()) == {"TERMINATED"}
 
 
 def test_a_missing_permission_is_one_line_naming_it(compute: ComputeApi, scale: Scale) -> None:
     cluster(compute, "TERMINATED", "TERMINATED", "TERMINATED")
     compute.state.denied.add("compute.instances.setScheduling")
-    result = scale("gcp-cluster", "--to", "1", "--for", "1h")
+    result = scale("gcp-cluster", "--to", "3", "--for", "1h")
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
         "gcp: permission denied: compute.instances.setScheduling on "
@@ -93,7 +104,7 @@ def test_fixed_nodes_of_the_workload_are_not_found(compute: ComputeApi, scale: S
     compute.add_instance(
         "gcp-cluster-node-0", GCP_ZONE, node_labels("gcp-cluster", scales=False), "TERMINATED"
     )
-    result = scale("gcp-cluster", "--to", "1", "--for", "1h")
+    result = scale("gcp-cluster", "--to", "3", "--for", "1h")
     assert result.exit_code == 1
     [line] = result.stderr.splitlines()
     assert line.startswith("gcp: no VMs that run on request, labelled ")
@@ -103,13 +114,15 @@ def test_a_zone_out_of_capacity_is_one_line(compute: ComputeApi, scale: Scale) -
     cluster(compute, "TERMINATED", "TERMINATED", "TERMINATED")
     message = "The zone 'projects/p/zones/us-east4-a' does not have enough resources available."
     compute.state.failing["compute.instances.start"] = ("ZONE_RESOURCE_POOL_EXHAUSTED", message)
-    result = scale("gcp-cluster", "--to", "1", "--for", "1h")
+    result = scale("gcp-cluster", "--to", "3", "--for", "1h")
     assert result.exit_code == 1
-    assert result.stderr.splitlines() == [
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(
         "gcp: compute.instances.start on "
         f"projects/{GCP_PROJECT}/zones/{GCP_ZONE}/instances/gcp-cluster-node-0 failed: "
-        f"ZONE_RESOURCE_POOL_EXHAUSTED: {message}"
-    ]
+        f"ZONE_RESOURCE_POOL_EXHAUSTED: {message}; "
+    )
+    assert "nodes that did start stop themselves at" in line
     # Its guard was set first: the VM, should it start later, stops itself.
     scheduling = compute.state.instances["gcp-cluster-node-0"]["scheduling"]
     assert int(scheduling["maxRunDuration"]["seconds"]) == 3600

@@ -43,23 +43,39 @@ def test_n_fills_the_parts_that_scale_in_order() -> None:
     two = placement(
         workload(
             "two",
-            "aws",
+            "gcp",
             [
-                part("aws:CapacityPool", 2, "fixed", "reserved_1y"),
-                part("aws:SpotFleet", 3, "on_request"),
-                part("aws:SpotFleet", 2, "schedule"),
+                part("gcp:ReservationPool", 2, "fixed", "reserved_1y"),
+                part("gcp:SpotGroup", 3, "on_request"),
+                part("gcp:SpotGroup", 2, "schedule"),
             ],
         )
     )
     assert [(run.index, run.instances) for run in spread(two, 4)] == [(1, 3), (2, 1)]
     assert [(run.index, run.instances) for run in spread(two, 0)] == [(1, 0), (2, 0)]
-    assert [run.group for run in spread(two, 5)] == ["aws_group_in_gpus", "aws_group_in_gpus"]
+    assert [run.group for run in spread(two, 5)] == ["gcp_group", "gcp_group"]
     with pytest.raises(ScaleInputError) as error:
         spread(two, 6)
     assert error.value.problems == [
         "--to 6: two may run at most 5 instance(s) on request "
-        "(aws:SpotFleet up to 3, aws:SpotFleet up to 2)"
+        "(gcp:SpotGroup up to 3, gcp:SpotGroup up to 2)"
     ]
+
+
+def test_an_aws_group_on_a_schedule_takes_no_run() -> None:
+    """Its schedule is scheduled actions that set sizes: a run's end would leave it at 0."""
+    scheduled = placement(workload("s", "aws", [part("aws:SpotFleet", 2, "schedule")]))
+    with pytest.raises(ScaleInputError) as error:
+        spread(scheduled, 1)
+    assert "runs on its weekly schedule (scheduled actions)" in error.value.problems[0]
+
+
+def test_a_multi_node_job_runs_all_its_nodes_or_none() -> None:
+    job = placement(workload("job", "aws", [part("aws:PlacementCluster", 4, "on_request")]))
+    assert [run.instances for run in spread(job, 4)] == [4]
+    assert [run.instances for run in spread(job, 0)] == [0]
+    with pytest.raises(ScaleInputError, match="multi-node job of 4 nodes"):
+        spread(job, 2)
 
 
 @pytest.mark.parametrize(
