@@ -7,11 +7,10 @@ Three modes, one per way the plan's hours happen (``planner.hours``):
 - ``on_request``: the group sits at zero until a run (or, for a serving burst, the serving
   layer) asks for capacity; later ``pulumi up`` runs leave the size alone, so a running job is
   not scaled away;
-- ``schedule``: the group runs its size in the schedule's weekly windows, zero outside them.
-
-There is no mode that scales on the group's own load: with no instance there is no metric, so
-a group at zero would never start (on any of the three clouds); a burst on load needs a signal
-that exists at zero (a request queue, the load balancer), which gpufleet does not build yet.
+- ``schedule``: the group runs its size in the schedule's weekly windows, zero outside them;
+- ``on_load``: a serving burst, from zero up to its size on its always-on base's load (the
+  base's average CPU: busy, one more instance; idle, one fewer), which the group component is
+  given. Never on the group's own load alone: at zero it has no instance, so no metric.
 
 The two that scale carry the plan's expected use as the ``expected-minutes`` tag
 (``tag_keys.EXPECTED_MINUTES``), which is what the cost engine prices their expected figure
@@ -48,7 +47,7 @@ class Scaling(ComponentArgs):
     # schedule: the weekly runs, in this IANA time zone
     time_zone: str = "UTC"
     runs: list[WeeklyRun] = Field(default_factory=list)
-    # on_request: hours a month the plan expects the group to run at its size
+    # on_request, on_load: hours a month the plan expects the group to run at its size
     expected_hours: float | None = Field(default=None, ge=0, le=HOURS_PER_MONTH)
 
     @model_validator(mode="after")
@@ -58,7 +57,7 @@ class Scaling(ComponentArgs):
             raise ValueError("a schedule needs at least one run")
         if self.mode != "schedule" and self.runs:
             raise ValueError(f"runs apply to mode schedule, not {self.mode}")
-        if self.mode == "on_request" and self.expected_hours is None:
+        if self.mode in ("on_request", "on_load") and self.expected_hours is None:
             raise ValueError(f"mode {self.mode} needs expected_hours (the plan's expected use)")
         return self
 

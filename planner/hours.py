@@ -22,9 +22,9 @@ from gpufleet.pricing_models import HOURS_PER_MONTH
 
 HoursModel = Literal["always_on", "schedule", "on_request"]
 # How the stacks size one group to realize it (``components.scaling``): fixed all month, at zero
-# until a run (or the serving layer) asks, or on the schedule. Not on load: scaling on a
-# group's own CPU cannot start a group that sits at zero (no instance, no metric).
-ScalingMode = Literal["fixed", "on_request", "schedule"]
+# until a run asks, on the schedule, or (a serving burst) on its always-on base's load. Never
+# on a group's own load alone: a group at zero has no instance, so no metric to start it.
+ScalingMode = Literal["fixed", "on_request", "schedule", "on_load"]
 # Given hours_per_month and a schedule, they may differ by this share of the schedule's hours.
 HOURS_TOLERANCE = 0.05
 

@@ -96,6 +96,11 @@ def unscalable_reason(workload: WorkloadPlacement, part: Part) -> str | None:
             f"{where} holds its {part.instances} instance(s) all month (reserved capacity): "
             "nothing to scale; work runs on it by launching into the reservation"
         )
+    if part.scaling == "on_load":
+        return (
+            f"{where} is a serving burst that follows its base's load (autoscaling): "
+            "nothing to run by hand"
+        )
     if part.scaling == "schedule" and entry.cloud == "aws":
         # Its schedule is scheduled actions that set sizes: a run's end (desired 0) would
         # leave it at 0 whatever the schedule has in force until the schedule's next action.

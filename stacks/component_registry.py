@@ -15,7 +15,7 @@ the registry (``gpufleet generate``) never imports pulumi.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
@@ -67,6 +67,9 @@ class BuildContext:
     tags: RequiredTags
     site: Site
     opts: pulumi.ResourceOptions  # the workload's provider
+    # What the workload's base part exported (empty for the base itself): a burst on load
+    # follows the base's group.
+    base_ids: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -126,6 +129,18 @@ def part_scaling(ctx: BuildContext) -> Scaling:
     return Scaling(mode=part.scaling, expected_hours=part.expected_hours)
 
 
+def _base_id(ctx: BuildContext, key: str) -> Any:
+    """The base part's export ``key`` (its group), which a burst on load follows."""
+    found = ctx.base_ids.get(key)
+    if found is None:
+        raise StackConfigError(
+            f"gpufleet:workloads: {ctx.workload.name}'s burst scales on its base's load, and "
+            f"its base ({ctx.workload.parts[0].component}) exports no {key}; run gpufleet "
+            "generate again"
+        )
+    return found
+
+
 def _commitment(ctx: BuildContext) -> Commitment:
     """The commitment the plan prices a reserved part with (bought outside the stack)."""
     return TERM_OF_PRICING.get(ctx.part.pricing, "none")
@@ -160,6 +175,9 @@ def _build_spot_fleet(ctx: BuildContext) -> dict[str, Any]:
             on_demand_base_gpus=gpus if on_demand and not scaling.scales else 0,
             on_demand_percent=100 if on_demand and scaling.scales else 0,
             scaling=scaling,
+            base_group_name=_base_id(ctx, "autoscalingGroup")
+            if scaling.mode == "on_load"
+            else None,
             max_price_per_gpu_hour=None
             if w.max_price_per_hour is None
             else w.max_price_per_hour / w.gpus_per_instance,
@@ -438,6 +456,7 @@ def _build_spot_scale_set(ctx: BuildContext) -> dict[str, Any]:
         priority="Spot" if ctx.part.pricing == "spot" else "Regular",
         proximity_placement_group=ctx.workload.kind != "inference" and ctx.part.instances > 1,
         scaling=part_scaling(ctx),
+        base_scale_set_id=_base_id(ctx, "scaleSet") if ctx.part.scaling == "on_load" else None,
     )
     return {"scaleSet": scale_set.scale_set_id}
 
@@ -445,6 +464,8 @@ def _build_spot_scale_set(ctx: BuildContext) -> dict[str, Any]:
 # --- the registry --------------------------------------------------------------------------
 
 _ALL_SCALING: frozenset[ScalingMode] = frozenset({"on_request", "schedule"})
+# A fleet that can also follow its always-on base's load (a serving burst).
+_BURST_SCALING: frozenset[ScalingMode] = frozenset({"on_request", "schedule", "on_load"})
 
 _REGION = "site:{cloud}.regions.{{region}}"
 _AWS_REGION = _REGION.format(cloud="aws")
@@ -461,7 +482,7 @@ COMPONENTS: dict[str, ComponentEntry] = {
             roles=("fleet",),
             site_keys=(_AWS_REGION,),
             build=_build_spot_fleet,
-            follows=_ALL_SCALING,
+            follows=_BURST_SCALING,
         ),
         ComponentEntry(
             name="aws:PlacementCluster",
@@ -524,7 +545,7 @@ COMPONENTS: dict[str, ComponentEntry] = {
             roles=("fleet", "multi_node"),
             site_keys=(_AZURE_REGION, "site:azure.sshPublicKey"),
             build=_build_spot_scale_set,
-            follows=_ALL_SCALING,
+            follows=_BURST_SCALING,
         ),
         ComponentEntry(
             name="azure:CapacityReservationGroup",

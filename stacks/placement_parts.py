@@ -11,9 +11,10 @@ is built by the component with its role on its cloud (``component_registry``):
   held for serving;
 - anything else: ``fleet`` — spot by default, on-demand when the plan says so.
 
-A burst above an always-on base is a second part, built by the ``fleet`` component. A reserved
-part holds capacity; the commitment discount itself (Savings Plan, committed use discount,
-Azure reservation) is a billing purchase made outside Pulumi.
+A burst above an always-on base is a second part, built by the ``fleet`` component, which
+scales it on the base's load where its cloud can (AWS, Azure) and on request elsewhere (GCP).
+A reserved part holds capacity; the commitment discount itself (Savings Plan, committed use
+discount, Azure reservation) is a billing purchase made outside Pulumi.
 """
 
 from __future__ import annotations
@@ -54,7 +55,9 @@ def placement_parts(placement: Placement) -> list[Part]:
             component=base.name, instances=placement.instances, pricing=placement.pricing
         )
         fleet = component_for(cloud, "fleet")
-        burst_scaling: ScalingMode = "on_request"
+        # Above an always-on base, the burst follows the base's load; above a scheduled one,
+        # the schedule.
+        burst_scaling: ScalingMode = "on_load"
         if placement.hours_model == "schedule":
             burst_scaling = "fixed" if _whole_week(placement) else "schedule"
         return [
@@ -74,8 +77,8 @@ def placement_parts(placement: Placement) -> list[Part]:
 def _part(
     entry: ComponentEntry, instances: int, pricing: Pricing, scaling: ScalingMode, hours: float
 ) -> Part:
-    if scaling == "schedule" and scaling not in entry.follows:
-        scaling = "on_request"  # at zero until a run asks; the schedule's hours expected
+    if scaling in ("schedule", "on_load") and scaling not in entry.follows:
+        scaling = "on_request"  # at zero until a run asks; the same hours expected
     if scaling != "fixed" and scaling not in entry.follows:
         scaling = "fixed"  # it builds its size all month (see README, Limitations)
     return Part(
@@ -84,7 +87,9 @@ def _part(
         pricing=pricing,
         scaling=scaling,
         # Expected use beyond the month (a spot job's overhead on top of 730 h) is a month.
-        expected_hours=min(hours, HOURS_PER_MONTH) if scaling == "on_request" else None,
+        expected_hours=min(hours, HOURS_PER_MONTH)
+        if scaling in ("on_request", "on_load")
+        else None,
     )
 
 

@@ -45,7 +45,7 @@ def build_stack(settings: StackSettings, site: Site) -> dict[str, Any]:
             extra=workload.tags,
         )
         opts = pulumi.ResourceOptions(providers=[providers[workload.provider]])
-        parts = []
+        parts: list[dict[str, Any]] = []
         for index, part in enumerate(workload.parts):
             name = workload.name if index == 0 else f"{workload.name}-burst"
             entry = COMPONENTS[part.component]
@@ -54,7 +54,8 @@ def build_stack(settings: StackSettings, site: Site) -> dict[str, Any]:
                     f"gpufleet:workloads: {workload.name} runs on {workload.cloud}, but its "
                     f"part {part.component} builds on {entry.cloud}; run gpufleet generate again"
                 )
-            ids = entry.build(BuildContext(name, workload, part, tags, site, opts))
+            base_ids = parts[0] if parts else {}
+            ids = entry.build(BuildContext(name, workload, part, tags, site, opts, base_ids))
             parts.append({"component": part.component, "name": name, **ids})
         built[workload.name] = {
             "cloud": workload.cloud,

@@ -50,6 +50,7 @@ from pydantic import Field, field_validator, model_validator
 
 from gpufleet.components.aws.ami import AmiId, architecture, dlami_parameter, image_id
 from gpufleet.components.aws.group_scaling import (
+    follow_base_load,
     group_options,
     group_tags,
     scale_group,
@@ -90,6 +91,8 @@ class SpotFleetArgs(ComponentArgs):
     # How the group's size changes: fixed at target_gpus, or scaled (on request, on load, on a
     # schedule) between zero and target_gpus.
     scaling: Scaling = Field(default_factory=Scaling)
+    # on_load: the always-on Auto Scaling group whose load (average CPU) sizes this burst.
+    base_group_name: StrInput | None = None
 
     @field_validator("instance_types")
     @classmethod
@@ -104,6 +107,11 @@ class SpotFleetArgs(ComponentArgs):
 
     @model_validator(mode="after")
     def _consistent(self) -> SpotFleetArgs:
+        if (self.scaling.mode == "on_load") != (self.base_group_name is not None):
+            raise ValueError(
+                "scaling on_load and base_group_name go together: a burst scales on its "
+                "always-on base's load (a group at zero has no load of its own)"
+            )
         if self.scaling.scales and self.on_demand_base_gpus:
             raise ValueError(
                 "on_demand_base_gpus applies to a fixed group: one that scales to zero has no "
@@ -230,6 +238,9 @@ class SpotFleet(pulumi.ComponentResource):
             opts=group_options(self, scaling),
         )
         scale_group(name, asg, args.target_gpus, scaling, self)
+        if args.base_group_name is not None:
+            # One instance at a time: the smallest type's GPUs, the group's capacity unit.
+            follow_base_load(name, asg, args.base_group_name, min(weights.values()), tags, self)
 
         self.launch_template_id = template.id
         self.autoscaling_group_name = asg.name

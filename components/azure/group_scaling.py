@@ -3,6 +3,9 @@ setting, between zero and the set's size.
 
 - ``on_request``: the setting is disabled; a run sets the capacity (``gpufleet scale`` enables
   it with a profile that ends the run), and its bounds say what the set may hold.
+- ``on_load`` (a serving burst): enabled, one profile from zero to the set's size whose
+  rules read the always-on base set's CPU (another resource's metric, which Azure allows):
+  busy, one VM more; idle, one fewer.
 - ``schedule``: enabled, with recurring profiles: one at each start time of the week's runs
   (capacity = the set's size) and one at each end (capacity 0). A recurring profile stays in
   effect until the next one starts, which is how Azure runs a weekly schedule. Azure names
@@ -49,6 +52,7 @@ def autoscale_setting(
     size: int,
     scaling: Scaling,
     *,
+    base_scale_set_id: pulumi.Input[str] | None = None,
     resource_group_name: pulumi.Input[str],
     location: str,
     tags: dict[str, str],
@@ -60,7 +64,7 @@ def autoscale_setting(
         location=location,
         target_resource_uri=scale_set_id,
         enabled=scaling.mode != "on_request",
-        profiles=profiles(size, scaling),
+        profiles=profiles(size, scaling, base_scale_set_id),
         tags=tags,
         # `gpufleet scale` enables a setting on request with a profile that ends the run:
         # later `pulumi up` runs leave a running job and its end alone.
@@ -71,12 +75,70 @@ def autoscale_setting(
     )
 
 
-def profiles(size: int, scaling: Scaling) -> list[azure.monitor.AutoscaleProfileArgs]:
+def profiles(
+    size: int, scaling: Scaling, base_scale_set_id: pulumi.Input[str] | None = None
+) -> list[azure.monitor.AutoscaleProfileArgs]:
     if scaling.mode == "schedule":
         return _schedule_profiles(size, scaling)
+    rules = []
+    if scaling.mode == "on_load" and base_scale_set_id is not None:
+        rules = [
+            _base_load_rule(
+                base_scale_set_id,
+                azure.monitor.ComparisonOperationType.GREATER_THAN,
+                BUSY_CPU,
+                BUSY_WINDOW,
+                azure.monitor.ScaleDirection.INCREASE,
+            ),
+            _base_load_rule(
+                base_scale_set_id,
+                azure.monitor.ComparisonOperationType.LESS_THAN,
+                IDLE_CPU,
+                IDLE_WINDOW,
+                azure.monitor.ScaleDirection.DECREASE,
+            ),
+        ]
     return [
-        azure.monitor.AutoscaleProfileArgs(name="default", capacity=_capacity(0, size, 0), rules=[])
+        azure.monitor.AutoscaleProfileArgs(
+            name="default", capacity=_capacity(0, size, 0), rules=rules
+        )
     ]
+
+
+# The base's average CPU (%) over a window that adds a burst VM, and that removes one; apart,
+# so one more VM taking load off a busy base does not make it idle at once.
+BUSY_CPU, BUSY_WINDOW = 70.0, "PT5M"
+IDLE_CPU, IDLE_WINDOW = 30.0, "PT15M"
+
+
+def _base_load_rule(
+    base_scale_set_id: pulumi.Input[str],
+    operator: azure.monitor.ComparisonOperationType,
+    threshold: float,
+    window: str,
+    direction: azure.monitor.ScaleDirection,
+) -> azure.monitor.ScaleRuleArgs:
+    """One VM more (or fewer) when the always-on base's average CPU is past ``threshold``:
+    the base has VMs all month, so its metric exists when the burst is at zero."""
+    return azure.monitor.ScaleRuleArgs(
+        metric_trigger=azure.monitor.MetricTriggerArgs(
+            metric_name="Percentage CPU",
+            metric_namespace="microsoft.compute/virtualmachinescalesets",
+            metric_resource_uri=base_scale_set_id,
+            time_grain="PT1M",
+            statistic=azure.monitor.MetricStatisticType.AVERAGE,
+            time_window=window,
+            time_aggregation=azure.monitor.TimeAggregationType.AVERAGE,
+            operator=operator,
+            threshold=threshold,
+        ),
+        scale_action=azure.monitor.ScaleActionArgs(
+            direction=direction,
+            type=azure.monitor.ScaleType.CHANGE_COUNT,
+            value="1",
+            cooldown="PT5M",
+        ),
+    )
 
 
 def _capacity(least: int, most: int, default: int) -> azure.monitor.ScaleCapacityArgs:

@@ -88,6 +88,8 @@ class SpotScaleSetArgs(ComponentArgs):
     # How the set's capacity changes: fixed at instances, or (with an autoscale setting) on
     # request, on load or on a schedule between zero and instances.
     scaling: Scaling = Field(default_factory=Scaling)
+    # on_load: the always-on scale set whose load (average CPU) sizes this burst.
+    base_scale_set_id: StrInput | None = None
 
     @field_validator("vm_size")
     @classmethod
@@ -120,6 +122,11 @@ class SpotScaleSetArgs(ComponentArgs):
 
     @model_validator(mode="after")
     def _reservation(self) -> SpotScaleSetArgs:
+        if (self.scaling.mode == "on_load") != (self.base_scale_set_id is not None):
+            raise ValueError(
+                "scaling on_load and base_scale_set_id go together: a burst scales on its "
+                "always-on base's load (a set at zero has no load of its own)"
+            )
         if self.capacity_reservation_group_id is not None and self.priority != "Regular":
             raise ValueError(
                 "capacity_reservation_group_id needs priority Regular: Azure runs no Spot VMs "
@@ -258,6 +265,7 @@ class SpotScaleSet(pulumi.ComponentResource):
                 scale_set.id,
                 args.instances,
                 args.scaling,
+                base_scale_set_id=args.base_scale_set_id,
                 resource_group_name=args.resource_group_name,
                 location=args.location,
                 tags=tags,

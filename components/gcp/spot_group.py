@@ -91,6 +91,11 @@ class SpotGroupArgs(ComponentArgs):
         if outside:
             raise ValueError(f"zones {outside} are not in region {self.region}")
         self.tags.as_labels()
+        if self.scaling.mode == "on_load":
+            raise ValueError(
+                "a GCP group cannot scale on another group's load (an autoscaler reads its own "
+                "group's per-instance metrics); use on_request"
+            )
         if self.reservation is not None and (
             self.provisioning_model != "STANDARD" or len(self.zones) != 1
         ):

@@ -178,8 +178,9 @@ def test_a_generated_aws_stack_with_its_own_discounts_is_priced_alike(tmp_path: 
 
 
 def test_a_generated_aws_stack_costs_what_its_plan_says(tmp_path: Path) -> None:
-    """The invariant on AWS. The stack follows the plan's hours: experiments, the weekly eval
-    and the serving burst sit at zero until asked, a nightly job runs on its schedule."""
+    """The invariant on AWS. The stack follows the plan's hours: experiments and the weekly
+    eval sit at zero until asked, the serving burst follows its base's load, a nightly job runs
+    on its schedule."""
     spec_text = (
         BILL_SPEC + "  - {name: nightly, kind: batch, gpu: {name: L4}, interruptible: true,\n"
         "     schedule: {time_zone: America/New_York, cron: '0 1 * * MON-FRI',"
@@ -189,7 +190,7 @@ def test_a_generated_aws_stack_costs_what_its_plan_says(tmp_path: Path) -> None:
     scalings = {name: [s for _, s in parts] for name, parts in part_scalings(stack_file).items()}
     assert scalings == {
         "experiments": ["on_request"],
-        "serving": ["fixed", "on_request"],
+        "serving": ["fixed", "on_load"],
         "weekly-eval": ["on_request"],
         "eval-fleet": ["on_request"],
         "nightly": ["schedule"],
@@ -231,12 +232,12 @@ AZURE_SITE = """\
 
 
 def test_a_generated_azure_stack_costs_what_its_plan_says(tmp_path: Path) -> None:
-    """Scale sets follow the plan's hours too: on request, a burst above a reserved base,
+    """Scale sets follow the plan's hours too: on request, a burst on its reserved base's load,
     business hours on a schedule."""
     scalings = part_scalings(generated_project(tmp_path, AZURE_SPEC, AZURE_SITE))
     assert scalings["sweeps"] == [("azure:SpotScaleSet", "on_request")]
     assert scalings["office"] == [("azure:SpotScaleSet", "schedule")]
-    assert scalings["chat"][1] == ("azure:SpotScaleSet", "on_request")
+    assert scalings["chat"][1] == ("azure:SpotScaleSet", "on_load")
     assert_costs_its_plan(parse_spec(AZURE_SPEC, "spec.yaml"), tmp_path, "prod")
 
 

@@ -26,7 +26,7 @@ def part(component: str, instances: int, scaling: str, pricing: str = "spot") ->
         "pricing": pricing,
         "scaling": scaling,
     }
-    if scaling == "on_request":
+    if scaling in ("on_request", "on_load"):
         found["expectedHours"] = 60.0
     return found
 

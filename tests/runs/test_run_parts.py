@@ -108,3 +108,20 @@ def test_an_unknown_workload_names_the_known_ones(tmp_path: Path) -> None:
     assert error.value.problems == [
         f"no workload 'nope' in environment {ENVIRONMENT}; workloads: aws-fleet, aws-serving"
     ]
+
+
+def test_a_burst_on_load_takes_no_run() -> None:
+    serving = placement(
+        workload(
+            "chat",
+            "azure",
+            [
+                part("azure:CapacityReservationGroup", 2, "fixed", "reserved_1y"),
+                part("azure:SpotScaleSet", 3, "on_load"),
+            ],
+            kind="inference",
+        )
+    )
+    with pytest.raises(ScaleInputError) as error:
+        spread(serving, 1)
+    assert any("follows its base's load" in line for line in error.value.problems)

@@ -270,3 +270,46 @@ def test_a_fleet_that_scales_has_no_on_demand_base() -> None:
         "instancesDistribution"
     ]
     assert distribution["onDemandPercentageAboveBaseCapacity"] == 100
+
+
+def test_a_burst_on_load_steps_on_its_bases_cpu() -> None:
+    """From zero, one instance at a time: the base's alarms drive it (its own load does not
+    exist at zero)."""
+    scaling = Scaling(mode="on_load", expected_hours=120)
+    cap, _ = spot_fleet(scaling=scaling, base_group_name="serving-base-asg")
+    assert_provider_would_accept(cap)
+    asg = cap.one("aws:autoscaling/group:Group")
+    assert asg.inputs["desiredCapacity"] == 0 and asg.ignore_changes == ["desiredCapacity"]
+    assert {t["key"]: t["value"] for t in asg.inputs["tags"]}["expected-minutes"] == "7200"
+    policies = {p.name: p for p in cap.of_type("aws:autoscaling/policy:Policy")}
+    alarms = {a.name: a for a in cap.of_type("aws:cloudwatch/metricAlarm:MetricAlarm")}
+    assert set(policies) == set(alarms) == {"eval-base-busy", "eval-base-idle"}
+    smallest = 1  # g6.xlarge, g5.xlarge: one instance, in the group's GPU units
+    busy, idle = policies["eval-base-busy"].inputs, policies["eval-base-idle"].inputs
+    assert busy["stepAdjustments"] == [
+        {"scalingAdjustment": smallest, "metricIntervalLowerBound": "0"}
+    ]
+    assert idle["stepAdjustments"] == [
+        {"scalingAdjustment": -smallest, "metricIntervalUpperBound": "0"}
+    ]
+    for name, comparison, threshold in (
+        ("eval-base-busy", "GreaterThanThreshold", 70.0),
+        ("eval-base-idle", "LessThanThreshold", 30.0),
+    ):
+        alarm = alarms[name].inputs
+        assert alarm["dimensions"] == {"AutoScalingGroupName": "serving-base-asg"}
+        assert (alarm["metricName"], alarm["namespace"]) == ("CPUUtilization", "AWS/EC2")
+        assert (alarm["comparisonOperator"], alarm["threshold"]) == (comparison, threshold)
+        assert alarm["alarmActions"] == [policies[name].outputs["arn"]]
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"scaling": Scaling(mode="on_load", expected_hours=120)},
+        {"base_group_name": "serving-base-asg"},
+    ],
+)
+def test_on_load_and_a_base_group_go_together(overrides: dict[str, Any]) -> None:
+    with pytest.raises(ValidationError, match="on_load and base_group_name go together"):
+        spot_fleet(**overrides)

@@ -165,3 +165,40 @@ def test_spot_vms_cannot_run_in_a_capacity_reservation() -> None:
             capacity_reservation_group_id=GROUP_ID,
             proximity_placement_group=True,
         )
+
+
+BASE_ID = (
+    "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-ml/providers/"
+    "Microsoft.Compute/virtualMachineScaleSets/chat-serving-vms"
+)
+
+
+def test_a_burst_on_load_follows_its_bases_cpu() -> None:
+    cap, _ = scale_set(
+        priority="Spot",
+        scaling=Scaling(mode="on_load", expected_hours=120),
+        base_scale_set_id=BASE_ID,
+    )
+    setting = cap.one(AUTOSCALE)
+    assert setting.inputs["enabled"] is True and setting.ignore_changes == []
+    (profile,) = setting.inputs["profiles"]
+    assert profile["capacity"] == {"minimum": "0", "maximum": "2", "default": "0"}
+    busy, idle = profile["rules"]
+    for rule, operator, threshold, direction in (
+        (busy, "GreaterThan", 70.0, "Increase"),
+        (idle, "LessThan", 30.0, "Decrease"),
+    ):
+        trigger = rule["metricTrigger"]
+        assert trigger["metricResourceUri"] == BASE_ID  # the base's metric, not its own
+        assert (trigger["metricName"], trigger["operator"], trigger["threshold"]) == (
+            "Percentage CPU",
+            operator,
+            threshold,
+        )
+        assert rule["scaleAction"]["direction"] == direction
+        assert (rule["scaleAction"]["type"], rule["scaleAction"]["value"]) == ("ChangeCount", "1")
+
+
+def test_on_load_and_a_base_set_go_together() -> None:
+    with pytest.raises(ValueError, match="on_load and base_scale_set_id go together"):
+        scale_set(scaling=Scaling(mode="on_load", expected_hours=120))

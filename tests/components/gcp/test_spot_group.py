@@ -222,3 +222,8 @@ def test_spot_group_in_a_reservation_consumes_it_by_name() -> None:
 def test_a_reservation_takes_standard_vms_in_its_one_zone(overrides: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match="reservation needs provisioning_model STANDARD"):
         SpotGroupArgs(**spot_args(reservation="r", **overrides))
+
+
+def test_a_gcp_group_cannot_follow_another_groups_load() -> None:
+    with pytest.raises(ValueError, match="cannot scale on another group's load"):
+        SpotGroupArgs(**spot_args(scaling=Scaling(mode="on_load", expected_hours=120)))
