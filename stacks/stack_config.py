@@ -123,15 +123,24 @@ class WorkloadPlacement(ConfigModel):
     )
 
     @model_validator(mode="after")
-    def _parts_on_its_cloud(self) -> WorkloadPlacement:
-        elsewhere = [
-            p.component for p in self.parts if not p.component.startswith(f"{self.cloud}:")
-        ]
+    def _parts_fit(self) -> WorkloadPlacement:
+        """Each part is built on the workload's cloud by a component that can follow its
+        scaling (``follows`` in the registry)."""
+        from gpufleet.stacks.component_registry import COMPONENTS
+
+        elsewhere = [p.component for p in self.parts if COMPONENTS[p.component].cloud != self.cloud]
         if elsewhere:
             raise ValueError(
                 f"parts {', '.join(elsewhere)} are not {self.cloud} components "
                 "(the workload's cloud)"
             )
+        for part in self.parts:
+            follows = COMPONENTS[part.component].follows
+            if part.scaling != "fixed" and part.scaling not in follows:
+                can = ", ".join(sorted({"fixed", *follows}))
+                raise ValueError(
+                    f"{part.component} cannot follow scaling {part.scaling} (it follows: {can})"
+                )
         return self
 
 

@@ -171,6 +171,21 @@ def test_missing_site_settings_fail_the_program_clearly(tmp_path: Path) -> None:
         ),
         (("  gpufleet:environment: prod\n", ""), "gpufleet:environment: Field required"),
         (("      parts:\n", "      partz:\n"), "gpufleet:workloads.0.parts: Field required"),
+        # A hand edit a component cannot build: another cloud's part, a scaling it cannot follow.
+        (
+            (
+                "        - component: gcp:ReservationPool\n",
+                "        - component: aws:CapacityPool\n",
+            ),
+            "parts aws:CapacityPool are not gcp components (the workload's cloud)",
+        ),
+        (
+            (
+                "          scaling: on_request\n          expectedHours: 138.0\n",
+                "          scaling: on_load\n          expectedHours: 138.0\n",
+            ),
+            "gcp:SpotGroup cannot follow scaling on_load (it follows: fixed, on_request, schedule)",
+        ),
     ],
 )
 def test_bad_stack_config_stops_the_program_naming_the_key(
