@@ -34,6 +34,12 @@ from gpufleet.planner.schedules import (
 )
 from gpufleet.pricing_models import HOURS_PER_MONTH
 
+# What the clouds allow of a scaler, for the components that build one and for gpufleet scale,
+# which adds to it: GCP's shortest scaling schedule; Azure's most profiles in one autoscale
+# setting.
+GCP_MIN_SCHEDULE_SECONDS = 300
+AZURE_MAX_PROFILES = 20
+
 
 class WeeklyRun(ComponentArgs):
     """One run of the week: starts ``start_minute`` after Monday 00:00 local time."""

@@ -20,7 +20,7 @@ from gpufleet.runs.part_change import PartChange
 from gpufleet.runs.run_duration import RunWindow
 from gpufleet.runs.run_parts import PartRun
 from gpufleet.runs.stack_target import StackTarget
-from gpufleet.runs.workload_tags import carries, scales, workload_tags
+from gpufleet.runs.workload_tags import carries, scales, tags_text, workload_tags
 
 GUARD_ACTION = "gpufleet-scale-end"
 
@@ -63,7 +63,7 @@ def _scaling_group(client: Any, run: PartRun, target: StackTarget) -> dict[str, 
         pages = client.get_paginator("describe_auto_scaling_groups").paginate(Filters=filters)
         groups = [group for page in pages for group in page["AutoScalingGroups"]]
     found = [group for group in groups if carries(_tags(group), tags) and scales(_tags(group))]
-    what = f"Auto Scaling group that scales, tagged {_tags_text(tags)}"
+    what = f"Auto Scaling group that scales, tagged {tags_text(tags)}"
     if not found:
         raise not_deployed("aws", what, region)
     if len(found) > 1:
@@ -73,10 +73,6 @@ def _scaling_group(client: Any, run: PartRun, target: StackTarget) -> dict[str, 
 
 def _tags(group: dict[str, Any]) -> dict[str, str]:
     return {tag["Key"]: tag["Value"] for tag in group.get("Tags", [])}
-
-
-def _tags_text(tags: dict[str, str]) -> str:
-    return ", ".join(f"{key}={value}" for key, value in tags.items())
 
 
 def _set_desired(client: Any, name: str, arn: str, desired: int) -> None:

@@ -24,17 +24,16 @@ from typing import Any
 from azure.mgmt.compute import models as compute_models
 from azure.mgmt.monitor import models as monitor_models
 
+from gpufleet.components.scaling import AZURE_MAX_PROFILES
 from gpufleet.runs.azure_access import AzureAccess, azure_access, azure_errors
 from gpufleet.runs.cloud_error import CloudError, ambiguous, not_deployed
 from gpufleet.runs.part_change import PartChange
 from gpufleet.runs.run_duration import RunWindow
 from gpufleet.runs.run_parts import PartRun
 from gpufleet.runs.stack_target import StackTarget, azure_scope
-from gpufleet.runs.workload_tags import carries, scales, workload_tags
+from gpufleet.runs.workload_tags import carries, scales, tags_text, workload_tags
 
 RUN_PROFILE = "gpufleet-run"
-# Azure's limit of profiles in one autoscale setting.
-MAX_PROFILES = 20
 _SET_WRITE = "Microsoft.Compute/virtualMachineScaleSets/write"
 _SETTING_WRITE = "Microsoft.Insights/autoscalesettings/write"
 
@@ -50,7 +49,7 @@ def scale_scale_set(run: PartRun, target: StackTarget, window: RunWindow) -> Par
     setting_name, set_name = str(setting.name), str(scale_set.name)
     profiles = [p for p in setting.profiles if p.name != RUN_PROFILE]
     if window.until is not None:
-        if len(profiles) >= MAX_PROFILES:
+        if len(profiles) >= AZURE_MAX_PROFILES:
             raise CloudError(
                 "azure",
                 f"autoscale setting {setting_name} has {len(profiles)} profiles, Azure's "
@@ -137,8 +136,7 @@ def _scaling_set(
             if carries(scale_set.tags, tags) and scales(scale_set.tags)
         ]
     if not found:
-        text = ", ".join(f"{key}={value}" for key, value in tags.items())
-        raise not_deployed("azure", f"scale set that scales, tagged {text}", scope)
+        raise not_deployed("azure", f"scale set that scales, tagged {tags_text(tags)}", scope)
     if len(found) > 1:
         raise ambiguous("azure", "scale sets", [str(s.name) for s in found])
     return found[0]

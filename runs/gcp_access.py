@@ -169,3 +169,11 @@ def path_of(link: str) -> str:
     path = link.split("?", 1)[0]
     at = path.find("projects/")
     return path[at:] if at >= 0 else path
+
+
+def label_filter(labels: dict[str, str]) -> str:
+    """A list filter narrowing a listing to these labels (those whose keys a filter can name);
+    the caller still checks each result against all of them."""
+    return " ".join(
+        f'(labels.{key} = "{value}")' for key, value in labels.items() if key.isidentifier()
+    )

@@ -25,6 +25,7 @@ from gpufleet.runs.gcp_access import (
     compute_v1,
     gcp_access,
     gcp_errors,
+    label_filter,
     name_of,
     path_of,
     wait,
@@ -33,7 +34,7 @@ from gpufleet.runs.part_change import PartChange
 from gpufleet.runs.run_duration import RunWindow
 from gpufleet.runs.run_parts import PartRun
 from gpufleet.runs.stack_target import StackTarget
-from gpufleet.runs.workload_tags import carries, workload_labels
+from gpufleet.runs.workload_tags import carries, tags_text, workload_labels
 
 RUN_SCHEDULE = "gpufleet-run"
 
@@ -141,7 +142,7 @@ def _scaling_group(
             if _templates_of(group) & templates
         ]
     if not groups:
-        what = f"managed instance group whose template carries labels {_labels_text(labels)}"
+        what = f"managed instance group whose template carries labels {tags_text(labels)}"
         raise not_deployed("gcp", what, where)
     with gcp_errors("compute.autoscalers.list", where):
         autoscalers = {
@@ -166,9 +167,7 @@ def _scaling_group(
 def _labelled_templates(access: GcpAccess, labels: dict[str, str]) -> set[str]:
     """Names of the instance templates carrying every label. The listing is narrowed by the
     labels whose keys a filter can name; each template is checked against all."""
-    listing = " ".join(
-        f'(labels.{key} = "{value}")' for key, value in labels.items() if key.isidentifier()
-    )
+    listing = label_filter(labels)
     project = access.project
     with gcp_errors("compute.instanceTemplates.list", f"projects/{project}/global"):
         return {
@@ -184,10 +183,6 @@ def _templates_of(group: compute_v1.InstanceGroupManager) -> set[str]:
     links = [version.instance_template for version in group.versions]
     links.append(group.instance_template)
     return {name_of(link) for link in links if link}
-
-
-def _labels_text(labels: dict[str, str]) -> str:
-    return ", ".join(f"{key}={value}" for key, value in labels.items())
 
 
 def _resize_to_zero(access: GcpAccess, region: str, group: str) -> None:

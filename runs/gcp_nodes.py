@@ -18,12 +18,19 @@ import math
 from typing import Any
 
 from gpufleet.runs.cloud_error import CloudError, not_deployed
-from gpufleet.runs.gcp_access import GcpAccess, compute_v1, gcp_access, gcp_errors, wait
+from gpufleet.runs.gcp_access import (
+    GcpAccess,
+    compute_v1,
+    gcp_access,
+    gcp_errors,
+    label_filter,
+    wait,
+)
 from gpufleet.runs.part_change import PartChange
 from gpufleet.runs.run_duration import RunWindow
 from gpufleet.runs.run_parts import PartRun
 from gpufleet.runs.stack_target import StackTarget
-from gpufleet.runs.workload_tags import carries, scales, workload_labels
+from gpufleet.runs.workload_tags import carries, scales, tags_text, workload_labels
 
 # Statuses of a VM that runs (or is on its way), and of one that can be started.
 RUNNING = frozenset({"PROVISIONING", "STAGING", "RUNNING", "REPAIRING"})
@@ -84,9 +91,7 @@ def scale_nodes(run: PartRun, target: StackTarget, window: RunWindow) -> PartCha
 
 def _nodes(access: GcpAccess, zone: str, labels: dict[str, str]) -> list[compute_v1.Instance]:
     project = access.project
-    listing = " ".join(
-        f'(labels.{key} = "{value}")' for key, value in labels.items() if key.isidentifier()
-    )
+    listing = label_filter(labels)
     where = f"projects/{project}/zones/{zone}"
     with gcp_errors("compute.instances.list", where):
         found = [
@@ -97,8 +102,7 @@ def _nodes(access: GcpAccess, zone: str, labels: dict[str, str]) -> list[compute
             if carries(vm.labels, labels) and scales(vm.labels, labels=True)
         ]
     if not found:
-        text = ", ".join(f"{key}={value}" for key, value in labels.items())
-        raise not_deployed("gcp", f"VMs that run on request, labelled {text}", where)
+        raise not_deployed("gcp", f"VMs that run on request, labelled {tags_text(labels)}", where)
     return found
 
 

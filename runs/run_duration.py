@@ -11,7 +11,9 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-MIN_DURATION = timedelta(minutes=5)
+from gpufleet.components.scaling import GCP_MIN_SCHEDULE_SECONDS
+
+MIN_DURATION = timedelta(seconds=GCP_MIN_SCHEDULE_SECONDS)
 MAX_DURATION = timedelta(days=31)
 _FORM = re.compile(r"(?:(?P<d>[0-9]+)d)?(?:(?P<h>[0-9]+)h)?(?:(?P<m>[0-9]+)m)?")
 # Enough digits for any duration within the bounds in one unit (31 days is 44,640 minutes).

@@ -37,3 +37,8 @@ def scales(found: Mapping[str, str] | None, *, labels: bool = False) -> bool:
     """Whether a resource's tags (or labels) mark capacity that scales."""
     key = tag_keys.EXPECTED_MINUTES
     return (tag_keys.gcp_label_key(key) if labels else key) in (found or {})
+
+
+def tags_text(tags: Mapping[str, str]) -> str:
+    """Tags (or labels) as a message names them: ``key=value, ...``."""
+    return ", ".join(f"{key}={value}" for key, value in tags.items())

@@ -21,7 +21,7 @@ import pulumi
 import pulumi_azure_native as azure
 from tzlocal.windows_tz import tz_win
 
-from gpufleet.components.scaling import Scaling
+from gpufleet.components.scaling import AZURE_MAX_PROFILES, Scaling
 from gpufleet.planner.schedules import MINUTES_PER_DAY, day_at
 
 # Azure's day names in a recurrence, by gpufleet's day names.
@@ -34,8 +34,6 @@ _AZURE_DAYS = {
     "sat": "Saturday",
     "sun": "Sunday",
 }
-# Azure allows at most 20 profiles in one autoscale setting.
-MAX_PROFILES = 20
 
 
 def windows_time_zone(iana: str) -> str:
@@ -155,9 +153,9 @@ def _schedule_profiles(size: int, scaling: Scaling) -> list[azure.monitor.Autosc
     for run in scaling.weekly_runs():
         for edge, minute in (("run", run.start), ("idle", run.end)):
             edges[(edge, minute % MINUTES_PER_DAY)].append(_AZURE_DAYS[day_at(minute)])
-    if len(edges) > MAX_PROFILES:
+    if len(edges) > AZURE_MAX_PROFILES:
         raise ValueError(
-            f"the schedule needs {len(edges)} autoscale profiles; Azure allows {MAX_PROFILES}"
+            f"the schedule needs {len(edges)} autoscale profiles; Azure allows {AZURE_MAX_PROFILES}"
         )
     out = []
     for index, ((edge, minute_of_day), days) in enumerate(sorted(edges.items())):

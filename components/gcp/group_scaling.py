@@ -19,10 +19,9 @@ import pulumi
 import pulumi_gcp as gcp
 
 from gpufleet import tag_keys
-from gpufleet.components.scaling import Scaling, cron_at
+from gpufleet.components.scaling import GCP_MIN_SCHEDULE_SECONDS, Scaling, cron_at
 
-# GCP's shortest scaling schedule, and how long a new VM is left alone before its load counts.
-MIN_SCHEDULE_SECONDS = 300
+# How long a new VM is left alone before its load counts.
 COOLDOWN_SECONDS = 300
 # What `gpufleet scale` sets for a run on request (the autoscaler on, a schedule that ends the
 # run): later `pulumi up` runs leave a running job and its end alone.
@@ -65,7 +64,7 @@ def autoscaling_policy(
             gcp.compute.RegionAutoscalerAutoscalingPolicyScalingScheduleArgs(
                 name=f"run-{index}",
                 schedule=cron_at(run.start),
-                duration_sec=max(run.minutes * 60, MIN_SCHEDULE_SECONDS),
+                duration_sec=max(run.minutes * 60, GCP_MIN_SCHEDULE_SECONDS),
                 min_required_replicas=size,
                 time_zone=scaling.time_zone,
                 description="a weekly run of the workload's schedule (gpufleet)",
