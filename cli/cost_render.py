@@ -250,8 +250,9 @@ def _footnotes(report: CostReport) -> list[str]:
         named = f" ({', '.join(item.resources)})" if item.resources else ""
         notes.append(f"not priced: {item.what}{named}: {item.why}")
     notes.append(
-        "expected: each resource at the size its own settings run (desired / min size), "
-        "730 h a month; maximum: every group at its max size."
+        "expected: each resource at the size its own settings run (desired / min size) "
+        "730 h a month, what its own weekly schedule runs, or above that its declared use "
+        "(expected-minutes); maximum: every group at its max size."
     )
     return notes
 
