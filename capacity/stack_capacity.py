@@ -91,6 +91,9 @@ def _scalers(resources: list[StackResource]) -> dict[str, Scaler]:
     return found
 
 
+RESERVATION_UNKNOWN = "its reservation's machine type is unknown during preview"
+
+
 class Reservations:
     """The stack's reservations and what is left in them. Capacity finds its reservation by
     the name it gives (the reservation's ``name``, id or ARN property, or its Pulumi name,
@@ -105,11 +108,16 @@ class Reservations:
         self._left: dict[str, float] = {}  # instances each reservation has not covered yet
         self._by_key: dict[str, list[str]] = {}  # a URN or name -> the reservations it reaches
         self._by_name: dict[str, list[str]] = {}
+        # Reservations whose machine is unknown until deployed (a preview): what runs in them
+        # cannot be matched yet.
+        self._unknown: set[str] = set()
         for urn, found in read.items():
             if found.market != "reserved":
                 continue
             self._machines[urn] = {m.instance_type for m in found.machines}
             self._left[urn] = found.max_units or 0.0
+            if not found.machines and found.unknown:
+                self._unknown.add(urn)
             resource = by_urn[urn]
             groups = [
                 dep
@@ -155,6 +163,8 @@ class Reservations:
             )
         )
         if not fitting:
+            if any(urn in self._unknown for urn in reached):
+                return RESERVATION_UNKNOWN
             return "is not in this stack for its machine"
         wanted = footprint.max_units
         if wanted is None or wanted > sum(self._left[urn] for urn in fitting):
@@ -178,6 +188,13 @@ def resolve_reservation(
     why = reservations.cover(footprint, resource, templates)
     if why is None:
         return footprint
+    if why == RESERVATION_UNKNOWN:
+        # Neither free nor its own rate yet: known once deployed.
+        return replace(
+            footprint,
+            undetermined=(*footprint.undetermined, why),
+            unknown=footprint.unknown or not footprint.undetermined,
+        )
     where = ", ".join(footprint.reservation_names) or "a reservation"
     return replace(
         footprint,

@@ -248,3 +248,19 @@ def test_a_mixed_group_on_a_reserving_template_says_it_is_priced_on_its_own() ->
     (found,) = _running([reservation, template, mixed])
     assert found.market == "on_demand"
     assert "does not match" in found.notes[-1]
+
+
+def test_capacity_in_a_reservation_whose_machine_a_preview_does_not_know_is_undetermined() -> None:
+    """Neither free nor at its own rate until deployed: said, not guessed."""
+    reservation, template, group = gcp_in_reservation(["urn::res"])
+    unknown = resource(
+        reservation.type,
+        reservation.name,
+        {
+            **reservation.props,
+            "specificReservation": {"count": 2, "instanceProperties": {"machineType": UNKNOWN}},
+        },
+    )
+    (found,) = _running([unknown, template, group])
+    assert found.undetermined[-1] == "its reservation's machine type is unknown during preview"
+    assert found.unknown
