@@ -134,7 +134,16 @@ class WorkloadPlacement(ConfigModel):
                 f"parts {', '.join(elsewhere)} are not {self.cloud} components "
                 "(the workload's cloud)"
             )
-        for part in self.parts:
+        for index, part in enumerate(self.parts):
+            if part.scaling in ("on_request", "on_load") and part.expected_hours is None:
+                raise ValueError(
+                    f"{part.component} on {part.scaling} needs expectedHours (the plan's use)"
+                )
+            if part.scaling == "on_load" and (index == 0 or self.parts[0].scaling != "fixed"):
+                raise ValueError(
+                    f"{part.component} on_load is a burst: it follows an always-on (fixed) base "
+                    "part before it"
+                )
             follows = COMPONENTS[part.component].follows
             if part.scaling != "fixed" and part.scaling not in follows:
                 can = ", ".join(sorted({"fixed", *follows}))

@@ -46,8 +46,8 @@ def apply_scaler(footprint: GpuFootprint, scaler: Scaler) -> GpuFootprint:
         if scaler.bounds:
             least, most = scaler.least, scaler.most
         notes = footprint.notes
-        if scaler.schedule_unread:
-            notes = (*notes, f"its schedule is not read: {scaler.schedule_unread}")
+        if _unread(scaler):
+            notes = (*notes, f"its schedule is not read: {_unread(scaler)}")
         return replace(
             footprint,
             expected_units=least,
@@ -65,11 +65,20 @@ def apply_scaler(footprint: GpuFootprint, scaler: Scaler) -> GpuFootprint:
     return replace(footprint, max_units=most, undetermined=undetermined, declared_minutes=declared)
 
 
+def _unread(scaler: Scaler) -> str | None:
+    """Why the scaler's schedule is not read, if it is not."""
+    if scaler.schedule_unread:
+        return scaler.schedule_unread
+    if len(scaler.time_zones) > 1:
+        return f"its entries are in several time zones ({', '.join(sorted(scaler.time_zones))})"
+    return None
+
+
 def _weekly_use(scaler: Scaler, least: float | None, most: float | None) -> float | None:
-    if scaler.schedule_unread or least is None or most is None:
+    if _unread(scaler) or least is None or most is None:
         return None
     windows = window_use(scaler.windows, least, most)
-    points = set_point_use(scaler.set_points, 0.0, most)
+    points = set_point_use(scaler.set_points, least, most)
     if windows is not None and points is not None:
         return None  # two kinds of schedule on one group: not read, the declared use counts
     return windows if windows is not None else points

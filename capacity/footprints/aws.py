@@ -354,11 +354,16 @@ def sagemaker_job_template(r: Reading) -> GpuFootprint | None:
 def scheduled_action(r: Reading) -> Scaler | None:
     """One scheduled action of an Auto Scaling group (its ``autoscalingGroupName``): a weekly
     recurrence that sets the desired size is a set point of the group's schedule. It bounds
-    nothing (the group's min and max hold); a one-off action is no point of the week."""
+    nothing (the group's min and max hold); a one-off action is no point of the week. One that
+    moves the group's min or max size is not read as a set point: the schedule is then left
+    to the group's declared use, with a note."""
     recurrence, desired = r.get("recurrence"), r.get("desiredCapacity")
     points: list[SetPoint] = []
     unread = None
-    if recurrence is not None and desired is not None and desired != -1:
+    moves_bounds = any(r.get(key) not in (None, -1) for key in ("minSize", "maxSize"))
+    if recurrence is not None and moves_bounds:
+        unread = "a scheduled action sets the group's min or max size"
+    elif recurrence is not None and desired is not None and desired != -1:
         size = r.number(desired, "desiredCapacity", None, whole=True)
         if is_unknown(recurrence) or not isinstance(recurrence, str):
             unread = "the recurrence is unknown during preview or not a cron"
@@ -369,6 +374,7 @@ def scheduled_action(r: Reading) -> Scaler | None:
                 points = cron_set_points(recurrence, size)
             except ScheduleError as exc:
                 unread = str(exc)
+    zone = r.get("timeZone")
     return Scaler(
         "autoscalingGroupName",
         None,
@@ -377,4 +383,15 @@ def scheduled_action(r: Reading) -> Scaler | None:
         set_points=tuple(points),
         schedule_unread=unread,
         bounds=False,
+        time_zones=frozenset({zone if isinstance(zone, str) and zone else "UTC"})
+        if recurrence is not None
+        else frozenset(),
     )
+
+
+@sizes(types.AWS_AUTOSCALING_POLICY)
+def scaling_policy(r: Reading) -> Scaler | None:
+    """A scaling policy of an Auto Scaling group: the group sizes itself (on load), between its
+    own min and max; what it runs is its declared use, else it is unpriced, never its size at
+    rest ($0 for a group at zero)."""
+    return Scaler("autoscalingGroupName", None, None, active=True, bounds=False)

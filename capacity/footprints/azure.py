@@ -125,6 +125,11 @@ def autoscale_setting(r: Reading) -> Scaler | None:
         if found[1] is not None:
             most.append(found[1])
     points, unread = _recurring_profiles(r, profiles)
+    zones = {
+        zone if isinstance(zone := get_path(p, "recurrence", "schedule", "timeZone"), str) else ""
+        for p in profiles
+        if get_path(p, "recurrence") is not None
+    }
     return Scaler(
         "targetResourceUri",
         min(least, default=0.0),
@@ -134,6 +139,7 @@ def autoscale_setting(r: Reading) -> Scaler | None:
         undetermined=tuple(r.undetermined),
         set_points=tuple(points),
         schedule_unread=unread,
+        time_zones=frozenset(zones),
     )
 
 
@@ -163,9 +169,14 @@ def _recurring_profiles(r: Reading, profiles: list[Any]) -> tuple[list[SetPoint]
         days, hours, minutes = (
             as_list(sub.get(*schedule, key)) for key in ("days", "hours", "minutes")
         )
-        size = sub.number(
-            sub.get("capacity", "default"), f"{where}.capacity.default", None, whole=True
+        # Azure keeps the count within the profile's minimum and maximum; its default is
+        # only where it starts when it has no metric to go by.
+        size, least, most = (
+            sub.number(sub.get("capacity", key), f"{where}.capacity.{key}", None, whole=True)
+            for key in ("default", "minimum", "maximum")
         )
+        if size is not None and least is not None and most is not None:
+            size = min(max(size, least), most)
         clock = [
             sub.number(value, f"{where}.recurrence.schedule", None, whole=True, most=limit)
             for values, limit in ((hours, 23), (minutes, 59))

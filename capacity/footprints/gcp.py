@@ -216,7 +216,13 @@ def autoscaler(r: Reading) -> Scaler | None:
     mode = r.get(*policy, "mode")
     description = r.get("description")
     words = tags_in_description(description) if isinstance(description, str) else {}
-    windows, unread = _scaling_schedules(r, as_list(r.get(*policy, "scalingSchedules")))
+    entries = as_list(r.get(*policy, "scalingSchedules"))
+    windows, unread = _scaling_schedules(r, entries)
+    zones = {
+        zone if isinstance(zone := get_path(entry, "timeZone"), str) and zone else "UTC"
+        for entry in entries
+        if isinstance(entry, dict) and entry.get("disabled") is not True
+    }
     return Scaler(
         "target",
         least,
@@ -226,6 +232,7 @@ def autoscaler(r: Reading) -> Scaler | None:
         declared_minutes=expected_minutes(words.get(EXPECTED_MINUTES)),
         windows=tuple(windows),
         schedule_unread=unread,
+        time_zones=frozenset(zones),
     )
 
 

@@ -51,6 +51,9 @@ class Scaler:
     # False for a scaler that only sets sizes (an AWS scheduled action): the group's own
     # bounds hold, whatever ``least`` and ``most`` say.
     bounds: bool = True
+    # The time zones its schedule's entries are in: minutes of the week in two zones do not
+    # add up without their offsets, so a schedule over several is not read.
+    time_zones: frozenset[str] = frozenset()
 
     def merged(self, other: Scaler) -> Scaler:
         """Two scalers of one group (AWS scheduled actions, one resource each) as one."""
@@ -60,6 +63,7 @@ class Scaler:
         if len(points) + len(windows) > MAX_CHANGES:
             points, windows = (), ()
             unread = unread or f"more than {MAX_CHANGES:,} changes a week"
+        zones = self.time_zones | other.time_zones
         return Scaler(
             self.target_property,
             _least(self.least, other.least),
@@ -71,6 +75,7 @@ class Scaler:
             windows,
             unread,
             self.bounds or other.bounds,
+            zones,
         )
 
 

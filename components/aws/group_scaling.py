@@ -53,6 +53,10 @@ BUSY_CPU = 70.0
 IDLE_CPU = 30.0
 BUSY_MINUTES = 5
 IDLE_MINUTES = 15
+# EC2 reports CPU every 5 minutes without detailed monitoring: one alarm period each.
+PERIOD_SECONDS = 300
+# A GPU instance boots and loads its model for minutes before its load counts.
+WARMUP_SECONDS = 600
 
 
 def follow_base_load(
@@ -86,6 +90,7 @@ def follow_base_load(
             policy_type="StepScaling",
             adjustment_type="ChangeInCapacity",
             metric_aggregation_type="Average",
+            estimated_instance_warmup=WARMUP_SECONDS,
             step_adjustments=[bound],
             opts=opts,
         )
@@ -96,8 +101,8 @@ def follow_base_load(
             metric_name="CPUUtilization",
             dimensions={"AutoScalingGroupName": base_group_name},
             statistic="Average",
-            period=60,
-            evaluation_periods=minutes,
+            period=PERIOD_SECONDS,
+            evaluation_periods=minutes * 60 // PERIOD_SECONDS,
             comparison_operator=comparison,
             threshold=threshold,
             alarm_actions=[policy.arn],

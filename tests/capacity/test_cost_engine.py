@@ -15,6 +15,7 @@ import pulumi_gcp as gcp
 import pytest
 
 from gpufleet.capacity.cost_engine import (
+    UNKNOWN_USE,
     ResourceCost,
     StackCost,
     Usage,
@@ -805,3 +806,111 @@ def test_an_azure_set_is_priced_by_its_recurring_profiles() -> None:
     # Disabled, its profiles run nothing: the declared use prices the set.
     disabled = line(price(azure_scheduled_set(False)), "vmss")
     assert disabled.expected.monthly_usd == pytest.approx(2 * rate * 100)
+
+
+def test_an_action_that_moves_the_groups_bounds_leaves_the_schedule_to_the_declared_use() -> None:
+    """Mornings raise the min size, evenings set desired 0: read as set points alone, the
+    group would be priced $0. Not read; the declared use prices it, with a note."""
+
+    tags = {"workload": "office", "expected-minutes": "6000"}
+
+    def raised_min() -> None:
+        template = aws.ec2.LaunchTemplate(
+            "lt", image_id="ami-1", instance_type="g6.xlarge", tags=TAGS
+        )
+        group = aws.autoscaling.Group(
+            "group",
+            min_size=0,
+            max_size=3,
+            desired_capacity=0,
+            availability_zones=["us-east-1a"],
+            launch_template={"id": template.id},
+            tags=[{"key": k, "value": v, "propagate_at_launch": False} for k, v in tags.items()],
+        )
+        aws.autoscaling.Schedule(
+            "up",
+            scheduled_action_name="up",
+            autoscaling_group_name=group.name,
+            recurrence="0 8 * * 1-5",
+            min_size=3,
+            max_size=3,
+            desired_capacity=-1,
+        )
+        aws.autoscaling.Schedule(
+            "down",
+            scheduled_action_name="down",
+            autoscaling_group_name=group.name,
+            recurrence="0 20 * * 1-5",
+            min_size=-1,
+            max_size=-1,
+            desired_capacity=0,
+        )
+
+    group = line(price(raised_min), "group")
+    rate = on_demand("aws", "g6.xlarge", "us-east-1")
+    assert group.expected.monthly_usd == pytest.approx(3 * rate * 100)
+    assert any("sets the group's min or max size" in note for note in group.notes)
+
+
+def test_a_schedule_over_several_time_zones_is_not_read() -> None:
+    """09:00 New York to 17:00 UTC is not 8 hours: minutes of two zones do not add up."""
+    tags = {"workload": "office", "expected-minutes": "6000"}
+
+    def program() -> None:
+        template = aws.ec2.LaunchTemplate(
+            "lt", image_id="ami-1", instance_type="g6.xlarge", tags=TAGS
+        )
+        group = aws.autoscaling.Group(
+            "group",
+            min_size=0,
+            max_size=3,
+            desired_capacity=0,
+            availability_zones=["us-east-1a"],
+            launch_template={"id": template.id},
+            tags=[{"key": k, "value": v, "propagate_at_launch": False} for k, v in tags.items()],
+        )
+        for edge, at, zone, desired in (
+            ("start", "0 9 * * 1-5", "America/New_York", 3),
+            ("end", "0 17 * * 1-5", "UTC", 0),
+        ):
+            aws.autoscaling.Schedule(
+                edge,
+                scheduled_action_name=edge,
+                autoscaling_group_name=group.name,
+                recurrence=at,
+                time_zone=zone,
+                desired_capacity=desired,
+                min_size=-1,
+                max_size=-1,
+            )
+
+    group = line(price(program), "group")
+    rate = on_demand("aws", "g6.xlarge", "us-east-1")
+    assert group.expected.monthly_usd == pytest.approx(3 * rate * 100)
+    assert any("several time zones" in note for note in group.notes)
+
+
+def test_a_group_that_scales_on_a_policy_without_a_declared_use_is_unpriced_not_zero() -> None:
+    def program() -> None:
+        template = aws.ec2.LaunchTemplate(
+            "lt", image_id="ami-1", instance_type="g6.xlarge", tags=TAGS
+        )
+        group = aws.autoscaling.Group(
+            "group",
+            min_size=0,
+            max_size=3,
+            desired_capacity=0,
+            availability_zones=["us-east-1a"],
+            launch_template={"id": template.id},
+            tags=[{"key": "workload", "value": "burst", "propagate_at_launch": False}],
+        )
+        aws.autoscaling.Policy(
+            "busy",
+            autoscaling_group_name=group.name,
+            policy_type="StepScaling",
+            adjustment_type="ChangeInCapacity",
+            step_adjustments=[{"scaling_adjustment": 1, "metric_interval_lower_bound": "0"}],
+        )
+
+    group = line(price(program), "group")
+    assert group.expected.monthly_usd is None and group.unpriced == UNKNOWN_USE

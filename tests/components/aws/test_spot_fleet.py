@@ -286,6 +286,11 @@ def test_a_burst_on_load_steps_on_its_bases_cpu() -> None:
     assert set(policies) == set(alarms) == {"eval-base-busy", "eval-base-idle"}
     smallest = 1  # g6.xlarge, g5.xlarge: one instance, in the group's GPU units
     busy, idle = policies["eval-base-busy"].inputs, policies["eval-base-idle"].inputs
+    assert busy["estimatedInstanceWarmup"] == idle["estimatedInstanceWarmup"] == 600
+    assert (
+        alarms["eval-base-busy"].inputs["evaluationPeriods"],
+        alarms["eval-base-idle"].inputs["evaluationPeriods"],
+    ) == (1, 3)
     assert busy["stepAdjustments"] == [
         {"scalingAdjustment": smallest, "metricIntervalLowerBound": "0"}
     ]
@@ -300,6 +305,8 @@ def test_a_burst_on_load_steps_on_its_bases_cpu() -> None:
         assert alarm["dimensions"] == {"AutoScalingGroupName": "serving-base-asg"}
         assert (alarm["metricName"], alarm["namespace"]) == ("CPUUtilization", "AWS/EC2")
         assert (alarm["comparisonOperator"], alarm["threshold"]) == (comparison, threshold)
+        # EC2's basic monitoring reports every 5 minutes: one period each, not empty minutes.
+        assert alarm["period"] == 300
         assert alarm["alarmActions"] == [policies[name].outputs["arn"]]
 
 
