@@ -20,6 +20,14 @@ def is_unknown(value: Any) -> bool:
     return value == UNKNOWN if type(value) is str else False
 
 
+def resource_name(value: Any) -> str | None:
+    """The name at the end of a resource's id, self link or URL (a plain name as it is, a
+    ``?query`` dropped); None for anything else, or a value unknown during a preview."""
+    if not isinstance(value, str) or is_unknown(value):
+        return None
+    return value.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1] or None
+
+
 def get_path(props: Mapping[str, Any], *path: str | int) -> Any:
     """The value at ``path`` (keys and list indexes), None where it is absent; an unknown
     value part-way returns that unknown sentinel."""

@@ -1,7 +1,7 @@
 """How a group's size changes over the month (``Scaling``), shared by the group components of
 all three clouds, and the weekly schedule turned into what each cloud schedules by.
 
-Three modes, one per way the plan's hours happen (``planner.hours``):
+Four modes, following the ways the plan's hours happen (``planner.hours``):
 
 - ``fixed``: the group runs its size all month;
 - ``on_request``: the group sits at zero until a run (or, for a serving burst, the serving
@@ -12,9 +12,10 @@ Three modes, one per way the plan's hours happen (``planner.hours``):
   base's average CPU: busy, one more instance; idle, one fewer), which the group component is
   given. Never on the group's own load alone: at zero it has no instance, so no metric.
 
-The two that scale carry the plan's expected use as the ``expected-minutes`` tag
+Those that scale carry the plan's expected use as the ``expected-minutes`` tag
 (``tag_keys.EXPECTED_MINUTES``), which is what the cost engine prices their expected figure
-with; the schedule's own hours for ``schedule``.
+with (the schedule's own hours for ``schedule``, which the engine also reads from the
+schedule itself).
 """
 
 from __future__ import annotations

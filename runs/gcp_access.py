@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 import requests
 
+from gpufleet.capacity.property_values import resource_name
 from gpufleet.runs.cloud_error import CloudError
 
 with warnings.catch_warnings():
@@ -161,7 +162,7 @@ def _poll(access: GcpAccess, operation: compute_v1.Operation) -> compute_v1.Oper
 
 def name_of(link: str) -> str:
     """The resource name at the end of a URL or path (``...uniqueId`` query dropped)."""
-    return link.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+    return resource_name(link) or ""
 
 
 def path_of(link: str) -> str:

@@ -25,6 +25,7 @@ from gpufleet.stacks.stack_config import (
     StackSettings,
     WorkloadPlacement,
     load_site,
+    setting_keys,
     site_region,
     validation_problems,
 )
@@ -87,11 +88,7 @@ def check_site(target: StackTarget, workload: WorkloadPlacement) -> None:
 def _namespace(flat: dict[str, str], namespace: str, gpufleet: bool) -> dict[str, Any]:
     """The keys of one namespace, their values as the program reads them: strings as they
     are, objects and lists from the JSON the engine's reader stored them as."""
-    strings = {
-        field.alias
-        for field in StackSettings.model_fields.values()
-        if gpufleet and field.annotation is str and field.alias
-    }
+    strings = {key for key, is_string in setting_keys().items() if is_string and gpufleet}
     found: dict[str, Any] = {}
     prefix = f"{namespace}:"
     for key, value in flat.items():
@@ -107,5 +104,5 @@ def _namespace(flat: dict[str, str], namespace: str, gpufleet: bool) -> dict[str
 def _json(text: str) -> Any:
     try:
         return json.loads(text)
-    except ValueError:
-        return text  # a string where an object belongs: the models say which key
+    except (ValueError, RecursionError):
+        return text  # not an object where one belongs: the models say which key

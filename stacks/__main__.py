@@ -13,6 +13,7 @@ from gpufleet.stacks.stack_config import (
     StackConfigError,
     StackSettings,
     load_site,
+    setting_keys,
     validation_problems,
 )
 
@@ -27,13 +28,10 @@ def _object(config: pulumi.Config, key: str) -> object:
 def _read_settings() -> StackSettings:
     config = pulumi.Config(config_keys.GPUFLEET)
     raw = {}
-    for field in StackSettings.model_fields.values():
-        if field.alias is None:
-            continue
-        # Strings are stored as they are; objects and lists as JSON.
-        value = config.get(field.alias) if field.annotation is str else _object(config, field.alias)
+    for key, is_string in setting_keys().items():
+        value = config.get(key) if is_string else _object(config, key)
         if value is not None:
-            raw[field.alias] = value
+            raw[key] = value
     try:
         return StackSettings.model_validate(raw)
     except ValidationError as exc:

@@ -42,6 +42,10 @@ if TYPE_CHECKING:
     from gpufleet.components.scaling import Scaling
     from gpufleet.components.tagging import RequiredTags
 
+# The exports that name a part's group, which a burst on load reads from its base's.
+AUTOSCALING_GROUP = "autoscalingGroup"
+SCALE_SET = "scaleSet"
+
 # Which placements a component builds (``placement_parts``): anything else and every burst (a
 # fleet), a tightly coupled multi-node job, the always-on base on a commitment (reserved
 # capacity), or the capacity of a managed service (by the service's name).
@@ -175,16 +179,14 @@ def _build_spot_fleet(ctx: BuildContext) -> dict[str, Any]:
             on_demand_base_gpus=gpus if on_demand and not scaling.scales else 0,
             on_demand_percent=100 if on_demand and scaling.scales else 0,
             scaling=scaling,
-            base_group_name=_base_id(ctx, "autoscalingGroup")
-            if scaling.mode == "on_load"
-            else None,
+            base_group_name=_base_id(ctx, AUTOSCALING_GROUP) if scaling.mode == "on_load" else None,
             max_price_per_gpu_hour=None
             if w.max_price_per_hour is None
             else w.max_price_per_hour / w.gpus_per_instance,
         ),
         ctx.opts,
     )
-    return {"autoscalingGroup": fleet.autoscaling_group_name}
+    return {AUTOSCALING_GROUP: fleet.autoscaling_group_name}
 
 
 def _build_placement_cluster(ctx: BuildContext) -> dict[str, Any]:
@@ -212,7 +214,7 @@ def _build_placement_cluster(ctx: BuildContext) -> dict[str, Any]:
     )
     return {
         "placementGroup": cluster.placement_group_name,
-        "autoscalingGroup": cluster.autoscaling_group_name,
+        AUTOSCALING_GROUP: cluster.autoscaling_group_name,
     }
 
 
@@ -237,7 +239,7 @@ def _build_capacity_pool(ctx: BuildContext) -> dict[str, Any]:
     )
     return {
         "capacityReservationId": pool.capacity_reservation_id,
-        "autoscalingGroup": pool.autoscaling_group_name,
+        AUTOSCALING_GROUP: pool.autoscaling_group_name,
     }
 
 
@@ -422,7 +424,7 @@ def _build_capacity_reservation_group(ctx: BuildContext) -> dict[str, Any]:
     scale_set = _scale_set(
         ctx, f"{ctx.name}-vms", priority="Regular", capacity_reservation_group_id=group.group_id
     )
-    return {"capacityReservationGroup": group.group_id, "scaleSet": scale_set.scale_set_id}
+    return {"capacityReservationGroup": group.group_id, SCALE_SET: scale_set.scale_set_id}
 
 
 def _scale_set(ctx: BuildContext, name: str, **settings: Any) -> SpotScaleSet:
@@ -456,9 +458,9 @@ def _build_spot_scale_set(ctx: BuildContext) -> dict[str, Any]:
         priority="Spot" if ctx.part.pricing == "spot" else "Regular",
         proximity_placement_group=ctx.workload.kind != "inference" and ctx.part.instances > 1,
         scaling=part_scaling(ctx),
-        base_scale_set_id=_base_id(ctx, "scaleSet") if ctx.part.scaling == "on_load" else None,
+        base_scale_set_id=_base_id(ctx, SCALE_SET) if ctx.part.scaling == "on_load" else None,
     )
-    return {"scaleSet": scale_set.scale_set_id}
+    return {SCALE_SET: scale_set.scale_set_id}
 
 
 # --- the registry --------------------------------------------------------------------------

@@ -190,6 +190,16 @@ class StackSettings(ConfigModel):
     )
 
 
+def setting_keys() -> dict[str, bool]:
+    """Each key under ``gpufleet:`` a ``StackSettings`` field reads, and whether the stack
+    config holds it as a string (else as a mapping or list, which Pulumi stores as JSON)."""
+    return {
+        field.alias: field.annotation is str
+        for field in StackSettings.model_fields.values()
+        if field.alias is not None
+    }
+
+
 class AwsSubnet(ConfigModel):
     id: str
     zone_id: str

@@ -46,8 +46,9 @@ def apply_scaler(footprint: GpuFootprint, scaler: Scaler) -> GpuFootprint:
         if scaler.bounds:
             least, most = scaler.least, scaler.most
         notes = footprint.notes
-        if _unread(scaler):
-            notes = (*notes, f"its schedule is not read: {_unread(scaler)}")
+        unread = _unread(scaler)
+        if unread:
+            notes = (*notes, f"its schedule is not read: {unread}")
         return replace(
             footprint,
             expected_units=least,
@@ -55,7 +56,7 @@ def apply_scaler(footprint: GpuFootprint, scaler: Scaler) -> GpuFootprint:
             undetermined=undetermined,
             declared_minutes=declared,
             scales_itself=True,
-            weekly_use=_weekly_use(scaler, least, most),
+            weekly_use=None if unread else _weekly_use(scaler, least, most),
             notes=notes,
         )
     given = footprint.expected_units
@@ -71,17 +72,19 @@ def _unread(scaler: Scaler) -> str | None:
         return scaler.schedule_unread
     if len(scaler.time_zones) > 1:
         return f"its entries are in several time zones ({', '.join(sorted(scaler.time_zones))})"
+    if scaler.windows and scaler.set_points:
+        return "it holds windows and sets sizes both"
     return None
 
 
 def _weekly_use(scaler: Scaler, least: float | None, most: float | None) -> float | None:
-    if _unread(scaler) or least is None or most is None:
+    """Capacity-unit minutes a week its (readable) schedule runs the group; None without
+    one."""
+    if least is None or most is None:
         return None
-    windows = window_use(scaler.windows, least, most)
-    points = set_point_use(scaler.set_points, least, most)
-    if windows is not None and points is not None:
-        return None  # two kinds of schedule on one group: not read, the declared use counts
-    return windows if windows is not None else points
+    if scaler.windows:
+        return window_use(scaler.windows, least, most)
+    return set_point_use(scaler.set_points, least, most)
 
 
 def read_gpu_footprint(

@@ -9,7 +9,7 @@ from gpufleet import resource_types as types
 from gpufleet.capacity.footprints.model import GpuFootprint
 from gpufleet.capacity.footprints.reading import Reading, Scaler, reads, sizes
 from gpufleet.capacity.footprints.weekly_use import MAX_CHANGES, SetPoint
-from gpufleet.capacity.property_values import as_list, get_path, is_unknown
+from gpufleet.capacity.property_values import as_list, get_path, is_unknown, resource_name
 from gpufleet.planner.schedules import MINUTES_PER_DAY
 from gpufleet.pricing_models import LOW_PRIORITY, Market
 
@@ -32,7 +32,7 @@ def scale_set(r: Reading) -> GpuFootprint | None:
         # them (``stack_capacity.resolve_reservation``).
         reserving = {
             "market": "in_reservation",
-            "reservation_names": (_last_segment(group),) if _last_segment(group) else (),
+            "reservation_names": tuple(filter(None, [resource_name(group)])),
             "market_outside_reservation": bought,
             "reservation_properties": (_PROFILE,),
         }
@@ -50,13 +50,6 @@ def scale_set(r: Reading) -> GpuFootprint | None:
 
 _PROFILE = "virtualMachineProfile"
 _GROUP_NAME = "capacityReservationGroupName"
-
-
-def _last_segment(value: Any) -> str | None:
-    """The name at the end of an Azure resource id (or a plain name); None when unknown."""
-    if not isinstance(value, str) or is_unknown(value):
-        return None
-    return value.rstrip("/").rsplit("/", 1)[-1] or None
 
 
 @reads(types.AZURE_ML_COMPUTE)
@@ -89,7 +82,7 @@ def ml_compute(r: Reading) -> GpuFootprint | None:
 def capacity_reservation(r: Reading) -> GpuFootprint | None:
     machine = r.machine("azure", r.get("sku", "name"), "sku.name")
     capacity = r.count("sku", "capacity", where="sku.capacity")
-    group = _last_segment(r.get(_GROUP_NAME))
+    group = resource_name(r.get(_GROUP_NAME))
     return r.footprint(
         cloud="azure",
         kind="capacity reservation",

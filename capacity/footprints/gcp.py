@@ -18,7 +18,7 @@ from gpufleet.capacity.footprints.reading import (
     sizes,
 )
 from gpufleet.capacity.footprints.weekly_use import MAX_CHANGES, Window, cron_windows
-from gpufleet.capacity.property_values import as_list, get_path, is_unknown
+from gpufleet.capacity.property_values import as_list, get_path, is_unknown, resource_name
 from gpufleet.planner.gcp_machines import GPU_OF_ACCELERATOR, built_in_gpus
 from gpufleet.planner.gpus import normalize_gpu_name
 from gpufleet.planner.schedules import ScheduleError
@@ -118,9 +118,7 @@ def _reservation_fields(r: Reading) -> dict[str, Any]:
     names = as_list(r.get(_AFFINITY, "specificReservation", "values"))
     return {
         "market": "in_reservation",
-        "reservation_names": tuple(
-            n.rsplit("/", 1)[-1] for n in names if isinstance(n, str) and not is_unknown(n)
-        ),
+        "reservation_names": tuple(filter(None, map(resource_name, names))),
         "market_outside_reservation": outside,
         "reservation_properties": (_AFFINITY,),
     }

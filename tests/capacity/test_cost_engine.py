@@ -642,20 +642,23 @@ def test_an_n1_host_with_a_gpu_count_the_catalog_does_not_pair_is_unpriced_and_s
 WEEKDAYS_8_TO_20 = 5 * 12 / (7 * 24) * HOURS_PER_MONTH  # hours a month at full size
 
 
+def group_at_zero(tags: dict[str, str]) -> aws.autoscaling.Group:
+    """An Auto Scaling group of up to three g6.xlarge, at zero until something sizes it."""
+    template = aws.ec2.LaunchTemplate("lt", image_id="ami-1", instance_type="g6.xlarge", tags=TAGS)
+    return aws.autoscaling.Group(
+        "group",
+        min_size=0,
+        max_size=3,
+        desired_capacity=0,
+        availability_zones=["us-east-1a"],
+        launch_template={"id": template.id},
+        tags=[{"key": k, "value": v, "propagate_at_launch": False} for k, v in tags.items()],
+    )
+
+
 def aws_scheduled_group(recurrences: tuple[str, str], tags: dict[str, str]) -> Callable[[], None]:
     def program() -> None:
-        template = aws.ec2.LaunchTemplate(
-            "lt", image_id="ami-1", instance_type="g6.xlarge", tags=TAGS
-        )
-        group = aws.autoscaling.Group(
-            "group",
-            min_size=0,
-            max_size=3,
-            desired_capacity=0,
-            availability_zones=["us-east-1a"],
-            launch_template={"id": template.id},
-            tags=[{"key": k, "value": v, "propagate_at_launch": False} for k, v in tags.items()],
-        )
+        group = group_at_zero(tags)
         for edge, recurrence, desired in (("start", recurrences[0], 3), ("end", recurrences[1], 0)):
             aws.autoscaling.Schedule(
                 edge,
@@ -815,18 +818,7 @@ def test_an_action_that_moves_the_groups_bounds_leaves_the_schedule_to_the_decla
     tags = {"workload": "office", "expected-minutes": "6000"}
 
     def raised_min() -> None:
-        template = aws.ec2.LaunchTemplate(
-            "lt", image_id="ami-1", instance_type="g6.xlarge", tags=TAGS
-        )
-        group = aws.autoscaling.Group(
-            "group",
-            min_size=0,
-            max_size=3,
-            desired_capacity=0,
-            availability_zones=["us-east-1a"],
-            launch_template={"id": template.id},
-            tags=[{"key": k, "value": v, "propagate_at_launch": False} for k, v in tags.items()],
-        )
+        group = group_at_zero(tags)
         aws.autoscaling.Schedule(
             "up",
             scheduled_action_name="up",
@@ -857,18 +849,7 @@ def test_a_schedule_over_several_time_zones_is_not_read() -> None:
     tags = {"workload": "office", "expected-minutes": "6000"}
 
     def program() -> None:
-        template = aws.ec2.LaunchTemplate(
-            "lt", image_id="ami-1", instance_type="g6.xlarge", tags=TAGS
-        )
-        group = aws.autoscaling.Group(
-            "group",
-            min_size=0,
-            max_size=3,
-            desired_capacity=0,
-            availability_zones=["us-east-1a"],
-            launch_template={"id": template.id},
-            tags=[{"key": k, "value": v, "propagate_at_launch": False} for k, v in tags.items()],
-        )
+        group = group_at_zero(tags)
         for edge, at, zone, desired in (
             ("start", "0 9 * * 1-5", "America/New_York", 3),
             ("end", "0 17 * * 1-5", "UTC", 0),
@@ -892,18 +873,7 @@ def test_a_schedule_over_several_time_zones_is_not_read() -> None:
 
 def test_a_group_that_scales_on_a_policy_without_a_declared_use_is_unpriced_not_zero() -> None:
     def program() -> None:
-        template = aws.ec2.LaunchTemplate(
-            "lt", image_id="ami-1", instance_type="g6.xlarge", tags=TAGS
-        )
-        group = aws.autoscaling.Group(
-            "group",
-            min_size=0,
-            max_size=3,
-            desired_capacity=0,
-            availability_zones=["us-east-1a"],
-            launch_template={"id": template.id},
-            tags=[{"key": "workload", "value": "burst", "propagate_at_launch": False}],
-        )
+        group = group_at_zero({"workload": "burst"})
         aws.autoscaling.Policy(
             "busy",
             autoscaling_group_name=group.name,
