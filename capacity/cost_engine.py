@@ -29,7 +29,7 @@ commitment purchases themselves, other resources) is named in ``StackCost.not_pr
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from statistics import fmean
 from typing import Literal, get_args
 
@@ -242,6 +242,8 @@ def _price(
         expected = priced.with_extra(expected, used.units + used.extra_units, used.extra_hours)
     maximum = priced.amount(footprint.max_units, max_hours, max)
     machines = footprint.machines
+    if footprint.fixed_share is not None:
+        machines = (*footprint.fixed_share.machines, *machines)
     largest = max((m.gpus for m in machines), default=0)
     unpriced = priced.why_unpriced(footprint)
     if unpriced is None and used.basis == UNKNOWN_USE:
@@ -296,6 +298,15 @@ class _Pricer:
             if market in ("spot", "mixed") or footprint.on_demand_base is not None:
                 spot = self._rate(rates, machine, "spot")
             self.options.append((machine, weight, on_demand, spot))
+        # A version of fixed size launched from its own template: its units are priced first,
+        # at its own rates.
+        self.share: _Pricer | None = None
+        self.share_units = 0.0
+        if footprint.fixed_share is not None:
+            self.share = _Pricer(footprint.fixed_share, rates, commitment)
+            self.share_units = footprint.fixed_share.max_units or 0.0
+            self.estimated += self.share.estimated
+            self.missing += self.share.missing
 
     def _rate(self, rates: RateCard, machine: Machine, pricing: Pricing) -> Rate | None:
         if self.free:
@@ -314,13 +325,34 @@ class _Pricer:
     @property
     def single_rate(self) -> float | None:
         """The rate per instance-hour when there is one machine at one rate."""
-        if len(self.options) != 1 or self.free or self.footprint.market == "mixed":
+        if (
+            len(self.options) != 1
+            or self.free
+            or self.footprint.market == "mixed"
+            or self.share is not None
+        ):
             return None
         _, _, on_demand, spot = self.options[0]
         chosen = spot if self.footprint.market == "spot" else on_demand
         return None if chosen is None else chosen.hourly
 
     def amount(
+        self, units: float | None, hours: float, combine: Callable[[list[float]], float]
+    ) -> Amount:
+        if self.share is None or units is None:
+            return self._amount(units, hours, combine)
+        first = min(self.share_units, units)
+        share = self.share.amount(first, hours, combine)
+        rest = self._amount(units - first, hours, combine)
+        if share.instances is None or rest.instances is None:
+            return Amount(None, hours, None, None)
+        count = share.instances + rest.instances
+        if share.hourly_usd is None or rest.hourly_usd is None:
+            return Amount(count, hours, None, None)
+        hourly = share.hourly_usd + rest.hourly_usd
+        return Amount(count, hours, hourly, hourly * hours)
+
+    def _amount(
         self, units: float | None, hours: float, combine: Callable[[list[float]], float]
     ) -> Amount:
         if units is None or not self.options:
@@ -356,6 +388,10 @@ class _Pricer:
         return Amount(full.instances, equivalent, full.hourly_usd, monthly)
 
     def why_unpriced(self, footprint: GpuFootprint) -> str | None:
+        if self.share is not None and footprint.fixed_share is not None:
+            why = self.share.why_unpriced(footprint.fixed_share)
+            if why is not None:
+                return why
         # Anything the reader could not determine makes the price a guess: never shown as one.
         if footprint.undetermined:
             return "; ".join(dict.fromkeys(footprint.undetermined))
@@ -369,6 +405,10 @@ class _Pricer:
 
 
 def _pricing_words(footprint: GpuFootprint, commitment: Commitment | None) -> str:
+    if footprint.fixed_share is not None:
+        first = _pricing_words(footprint.fixed_share, commitment)
+        rest = _pricing_words(replace(footprint, fixed_share=None), commitment)
+        return first if first == rest else f"{first} + {rest}"
     market = footprint.market or "on_demand"
     if footprint.run_hours is not None:
         return f"{market} per run"

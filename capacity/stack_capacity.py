@@ -67,7 +67,20 @@ def stack_footprints(resources: list[StackResource]) -> list[StackCapacity]:
                 if urn in read and read[urn].is_template
             }
         )
-        if footprint.template_properties and not footprint.machines:
+        split = _fixed_version(footprint, [by_urn[urn] for urn in template_urns])
+        if split is not None:
+            share_template, size, rest_template = split
+            share = _fixed_share(footprint, size, read[share_template.urn])
+            if share.market == "in_reservation":
+                share = resolve_reservation(share, r, reservations, [share_template])
+            footprint = resolve_template(footprint, [read[rest_template.urn]])
+            footprint = replace(
+                footprint,
+                fixed_share=share,
+                undetermined=tuple(dict.fromkeys((*footprint.undetermined, *share.undetermined))),
+            )
+            template_urns = [rest_template.urn]
+        elif footprint.template_properties and not footprint.machines:
             footprint = resolve_template(footprint, [read[urn] for urn in template_urns])
         if footprint.market == "in_reservation":
             footprint = resolve_reservation(
@@ -76,6 +89,64 @@ def stack_footprints(resources: list[StackResource]) -> list[StackCapacity]:
         template = by_urn.get(template_urns[0]) if template_urns else None
         out.append(StackCapacity(r, footprint, template))
     return out
+
+
+def _fixed_version(
+    footprint: GpuFootprint, templates: list[StackResource]
+) -> tuple[StackResource, float, StackResource] | None:
+    """(the template of its version of fixed size, that size, the template of the version that
+    takes the rest) for a group of two such versions whose templates are both in the stack;
+    None otherwise (several versions are then options of the group as a whole)."""
+    if len(footprint.versions) != 2 or footprint.machines:
+        return None
+    fixed = [v for v in footprint.versions if v.fixed is not None and not v.takes_rest]
+    rest = [v for v in footprint.versions if v.takes_rest]
+    if len(fixed) != 1 or len(rest) != 1 or fixed[0].fixed is None:
+        return None
+    share, other = (
+        _template_at(fixed[0].template, templates),
+        _template_at(rest[0].template, templates),
+    )
+    if share is None or other is None or share is other:
+        return None
+    return share, fixed[0].fixed, other
+
+
+def _template_at(link: str | None, templates: list[StackResource]) -> StackResource | None:
+    """The template a version's link names (its self link, with or without the unique id,
+    full URL or from ``projects/`` on)."""
+    if link is None:
+        return None
+    wanted = _link_key(link)
+    for template in templates:
+        props = template.props
+        for key in ("selfLinkUnique", "selfLink", "id"):
+            value = props.get(key)
+            if isinstance(value, str) and value and _link_key(value) == wanted:
+                return template
+    return None
+
+
+def _link_key(link: str) -> str:
+    link = link.strip().lower()
+    at = link.find("projects/")
+    return link[at:] if at >= 0 else link
+
+
+def _fixed_share(group: GpuFootprint, size: float, template: GpuFootprint) -> GpuFootprint:
+    """The group's version of fixed ``size`` as capacity of its own: that many of the group's
+    units (fewer when the group holds fewer), from its own template."""
+    share = replace(
+        group,
+        versions=(),
+        expected_units=None if group.expected_units is None else min(size, group.expected_units),
+        max_units=None if group.max_units is None else min(size, group.max_units),
+        declared_minutes=None,
+        scales_itself=False,
+        weekly_use=None,
+        notes=(),
+    )
+    return resolve_template(share, [template])
 
 
 def _scalers(resources: list[StackResource]) -> dict[str, Scaler]:

@@ -10,7 +10,9 @@ Four modes, following the ways the plan's hours happen (``planner.hours``):
 - ``schedule``: the group runs its size in the schedule's weekly windows, zero outside them;
 - ``on_load``: a serving burst, from zero up to its size on its always-on base's load (the
   base's average CPU: busy, one more instance; idle, one fewer), which the group component is
-  given. Never on the group's own load alone: at zero it has no instance, so no metric.
+  given. Never on the group's own load alone: at zero it has no instance, so no metric. (On
+  GCP, whose autoscaler reads only its own group, the burst is instead a second version of the
+  base's group: ``SpotGroupArgs.burst``.)
 
 Those that scale carry the plan's expected use as the ``expected-minutes`` tag
 (``tag_keys.EXPECTED_MINUTES``), which is what the cost engine prices their expected figure

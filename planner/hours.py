@@ -4,7 +4,7 @@ Three models (``HoursModel``), each realized differently by the stacks:
 
 - ``always_on``: runs all month. Serving with ``always_on`` keeps ``replicas.min`` (the base,
   which may be on a commitment); the burst up to ``replicas.max`` sits at zero until the
-  base's load (AWS, Azure) or a run (GCP) asks, for its expected hours; serving
+  base's load asks, for its expected hours; serving
   without it, and without a schedule or fewer hours, runs ``replicas.max`` all month.
 - ``schedule``: runs in the schedule's weekly windows, at zero (or at the always-on base)
   outside them; its hours a month follow from the windows.

@@ -38,13 +38,16 @@ if TYPE_CHECKING:
     import pulumi
 
     from gpufleet.components.azure.spot_scale_set import SpotScaleSet
-    from gpufleet.components.gcp.spot_group import SpotGroup
+    from gpufleet.components.gcp.spot_group import GroupBurst, SpotGroup
     from gpufleet.components.scaling import Scaling
     from gpufleet.components.tagging import RequiredTags
 
 # The exports that name a part's group, which a burst on load reads from its base's.
 AUTOSCALING_GROUP = "autoscalingGroup"
 SCALE_SET = "scaleSet"
+INSTANCE_GROUP_MANAGER = "instanceGroupManager"
+# The component holding a GCP base's group, which also runs its burst on load.
+GROUP_COMPONENT = "groupComponent"
 
 # Which placements a component builds (``placement_parts``): anything else and every burst (a
 # fleet), a tightly coupled multi-node job, the always-on base on a commitment (reserved
@@ -303,14 +306,42 @@ def _spot_group(ctx: BuildContext, name: str, **settings: Any) -> SpotGroup:
     return SpotGroup(name, args, ctx.opts)
 
 
+def _carried_burst(ctx: BuildContext) -> GroupBurst | None:
+    """For a GCP base part, the serving burst on load above it, which its group carries as a
+    second version (a GCP autoscaler reads only its own group's load)."""
+    from gpufleet.components.gcp.spot_group import GroupBurst
+
+    parts = ctx.workload.parts
+    if ctx.part is not parts[0] or len(parts) < 2 or parts[1].scaling != "on_load":
+        return None
+    burst = parts[1]
+    return GroupBurst(
+        instances=burst.instances,
+        provisioning_model="SPOT" if burst.pricing == "spot" else "STANDARD",
+        # The stack config's models make sure a burst on load has its expected hours.
+        expected_hours=burst.expected_hours or 0.0,
+    )
+
+
 def _build_spot_group(ctx: BuildContext) -> dict[str, Any]:
+    if ctx.part.scaling == "on_load":
+        # Built by the base, as its group's burst version: the part is that component's.
+        return {
+            "name": _base_id(ctx, GROUP_COMPONENT),
+            INSTANCE_GROUP_MANAGER: _base_id(ctx, INSTANCE_GROUP_MANAGER),
+            "version": "burst",
+        }
     group = _spot_group(
         ctx,
         ctx.name,
         provisioning_model="SPOT" if ctx.part.pricing == "spot" else "STANDARD",
         scaling=part_scaling(ctx),
+        burst=_carried_burst(ctx),
     )
-    return {"instanceGroupManager": group.instance_group_manager_self_link}
+    return {
+        INSTANCE_GROUP_MANAGER: group.instance_group_manager_self_link,
+        GROUP_COMPONENT: ctx.name,
+    }
 
 
 def _build_compact_cluster(ctx: BuildContext) -> dict[str, Any]:
@@ -357,16 +388,19 @@ def _build_reservation_pool(ctx: BuildContext) -> dict[str, Any]:
         ctx.opts,
     )
     # The always-on base runs in the reservation: standard VMs of the reservation's machine,
-    # in its zone, consuming it by name.
+    # in its zone, consuming it by name (and above them, its burst, if any).
+    name = f"{ctx.name}-vms"
     group = _spot_group(
         ctx,
-        f"{ctx.name}-vms",
+        name,
         provisioning_model="STANDARD",
         reservation=pool.reservation_name,
+        burst=_carried_burst(ctx),
     )
     return {
         "reservation": pool.reservation_name,
-        "instanceGroupManager": group.instance_group_manager_self_link,
+        INSTANCE_GROUP_MANAGER: group.instance_group_manager_self_link,
+        GROUP_COMPONENT: name,
     }
 
 
@@ -516,7 +550,8 @@ COMPONENTS: dict[str, ComponentEntry] = {
             roles=("fleet",),
             site_keys=(_GCP_REGION, *_GCP_VM),
             build=_build_spot_group,
-            follows=_ALL_SCALING,
+            # on_load as its base group's burst version.
+            follows=_BURST_SCALING,
         ),
         ComponentEntry(
             name="gcp:CompactCluster",

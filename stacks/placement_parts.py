@@ -12,7 +12,8 @@ is built by the component with its role on its cloud (``component_registry``):
 - anything else: ``fleet`` — spot by default, on-demand when the plan says so.
 
 A burst above an always-on base is a second part, built by the ``fleet`` component, which
-scales it on the base's load where its cloud can (AWS, Azure) and on request elsewhere (GCP).
+scales it on the base's load (on GCP as a second version of the base's group, whose autoscaler
+reads only its own group).
 A reserved part holds capacity; the commitment discount itself (Savings Plan, committed use
 discount, Azure reservation) is a billing purchase made outside Pulumi.
 """

@@ -52,6 +52,8 @@ def build_stack(settings: StackSettings, site: Site) -> dict[str, Any]:
             entry = COMPONENTS[part.component]
             base_ids = parts[0] if parts else {}
             ids = entry.build(BuildContext(name, workload, part, tags, site, opts, base_ids))
+            # A part another part's component builds (a GCP burst, in its base's group) names
+            # that component.
             parts.append({"component": part.component, "name": name, **ids})
         built[workload.name] = {
             "cloud": workload.cloud,

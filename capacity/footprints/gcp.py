@@ -8,8 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from gpufleet import resource_types as types
-from gpufleet.capacity.footprints.model import GpuFootprint, Machine
+from gpufleet.capacity.footprints.model import GpuFootprint, GroupVersion, Machine
 from gpufleet.capacity.footprints.reading import (
+    MAX_COUNT,
     Reading,
     Scaler,
     looks_like_gpu,
@@ -170,7 +171,39 @@ def instance_group_manager(r: Reading) -> GpuFootprint | None:
         template_properties=("versions", "instanceTemplate"),
         region=_region(r),
         zone=_zone(r),
+        versions=_versions(r),
     )
+
+
+def _versions(r: Reading) -> tuple[GroupVersion, ...]:
+    """A group's versions when it has several: which template each launches and how many of
+    the group's VMs it gets (a fixed number, a percentage, or the rest)."""
+    entries = [v for v in as_list(r.get("versions")) if isinstance(v, dict)]
+    if len(entries) < 2:
+        return ()
+    found = []
+    for entry in entries:
+        template = entry.get("instanceTemplate")
+        size = entry.get("targetSize")
+        fixed = size.get("fixed") if isinstance(size, dict) else None
+        # Numbers cross the engine as floats: 2.0 is a size, 2.5 or a bool is not.
+        if (
+            isinstance(fixed, bool)
+            or not isinstance(fixed, int | float)
+            or not 0 <= fixed <= MAX_COUNT
+            or not float(fixed).is_integer()
+        ):
+            fixed = None
+        found.append(
+            GroupVersion(
+                template=template
+                if isinstance(template, str) and template and not is_unknown(template)
+                else None,
+                fixed=None if fixed is None else float(fixed),
+                takes_rest=not isinstance(size, dict) or not size,
+            )
+        )
+    return tuple(found)
 
 
 @reads(types.GCP_RESERVATION)

@@ -48,6 +48,17 @@ class Machine:
 
 
 @dataclass(frozen=True)
+class GroupVersion:
+    """One of the versions a group launches from several templates (a GCP managed instance
+    group's ``versions``): the template it names (None when that is not known), and its size
+    when fixed (None for a percentage, or for the version that takes the rest)."""
+
+    template: str | None
+    fixed: float | None
+    takes_rest: bool
+
+
+@dataclass(frozen=True)
 class GpuFootprint:
     cloud: Cloud
     kind: str  # what it is, for messages: "launch template", "Auto Scaling group", ...
@@ -96,6 +107,13 @@ class GpuFootprint:
     reservation_properties: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()  # what its price assumes, for people
     spot_name: str = "spot"  # what its provider calls spot capacity
+    # The versions it launches, when more than one (``stack_capacity`` resolves them).
+    versions: tuple[GroupVersion, ...] = ()
+    # Its first units, launched from a template of their own and priced (and matched to
+    # reservations) as this footprint, whose max_units is how many: a version of fixed size,
+    # such as an always-on base in a reservation under a Spot burst. The rest of the group is
+    # priced as the footprint itself.
+    fixed_share: GpuFootprint | None = None
 
     def options(self) -> list[tuple[Machine, float]]:
         """Each machine it may launch, with the capacity units one instance of it counts for."""
@@ -120,10 +138,18 @@ class GpuFootprint:
 
     @property
     def max_gpus(self) -> float | None:
-        """The most GPUs it may hold: max size in whichever of its machines gives the most."""
+        """The most GPUs it may hold: max size in whichever of its machines gives the most
+        (its fixed share in that share's machines)."""
         if self.max_units is None or not self.machines:
             return None
-        return max(instances(self.max_units, w) * m.gpus for m, w in self.options())
+        held = taken = 0.0
+        if self.fixed_share is not None:
+            share_gpus, taken = self.fixed_share.max_gpus, self.fixed_share.max_units
+            if share_gpus is None or taken is None:
+                return None
+            held = share_gpus
+        rest = self.max_units - taken
+        return held + max(instances(max(rest, 0.0), w) * m.gpus for m, w in self.options())
 
     @property
     def largest_option(self) -> tuple[Machine, float]:

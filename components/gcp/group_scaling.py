@@ -8,6 +8,11 @@ autoscaler, between zero and the group's size.
   for the run (a cron and a duration in the schedule's time zone); outside the runs the
   autoscaler scales in on GCP's default signal (average CPU 60%).
 
+A serving burst (``burst_autoscaler``) is not a ``Scaling`` of its own group: it is the second
+version of its base's group, whose autoscaler runs between the base's size and the base plus
+the burst on the group's average CPU (one target, ``BURST_CPU_TARGET``, where AWS and Azure
+use a pair of alarms on the base's CPU).
+
 The plan's expected use is in the autoscaler's description (``expected-minutes=...``), not on
 the instance template: a template cannot change without replacing it, and a replaced template
 makes the group recreate running VMs.
@@ -23,6 +28,8 @@ from gpufleet.components.scaling import GCP_MIN_SCHEDULE_SECONDS, Scaling, cron_
 
 # How long a new VM is left alone before its load counts.
 COOLDOWN_SECONDS = 300
+# The group's average CPU a burst keeps it at: more VMs above, fewer below.
+BURST_CPU_TARGET = 0.7
 # What `gpufleet scale` sets for a run on request (the autoscaler on, a schedule that ends the
 # run): later `pulumi up` runs leave a running job and its end alone.
 RUN_SETTINGS = ["autoscalingPolicy.mode", "autoscalingPolicy.scalingSchedules"]
@@ -71,4 +78,39 @@ def autoscaling_policy(
             )
             for index, run in enumerate(scaling.weekly_runs())
         ],
+    )
+
+
+def burst_autoscaler(
+    name: str,
+    group_id: pulumi.Input[str],
+    base: int,
+    burst: int,
+    expected_hours: float,
+    *,
+    region: str,
+    project: str | None,
+    parent: pulumi.Resource,
+) -> gcp.compute.RegionAutoscaler:
+    """The autoscaler of a group with a burst version: never below the base's size, up to
+    ``burst`` more on load; the burst's expected use declared for the cost engine."""
+    minutes = round(expected_hours * 60)
+    return gcp.compute.RegionAutoscaler(
+        f"{name}-autoscaler",
+        project=project,
+        region=region,
+        target=group_id,
+        description=tag_keys.description_with(
+            "gpufleet", {tag_keys.EXPECTED_MINUTES: str(minutes)}
+        ),
+        autoscaling_policy=gcp.compute.RegionAutoscalerAutoscalingPolicyArgs(
+            min_replicas=base,
+            max_replicas=base + burst,
+            cooldown_period=COOLDOWN_SECONDS,
+            mode="ON",
+            cpu_utilization=gcp.compute.RegionAutoscalerAutoscalingPolicyCpuUtilizationArgs(
+                target=BURST_CPU_TARGET
+            ),
+        ),
+        opts=pulumi.ResourceOptions(parent=parent),
     )

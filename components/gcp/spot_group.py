@@ -10,6 +10,12 @@ machines (``gpu``, ``gpu_count``), checked against GCP's pairing rules
 (``planner/gcp_machines.py``).
 Given ``reservation`` (a ``ReservationPool``'s name), the template consumes that specific
 reservation: the always-on base of serving runs in the capacity held (and paid) for it.
+Given ``burst`` (serving above an always-on base), the group runs two versions: the base's
+``target_size`` VMs from its own template (fixed, in the reservation if any) and, from a second
+template (Spot by default), up to ``burst.instances`` more, which the group's autoscaler adds
+and removes on the whole group's average CPU. GCP's autoscaler reads only its own group's
+per-instance metrics, so a burst in a group of its own, at zero, would have no signal to start
+it: the burst is a version of the base's group instead.
 Secure defaults from ``instance_settings.py``: no external IP, shielded VM, OS Login, a
 dedicated service account with minimal scopes. Every VM and disk carries the required labels.
 
@@ -44,13 +50,25 @@ from pydantic import Field, model_validator
 
 from gpufleet.components.component_args import ComponentArgs, StrInput
 from gpufleet.components.gcp import instance_settings as vm
-from gpufleet.components.gcp.group_scaling import region_autoscaler
+from gpufleet.components.gcp.group_scaling import burst_autoscaler, region_autoscaler
 from gpufleet.components.scaling import Scaling
 from gpufleet.components.tagging import RequiredTags
 from gpufleet.planner.gcp_machines import MachineGpus, machine_gpus
+from gpufleet.pricing_models import HOURS_PER_MONTH
 
 MAX_RUN_SECONDS = 120 * 24 * 3600  # GCP's ceiling for max_run_duration
 GCP_REGION = re.compile(r"[a-z]+-[a-z]+\d+")
+ProvisioningModel = Literal["SPOT", "STANDARD"]
+
+
+class GroupBurst(ComponentArgs):
+    """Serving above the group's always-on size: up to ``instances`` more VMs, added on load."""
+
+    instances: int = Field(ge=1, le=10_000)
+    # Spot unless the workload cannot be interrupted.
+    provisioning_model: ProvisioningModel = "SPOT"
+    # Hours a month the plan expects the burst to run at its size (for the cost engine).
+    expected_hours: float = Field(ge=0, le=HOURS_PER_MONTH)
 
 
 class SpotGroupArgs(ComponentArgs):
@@ -69,7 +87,7 @@ class SpotGroupArgs(ComponentArgs):
     termination_action: Literal["STOP", "DELETE"] = "DELETE"
     # STANDARD is for the rare single-node work the planner puts on on-demand VMs (not
     # interruptible); the group is otherwise identical, so it stays one component.
-    provisioning_model: Literal["SPOT", "STANDARD"] = "SPOT"
+    provisioning_model: ProvisioningModel = "SPOT"
     max_run_seconds: int | None = Field(default=None, ge=30, le=MAX_RUN_SECONDS)
     startup_script: str | None = None
     scopes: list[str] = Field(default_factory=lambda: list(vm.DEFAULT_SCOPES))
@@ -81,6 +99,8 @@ class SpotGroupArgs(ComponentArgs):
     # How the group's size changes: fixed at target_size, or (with an autoscaler) on request,
     # on load or on a schedule between zero and target_size.
     scaling: Scaling = Field(default_factory=Scaling)
+    # Above an always-on target_size, a burst on the group's load (a second version).
+    burst: GroupBurst | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> SpotGroupArgs:
@@ -94,7 +114,11 @@ class SpotGroupArgs(ComponentArgs):
         if self.scaling.mode == "on_load":
             raise ValueError(
                 "a GCP group cannot scale on another group's load (an autoscaler reads its own "
-                "group's per-instance metrics); use on_request"
+                "group's per-instance metrics); give the base group a burst instead"
+            )
+        if self.burst is not None and (self.scaling.mode != "fixed" or self.target_size < 1):
+            raise ValueError(
+                "a burst goes above an always-on base: scaling fixed and target_size of 1 or more"
             )
         if self.reservation is not None and (
             self.provisioning_model != "STANDARD" or len(self.zones) != 1
@@ -110,6 +134,7 @@ class SpotGroupArgs(ComponentArgs):
 
 class SpotGroup(pulumi.ComponentResource):
     instance_template_self_link: pulumi.Output[str]
+    burst_template_self_link: pulumi.Output[str] | None
     instance_group_manager_self_link: pulumi.Output[str]
     instance_group: pulumi.Output[str]
     service_account_email: pulumi.Output[str]
@@ -119,45 +144,31 @@ class SpotGroup(pulumi.ComponentResource):
     ) -> None:
         super().__init__("gpufleet:gcp:SpotGroup", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        labels = args.tags.as_labels()
         gpus = args.gpus()
         scaling = args.scaling
 
         account = vm.service_account(name, parent=self, project=args.project)
-        template = gcp.compute.InstanceTemplate(
-            f"{name}-template",
-            name_prefix=f"{name[:37]}-",
-            project=args.project,
-            region=args.region,
-            machine_type=args.machine_type,
-            guest_accelerators=vm.accelerators(gpus),
-            disks=[
-                {
-                    "boot": True,
-                    "auto_delete": True,
-                    "source_image": args.source_image,
-                    "disk_size_gb": args.boot_disk_gib,
-                    "disk_type": args.boot_disk_type,
-                    "labels": labels,
-                }
-            ],
-            network_interfaces=[vm.network_interface(args.network, args.subnetwork)],
-            scheduling=vm.scheduling(
-                spot=args.provisioning_model == "SPOT",
-                termination_action=args.termination_action,
-                max_run_seconds=args.max_run_seconds,
-            ),
-            shielded_instance_config=vm.shielded(args.secure_boot),
-            reservation_affinity=None
-            if args.reservation is None
-            else vm.reservation_affinity(args.reservation),
-            service_account=vm.account(account.email, args.scopes),
-            metadata=vm.METADATA,
-            metadata_startup_script=args.startup_script,
-            labels=labels,
-            # The group points at the template: make the new one before deleting the old.
-            opts=pulumi.ResourceOptions(parent=self, delete_before_replace=False),
+        template = _template(
+            f"{name}-template", args, account, args.provisioning_model, args.reservation, self
         )
+        versions: list[gcp.compute.RegionInstanceGroupManagerVersionArgsDict] = [
+            {"name": "primary", "instance_template": template.self_link_unique}
+        ]
+        burst_template = None
+        if args.burst is not None:
+            burst_template = _template(
+                f"{name}-burst-template", args, account, args.burst.provisioning_model, None, self
+            )
+            # The base keeps its size in its own version; the burst version has the rest.
+            versions = [
+                {
+                    "name": "base",
+                    "instance_template": template.self_link_unique,
+                    "target_size": {"fixed": args.target_size},
+                },
+                {"name": "burst", "instance_template": burst_template.self_link_unique},
+            ]
+        sized_elsewhere = scaling.scales or args.burst is not None
         group = gcp.compute.RegionInstanceGroupManager(
             f"{name}-group",
             project=args.project,
@@ -168,7 +179,7 @@ class SpotGroup(pulumi.ComponentResource):
             distribution_policy_target_shape="ANY",
             # A group that scales starts at zero; then its autoscaler sizes it.
             target_size=scaling.initial_size(args.target_size),
-            versions=[{"name": "primary", "instance_template": template.self_link_unique}],
+            versions=versions,
             update_policy={
                 "type": "PROACTIVE",
                 "minimal_action": "REPLACE",
@@ -178,9 +189,20 @@ class SpotGroup(pulumi.ComponentResource):
             },
             wait_for_instances=False,
             opts=pulumi.ResourceOptions(parent=self, ignore_changes=["target_size"])
-            if scaling.scales
+            if sized_elsewhere
             else child,
         )
+        if args.burst is not None:
+            burst_autoscaler(
+                name,
+                group.id,
+                args.target_size,
+                args.burst.instances,
+                args.burst.expected_hours,
+                region=args.region,
+                project=args.project,
+                parent=self,
+            )
         if scaling.scales:
             region_autoscaler(
                 name,
@@ -193,6 +215,7 @@ class SpotGroup(pulumi.ComponentResource):
             )
 
         self.instance_template_self_link = template.self_link
+        self.burst_template_self_link = None if burst_template is None else burst_template.self_link
         self.instance_group_manager_self_link = group.self_link
         self.instance_group = group.instance_group
         self.service_account_email = account.email
@@ -206,3 +229,48 @@ class SpotGroup(pulumi.ComponentResource):
                 "gpu": gpus.gpu_name,
             }
         )
+
+
+def _template(
+    name: str,
+    args: SpotGroupArgs,
+    account: gcp.serviceaccount.Account,
+    provisioning_model: ProvisioningModel,
+    reservation: StrInput | None,
+    parent: pulumi.Resource,
+) -> gcp.compute.InstanceTemplate:
+    """One of the group's instance templates: its machine, disk, network and account, Spot or
+    standard, in a reservation or not."""
+    labels = args.tags.as_labels()
+    return gcp.compute.InstanceTemplate(
+        name,
+        name_prefix=f"{name[:37]}-",
+        project=args.project,
+        region=args.region,
+        machine_type=args.machine_type,
+        guest_accelerators=vm.accelerators(args.gpus()),
+        disks=[
+            {
+                "boot": True,
+                "auto_delete": True,
+                "source_image": args.source_image,
+                "disk_size_gb": args.boot_disk_gib,
+                "disk_type": args.boot_disk_type,
+                "labels": labels,
+            }
+        ],
+        network_interfaces=[vm.network_interface(args.network, args.subnetwork)],
+        scheduling=vm.scheduling(
+            spot=provisioning_model == "SPOT",
+            termination_action=args.termination_action,
+            max_run_seconds=args.max_run_seconds,
+        ),
+        shielded_instance_config=vm.shielded(args.secure_boot),
+        reservation_affinity=None if reservation is None else vm.reservation_affinity(reservation),
+        service_account=vm.account(account.email, args.scopes),
+        metadata=vm.METADATA,
+        metadata_startup_script=args.startup_script,
+        labels=labels,
+        # The group points at the template: make the new one before deleting the old.
+        opts=pulumi.ResourceOptions(parent=parent, delete_before_replace=False),
+    )

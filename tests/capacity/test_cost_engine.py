@@ -884,3 +884,96 @@ def test_a_group_that_scales_on_a_policy_without_a_declared_use_is_unpriced_not_
 
     group = line(price(program), "group")
     assert group.expected.monthly_usd is None and group.unpriced == UNKNOWN_USE
+
+
+def two_version_group(
+    *, base_size: int = 2, reserved: bool = True, versions: str = "known"
+) -> Callable[[], None]:
+    """A group of a base version of fixed size (standard, in a reservation of the stack when
+    ``reserved``) and a Spot version taking the rest, its autoscaler from the base up to 6
+    with the burst's declared use (as ``SpotGroup`` builds a serving burst)."""
+
+    def program() -> None:
+        common: dict[str, Any] = {
+            "machine_type": "g2-standard-4",
+            "disks": [{"source_image": "debian", "boot": True}],
+            "network_interfaces": [{"network": "default"}],
+            "labels": {"workload": "chat"},
+        }
+        if reserved:
+            gcp.compute.Reservation(
+                "res",
+                name="chat-res",
+                zone="us-east4-a",
+                specific_reservation={
+                    "count": 2,
+                    "instance_properties": {"machine_type": "g2-standard-4"},
+                },
+            )
+        base = gcp.compute.InstanceTemplate(
+            "base",
+            scheduling={"provisioning_model": "STANDARD"},
+            reservation_affinity={
+                "type": "SPECIFIC_RESERVATION",
+                "specific_reservation": {"key": "k", "values": ["chat-res"]},
+            }
+            if reserved
+            else None,
+            **common,
+        )
+        burst = gcp.compute.InstanceTemplate(
+            "burst", scheduling={"provisioning_model": "SPOT", "preemptible": True}, **common
+        )
+        first, second = base.self_link_unique, burst.self_link_unique
+        if versions == "unmatched":
+            first = pulumi.Output.concat(first, "-elsewhere")
+        group = gcp.compute.RegionInstanceGroupManager(
+            "group",
+            region="us-east4",
+            base_instance_name="b",
+            target_size=base_size,
+            versions=[
+                {"name": "base", "instance_template": first, "target_size": {"fixed": base_size}},
+                {"name": "burst", "instance_template": second},
+            ],
+        )
+        gcp.compute.RegionAutoscaler(
+            "scaler",
+            region="us-east4",
+            target=group.id,
+            description="gpufleet expected-minutes=6000",
+            autoscaling_policy={"min_replicas": base_size, "max_replicas": 6, "mode": "ON"},
+        )
+
+    return program
+
+
+def test_a_groups_base_version_runs_in_its_reservation_and_its_burst_version_at_spot() -> None:
+    cost = price(two_version_group())
+    group = line(cost, "group")
+    rate = spot("gcp", "g2-standard-4", "us-east4")
+    # The base's 2 VMs are the reservation's (priced there); the burst's 4 run 100 h at spot.
+    assert group.expected.monthly_usd == pytest.approx(4 * rate * 100)
+    assert group.maximum.monthly_usd == pytest.approx(4 * rate * HOURS_PER_MONTH)
+    assert group.pricing == "in_reservation + spot" and group.unpriced is None
+    assert line(cost, "res").expected.monthly_usd == pytest.approx(
+        2 * on_demand("gcp", "g2-standard-4", "us-east4") * HOURS_PER_MONTH
+    )
+
+
+def test_a_base_version_outside_a_reservation_pays_its_own_rate_all_month() -> None:
+    group = line(price(two_version_group(reserved=False)), "group")
+    base, burst = (
+        on_demand("gcp", "g2-standard-4", "us-east4"),
+        spot("gcp", "g2-standard-4", "us-east4"),
+    )
+    assert group.expected.monthly_usd == pytest.approx(2 * base * HOURS_PER_MONTH + 4 * burst * 100)
+    assert group.maximum.monthly_usd == pytest.approx((2 * base + 4 * burst) * HOURS_PER_MONTH)
+    assert group.pricing == "on_demand + spot"
+
+
+def test_versions_whose_templates_cannot_be_told_apart_are_priced_at_the_dearest() -> None:
+    group = line(price(two_version_group(reserved=False, versions="unmatched")), "group")
+    rate = on_demand("gcp", "g2-standard-4", "us-east4")
+    assert group.maximum.monthly_usd == pytest.approx(6 * rate * HOURS_PER_MONTH)
+    assert any("differ in pricing" in note for note in group.notes)

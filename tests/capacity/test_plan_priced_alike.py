@@ -42,19 +42,11 @@ EXAMPLE = ROOT / "examples" / "workloads.yaml"
 
 def plan_hours(plan: EnvironmentPlan, assumptions: PricingAssumptions) -> UsageModel:
     """Each resource's hours as the plan prices its part: the base for the placement's hours,
-    a burst (built by the ``<workload>-burst`` component) for the burst's, spot with its
-    interruption overhead."""
+    a burst (built by the ``<workload>-burst`` component, or on GCP as the second version of
+    the base's group) for the burst's, spot with its interruption overhead."""
     placements = {p.name: p for p in plan.placements}
 
-    def usage(item: StackCapacity, tags: Mapping[str, str]) -> Usage:
-        # The workload tag says whose it is (a job template, which takes no tags, is its
-        # workload's component); a burst is built by the ``<workload>-burst`` component (the
-        # stack program's rule).
-        parent = (item.resource.parent or "").split("::")
-        from_component = len(parent) == 4 and parent[2].startswith("gpufleet:")
-        component = parent[-1] if from_component else item.resource.name
-        placement: Placement = placements[tags.get(WORKLOAD, component)]
-        burst = component == f"{placement.name}-burst"
+    def hours_of(placement: Placement, burst: bool) -> float:
         if burst:
             assert placement.burst is not None
             hours, pricing, nodes = placement.burst.hours_per_month, placement.burst.pricing, 1
@@ -64,7 +56,29 @@ def plan_hours(plan: EnvironmentPlan, assumptions: PricingAssumptions) -> UsageM
         # Scheduled capacity runs its windows and no longer: no re-run overhead is planned.
         if pricing == "spot" and placement.hours_model != "schedule":
             hours *= assumptions.spot_multiplier(placement.cloud, nodes)
-        return Usage(item.footprint.max_units, hours, "the plan's hours")
+        return hours
+
+    def usage(item: StackCapacity, tags: Mapping[str, str]) -> Usage:
+        # The workload tag says whose it is (a job template, which takes no tags, is its
+        # workload's component); a burst is built by the ``<workload>-burst`` component (the
+        # stack program's rule).
+        parent = (item.resource.parent or "").split("::")
+        from_component = len(parent) == 4 and parent[2].startswith("gpufleet:")
+        component = parent[-1] if from_component else item.resource.name
+        placement: Placement = placements[tags.get(WORKLOAD, component)]
+        footprint, share = item.footprint, item.footprint.fixed_share
+        if share is not None:
+            # The base's version all its hours, the burst's above it for the burst's.
+            assert share.max_units is not None and footprint.max_units is not None
+            return Usage(
+                share.max_units,
+                hours_of(placement, burst=False),
+                "the plan's hours",
+                footprint.max_units - share.max_units,
+                hours_of(placement, burst=True),
+            )
+        burst = component == f"{placement.name}-burst"
+        return Usage(footprint.max_units, hours_of(placement, burst), "the plan's hours")
 
     return usage
 

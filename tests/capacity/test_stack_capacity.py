@@ -264,3 +264,69 @@ def test_capacity_in_a_reservation_whose_machine_a_preview_does_not_know_is_unde
     (found,) = _running([unknown, template, group])
     assert found.undetermined[-1] == "its reservation's machine type is unknown during preview"
     assert found.unknown
+
+
+def test_a_version_of_fixed_size_holds_its_own_machines() -> None:
+    """The most GPUs a two-version group holds: its fixed version in that version's machines,
+    the rest in the other's (not every VM in the larger machine)."""
+    link = "https://www.googleapis.com/compute/v1/projects/p/global/instanceTemplates/"
+    big = resource(
+        "gcp:compute/instanceTemplate:InstanceTemplate",
+        "big",
+        {"machineType": "a3-highgpu-8g", "selfLinkUnique": f"{link}big?uniqueId=1"},
+    )
+    small = resource(
+        "gcp:compute/instanceTemplate:InstanceTemplate",
+        "small",
+        {"machineType": "g2-standard-4", "selfLink": f"{link}small"},
+    )
+    group = resource(
+        "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
+        "group",
+        {
+            "targetSize": 6,
+            "versions": [
+                {"instanceTemplate": f"{link}small"},
+                {"instanceTemplate": f"{link}BIG?uniqueId=1", "targetSize": {"fixed": 2.0}},
+            ],
+        },
+        versions=["urn::small", "urn::big"],
+    )
+    (item,) = stack_capacity([big, small, group])
+    share = item.footprint.fixed_share
+    assert share is not None and share.max_units == 2
+    assert [m.instance_type for m in share.machines] == ["a3-highgpu-8g"]
+    assert [m.instance_type for m in item.footprint.machines] == ["g2-standard-4"]
+    assert item.footprint.max_gpus == 2 * 8 + 4 * 1
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        {"targetSize": {"percent": 50}},  # a share in percent: not read as a fixed size
+        {"targetSize": {"fixed": 2.5}},
+    ],
+)
+def test_other_version_shapes_are_options_of_the_whole_group(second: dict[str, Any]) -> None:
+    template = resource(
+        "gcp:compute/instanceTemplate:InstanceTemplate",
+        "tpl",
+        {"machineType": "a3-highgpu-8g", "selfLink": "l1"},
+    )
+    other = resource(
+        "gcp:compute/instanceTemplate:InstanceTemplate",
+        "other",
+        {"machineType": "g2-standard-4", "selfLink": "l2"},
+    )
+    group = resource(
+        "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
+        "group",
+        {
+            "targetSize": 3,
+            "versions": [{"instanceTemplate": "l1"}, {"instanceTemplate": "l2", **second}],
+        },
+        versions=["urn::tpl", "urn::other"],
+    )
+    (item,) = stack_capacity([template, other, group])
+    assert item.footprint.fixed_share is None
+    assert item.footprint.max_gpus == 3 * 8  # every VM may be the larger machine

@@ -181,10 +181,17 @@ def test_missing_site_settings_fail_the_program_clearly(tmp_path: Path) -> None:
         ),
         (
             (
-                "          scaling: on_request\n          expectedHours: 138.0\n",
-                "          scaling: on_load\n          expectedHours: 138.0\n",
+                "          scaling: on_request\n          expectedHours: 390.0\n",
+                "          scaling: on_load\n          expectedHours: 390.0\n",
             ),
-            "gcp:SpotGroup cannot follow scaling on_load (it follows: fixed, on_request, schedule)",
+            "gcp:CompactCluster on_load is a burst: it follows an always-on (fixed) base part",
+        ),
+        (
+            (
+                "          scaling: on_request\n          expectedHours: 390.0\n",
+                "          scaling: schedule\n",
+            ),
+            "gcp:CompactCluster cannot follow scaling schedule (it follows: fixed, on_request)",
         ),
     ],
 )
@@ -201,3 +208,28 @@ def test_bad_stack_config_stops_the_program_naming_the_key(
     with pytest.raises(ProgramRunError) as exc:
         run_program_dir(tmp_path, "prod")
     assert exc.value.error_type == "RunError" and message in exc.value.message
+
+
+def test_a_gcp_burst_on_load_is_its_base_groups_second_version() -> None:
+    """chat-serving (prod): the reserved base runs in its reservation and the Spot burst above
+    it, in one group whose autoscaler reads the group's own CPU (a GCP autoscaler reads no
+    other group's)."""
+    cap = run_program_dir(ROOT, "prod")
+    base, burst = cap.exports["chat-serving"]["parts"]
+    assert (burst["name"], burst["version"]) == ("chat-serving-vms", "burst")
+    assert burst["instanceGroupManager"] == base["instanceGroupManager"]
+    assert not [r for r in cap.registrations if r.name.startswith("chat-serving-burst")]
+    (group,) = [
+        r
+        for r in cap.of_type("gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager")
+        if r.name.startswith("chat-serving")
+    ]
+    base_version, burst_version = group.inputs["versions"]
+    assert base_version["targetSize"] == {"fixed": 2} and "targetSize" not in burst_version
+    (autoscaler,) = [
+        r
+        for r in cap.of_type("gcp:compute/regionAutoscaler:RegionAutoscaler")
+        if r.name.startswith("chat-serving")
+    ]
+    policy = autoscaler.inputs["autoscalingPolicy"]
+    assert (policy["minReplicas"], policy["maxReplicas"]) == (2, 6)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from gpufleet.components.gcp.spot_group import SpotGroup, SpotGroupArgs
+from gpufleet.components.gcp.spot_group import GroupBurst, SpotGroup, SpotGroupArgs
 from gpufleet.components.scaling import Scaling, WeeklyRun
 from gpufleet.components.tagging import RequiredTags
 from tests.components.component_checks import (
@@ -227,3 +227,67 @@ def test_a_reservation_takes_standard_vms_in_its_one_zone(overrides: dict[str, A
 def test_a_gcp_group_cannot_follow_another_groups_load() -> None:
     with pytest.raises(ValueError, match="cannot scale on another group's load"):
         SpotGroupArgs(**spot_args(scaling=Scaling(mode="on_load", expected_hours=120)))
+
+
+def test_a_burst_is_a_second_version_of_the_base_group_scaled_on_its_cpu() -> None:
+    cap, group = spot_group(
+        reservation="chat-serving-reservation",
+        provisioning_model="STANDARD",
+        zones=["us-central1-a"],
+        target_size=2,
+        burst=GroupBurst(instances=4, expected_hours=138),
+    )
+    assert_provider_would_accept(cap)
+    templates = {r.name: r for r in cap.of_type("gcp:compute/instanceTemplate:InstanceTemplate")}
+    base, burst = templates["eval-template"], templates["eval-burst-template"]
+    # The base in the reservation, standard; the burst Spot, outside it.
+    assert base.inputs["scheduling"]["provisioningModel"] == "STANDARD"
+    assert base.inputs["reservationAffinity"]["type"] == "SPECIFIC_RESERVATION"
+    assert burst.inputs["scheduling"]["provisioningModel"] == "SPOT"
+    assert "reservationAffinity" not in burst.inputs
+    manager = cap.one(GROUP)
+    assert manager.inputs["targetSize"] == 2 and manager.ignore_changes == ["targetSize"]
+    assert manager.inputs["versions"] == [
+        {
+            "name": "base",
+            "instanceTemplate": base.outputs["selfLinkUnique"],
+            "targetSize": {"fixed": 2},
+        },
+        {"name": "burst", "instanceTemplate": burst.outputs["selfLinkUnique"]},
+    ]
+    autoscaler = cap.one(AUTOSCALER)
+    policy = autoscaler.inputs["autoscalingPolicy"]
+    # Never below the base, up to the burst more, on the group's own average CPU.
+    assert (policy["minReplicas"], policy["maxReplicas"], policy["mode"]) == (2, 6, "ON")
+    assert policy["cpuUtilization"] == {"target": 0.7}
+    assert "scalingSchedules" not in policy
+    assert autoscaler.ignore_changes == []
+    assert autoscaler.inputs["description"] == "gpufleet expected-minutes=8280"
+    (target,) = autoscaler.property_dependencies["target"]
+    assert target == manager.urn
+    assert resolve(group.burst_template_self_link) == burst.outputs["selfLink"]
+
+
+def test_an_on_demand_burst_uses_standard_vms() -> None:
+    cap, _ = spot_group(
+        provisioning_model="STANDARD",
+        target_size=1,
+        burst=GroupBurst(instances=2, provisioning_model="STANDARD", expected_hours=10),
+    )
+    models = {
+        r.name: r.inputs["scheduling"]["provisioningModel"]
+        for r in cap.of_type("gcp:compute/instanceTemplate:InstanceTemplate")
+    }
+    assert models == {"eval-template": "STANDARD", "eval-burst-template": "STANDARD"}
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"scaling": Scaling(mode="on_request", expected_hours=10)},
+        {"target_size": 0},
+    ],
+)
+def test_a_burst_goes_above_an_always_on_base(overrides: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match="a burst goes above an always-on base"):
+        SpotGroupArgs(**spot_args(burst=GroupBurst(instances=2, expected_hours=10), **overrides))
