@@ -673,7 +673,7 @@ def cost(
     "duration",
     metavar="DURATION",
     help="How long the run lasts before its capacity returns to zero: 8h, 90m, 1h30m, 2d "
-    "(5 minutes to 31 days). Required with N > 0.",
+    "(5 minutes to 30 days). Required with N > 0.",
 )
 @click.option(
     "--format",
@@ -696,8 +696,9 @@ def scale(
 
     Sizes the deployed groups of a workload whose capacity is on request (or on a schedule)
     and leaves a guard in the cloud that returns them to zero when the time is up, even if
-    nobody comes back: a scheduled action (AWS), a one-off scaling schedule or the VMs' own
-    max run duration (GCP), an autoscale profile (Azure). See the README, "Running on
+    nobody comes back: a scheduled action (AWS), a Cloud Tasks task that resizes the group to
+    0, a one-off scaling schedule beside a group's weekly ones or the VMs' own max run
+    duration (GCP), an autoscale profile (Azure). See the README, "Running on
     request: gpufleet scale".
 
     \b

@@ -1,11 +1,12 @@
-"""GCP for a run: Compute Engine REST clients on Application Default Credentials, the
-endpoint gcloud's own override names, waiting for operations, and the API's errors as one
-line naming the missing credential or permission.
+"""GCP for a run: Compute Engine and Cloud Tasks REST clients on Application Default
+Credentials, the endpoints gcloud's own overrides name, waiting for operations, and the APIs'
+errors as one line naming the missing credential or permission.
 
 Credentials are found the usual way (``GOOGLE_APPLICATION_CREDENTIALS``, ``gcloud auth
 application-default login``, the metadata server of a GCP VM). ``CLOUDSDK_API_ENDPOINT_
 OVERRIDES_COMPUTE`` (gcloud's setting, e.g. ``https://compute.googleapis.com/compute/v1/``)
-points the clients at another endpoint: a private one, or a test server.
+and ``CLOUDSDK_API_ENDPOINT_OVERRIDES_CLOUDTASKS`` (``https://cloudtasks.googleapis.com/``)
+point the clients at other endpoints: private ones, or a test server.
 """
 
 from __future__ import annotations
@@ -34,13 +35,15 @@ with warnings.catch_warnings():
     from google.api_core.client_options import ClientOptions
     from google.auth import exceptions as auth_exceptions
     from google.auth.credentials import Credentials
-    from google.cloud import compute_v1
+    from google.cloud import compute_v1, tasks_v2
 
-# The other GCP modules take compute_v1 from here, imported quietly.
-__all__ = ["compute_v1"]
+# The other GCP modules take the SDKs from here, imported quietly.
+__all__ = ["compute_v1", "tasks_v2"]
 
 ENDPOINT_OVERRIDE = "CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE"
-COMPUTE_SCOPE = "https://www.googleapis.com/auth/compute"
+TASKS_ENDPOINT_OVERRIDE = "CLOUDSDK_API_ENDPOINT_OVERRIDES_CLOUDTASKS"
+# Compute Engine and Cloud Tasks: Cloud Tasks takes no narrower scope.
+SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 # A VM start waits for the VM to boot; a config change is done in seconds.
 OPERATION_TIMEOUT_SECONDS = 900
 NO_CREDENTIALS = (
@@ -56,11 +59,17 @@ class GcpAccess:
     project: str
     credentials: Credentials
     options: ClientOptions | None
+    tasks_options: ClientOptions | None = None
 
     def client(self, kind: type[ClientT]) -> ClientT:
         # Every compute_v1 client takes these; the type checker sees a bare class.
         make: Any = kind
         return make(credentials=self.credentials, client_options=self.options, transport="rest")
+
+    def tasks(self) -> tasks_v2.CloudTasksClient:
+        return tasks_v2.CloudTasksClient(
+            credentials=self.credentials, client_options=self.tasks_options, transport="rest"
+        )
 
 
 def gcp_access(project: str) -> GcpAccess:
@@ -71,24 +80,26 @@ def gcp_access(project: str) -> GcpAccess:
     logging.getLogger("google.auth._default").setLevel(logging.ERROR)
     logging.getLogger("urllib3.connectionpool").setLevel(logging.ERROR)
     try:
-        credentials, _ = google.auth.default(scopes=[COMPUTE_SCOPE])
+        credentials, _ = google.auth.default(scopes=[SCOPE])
     except auth_exceptions.DefaultCredentialsError:
         raise CloudError("gcp", NO_CREDENTIALS) from None
-    return GcpAccess(project, credentials, _endpoint_options())
+    return GcpAccess(
+        project,
+        credentials,
+        _endpoint_options(ENDPOINT_OVERRIDE, "https://compute.googleapis.com/compute/v1/"),
+        _endpoint_options(TASKS_ENDPOINT_OVERRIDE, "https://cloudtasks.googleapis.com/"),
+    )
 
 
-def _endpoint_options() -> ClientOptions | None:
-    override = os.environ.get(ENDPOINT_OVERRIDE)
+def _endpoint_options(variable: str, example: str) -> ClientOptions | None:
+    override = os.environ.get(variable)
     if not override:
         return None
     parts = urlsplit(override)
-    if not parts.scheme or not parts.netloc or parts.path.strip("/") not in ("", "compute/v1"):
-        raise CloudError(
-            "gcp",
-            f"{ENDPOINT_OVERRIDE}={override!r} is not an endpoint such as "
-            "https://compute.googleapis.com/compute/v1/",
-        )
-    # The clients add /compute/v1/ themselves.
+    api_path = urlsplit(example).path.strip("/")
+    if not parts.scheme or not parts.netloc or parts.path.strip("/") not in ("", api_path):
+        raise CloudError("gcp", f"{variable}={override!r} is not an endpoint such as {example}")
+    # The clients add their API's path (/compute/v1/, /v2/) themselves.
     return ClientOptions(api_endpoint=f"{parts.scheme}://{parts.netloc}")
 
 

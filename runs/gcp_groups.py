@@ -1,12 +1,16 @@
-"""A run on a GCP managed instance group (``gcp:SpotGroup``) through its regional autoscaler.
+"""A run on a GCP managed instance group (``gcp:SpotGroup``).
 
 The stack builds a regional group and an autoscaler from 0 to the group's size: off for work
-on request, on with weekly scaling schedules for work on a schedule. A run turns the
-autoscaler on and gives it a one-off scaling schedule (``RUN_SCHEDULE``: a cron of this UTC
-minute with its year, so it fires once; ``min_required_replicas`` N for the run's duration).
-The schedule's end is the guard: the autoscaler then no longer holds the group at N and
-scales it in. ``--to 0`` removes the schedule, restores the mode the stack set, and for work
-on request resizes the group to 0 (a group on a schedule follows its schedule again).
+on request, on with weekly scaling schedules for work on a schedule.
+
+- On request, a run resizes the group and first puts a task in the group's guard queue
+  (``components/gcp/run_guard.py``), scheduled at the run's end: the queue then resizes the
+  group to 0, whatever its VMs are doing, even if nobody comes back. A new run replaces the
+  last one's guard; ``--to 0`` resizes to 0 and removes the guard.
+- On a schedule, a run gives the autoscaler a one-off scaling schedule (``RUN_SCHEDULE``: a
+  cron of this UTC minute with its year, so it fires once; ``min_required_replicas`` N for the
+  run's duration) beside the weekly ones; at its end the group follows its schedule again (and
+  the autoscaler's CPU signal, as at the end of a weekly run). ``--to 0`` removes it.
 
 The group's VMs carry the workload's labels through its instance template (the group itself
 takes none): the template is found by its labels, the group by its template, the autoscaler
@@ -19,6 +23,7 @@ from __future__ import annotations
 import math
 from datetime import datetime
 
+from gpufleet.components.gcp.guard_target import queue_name, resize_url
 from gpufleet.runs.cloud_error import CloudError, ambiguous, not_deployed
 from gpufleet.runs.gcp_access import (
     GcpAccess,
@@ -28,6 +33,7 @@ from gpufleet.runs.gcp_access import (
     label_filter,
     name_of,
     path_of,
+    tasks_v2,
     wait,
 )
 from gpufleet.runs.part_change import PartChange
@@ -44,50 +50,104 @@ def scale_group(run: PartRun, target: StackTarget, window: RunWindow) -> PartCha
     region = run.workload.region
     labels = workload_labels(target.settings, run.workload)
     group, autoscaler = _scaling_group(access, region, labels)
-    before = compute_v1.Autoscaler.deserialize(compute_v1.Autoscaler.serialize(autoscaler))
+    if run.part.scaling == "on_request":
+        return _run_on_request(access, region, run, group, window)
+    return _run_on_schedule(access, region, run, group, autoscaler, window)
+
+
+def _run_on_request(
+    access: GcpAccess,
+    region: str,
+    run: PartRun,
+    group: compute_v1.InstanceGroupManager,
+    window: RunWindow,
+) -> PartChange:
+    queue = f"projects/{access.project}/locations/{region}/queues/{queue_name(group.name)}"
+    names = (group.name, queue_name(group.name))
+    if window.until is not None:
+        end = window.until.strftime("%Y-%m-%d %H:%M UTC")
+        guard = _schedule_guard(access, queue, group, window.until)
+        try:
+            _drop_guards(access, queue, keep=guard)
+        except CloudError as exc:
+            raise exc.after(
+                f"nothing was resized; this run's guard is set ({name_of(guard)}, at {end}), "
+                "and an earlier run's may still end the group sooner"
+            ) from None
+        try:
+            _resize(access, region, group.name, run.instances)
+        except CloudError as exc:
+            raise exc.after(
+                f"the run's guard stays: it resizes {group.name} to 0 at {end}"
+            ) from None
+        return PartChange(
+            run.part.component,
+            run.instances,
+            names,
+            f"Cloud Tasks task {name_of(guard)} resizes {group.name} to 0 at {end}",
+        )
+    try:
+        _resize(access, region, group.name, 0)
+    except CloudError as exc:
+        raise exc.after(f"{group.name} keeps its VMs until its guard ends the run") from None
+    try:
+        dropped = _drop_guards(access, queue)
+    except CloudError as exc:
+        raise exc.after(
+            f"{group.name} is at 0; its guard stays (at its time it resizes the group to 0 "
+            "again, which changes nothing unless a run started since)"
+        ) from None
+    return PartChange(
+        run.part.component, 0, names, f"resized to 0; {dropped} guard task(s) removed"
+    )
+
+
+def _schedule_guard(
+    access: GcpAccess, queue: str, group: compute_v1.InstanceGroupManager, until: datetime
+) -> str:
+    """A task in the group's guard queue at ``until``; its name. The queue decides the call
+    (the group's resize to 0) and its credentials; the task says the same, for people."""
+    task = tasks_v2.Task(
+        schedule_time=until,
+        http_request=tasks_v2.HttpRequest(
+            url=resize_url(group.self_link, 0), http_method=tasks_v2.HttpMethod.POST
+        ),
+    )
+    with gcp_errors("cloudtasks.tasks.create", queue):
+        return access.tasks().create_task(parent=queue, task=task).name
+
+
+def _drop_guards(access: GcpAccess, queue: str, keep: str | None = None) -> int:
+    """Delete the queue's tasks (earlier runs' ends) but ``keep``; how many."""
+    client = access.tasks()
+    with gcp_errors("cloudtasks.tasks.list", queue):
+        names = [task.name for task in client.list_tasks(parent=queue) if task.name != keep]
+    for name in names:
+        with gcp_errors("cloudtasks.tasks.delete", name):
+            client.delete_task(name=name)
+    return len(names)
+
+
+def _run_on_schedule(
+    access: GcpAccess,
+    region: str,
+    run: PartRun,
+    group: compute_v1.InstanceGroupManager,
+    autoscaler: compute_v1.Autoscaler,
+    window: RunWindow,
+) -> PartChange:
     policy = autoscaler.autoscaling_policy
-    on_request = run.part.scaling == "on_request"
     policy.scaling_schedules.pop(RUN_SCHEDULE, None)
     if window.until is not None:
-        policy.mode = "ON"
-        # On request, the run's N is also the most: the CPU signal the autoscaler needs
-        # beside a schedule must not grow the group past what the run asked for.
-        policy.max_num_replicas = (
-            run.instances if on_request else max(policy.max_num_replicas, run.instances)
-        )
+        policy.max_num_replicas = max(policy.max_num_replicas, run.instances)
         policy.scaling_schedules[RUN_SCHEDULE] = run_schedule(run.instances, window)
-    else:
-        policy.mode = "OFF" if on_request else "ON"
-        if on_request:
-            policy.max_num_replicas = run.part.instances
     _update(access, region, autoscaler)
     names = (group.name, autoscaler.name)
     if window.until is not None:
         end = window.until.strftime("%Y-%m-%d %H:%M UTC")
         guard = f"scaling schedule {RUN_SCHEDULE} holds {run.instances} VM(s) until {end}"
         return PartChange(run.part.component, run.instances, names, guard)
-    if on_request:
-        try:
-            _resize_to_zero(access, region, group.name)
-        except CloudError as exc:
-            # The run's end is its guard: put it back rather than leave VMs without one.
-            try:
-                _update(access, region, before)
-            except CloudError:
-                raise exc.after(
-                    f"the run's scaling schedule {RUN_SCHEDULE} was removed: {group.name} "
-                    "keeps its VMs until it is resized to 0"
-                ) from None
-            raise exc.after(
-                f"{group.name} keeps its VMs; the run's scaling schedule is put back, so "
-                "they still end with it"
-            ) from None
-    return PartChange(
-        run.part.component,
-        0,
-        names,
-        f"scaling schedule {RUN_SCHEDULE} removed; autoscaler {policy.mode.lower()}",
-    )
+    return PartChange(run.part.component, 0, names, f"scaling schedule {RUN_SCHEDULE} removed")
 
 
 def _update(access: GcpAccess, region: str, autoscaler: compute_v1.Autoscaler) -> None:
@@ -185,12 +245,12 @@ def _templates_of(group: compute_v1.InstanceGroupManager) -> set[str]:
     return {name_of(link) for link in links if link}
 
 
-def _resize_to_zero(access: GcpAccess, region: str, group: str) -> None:
+def _resize(access: GcpAccess, region: str, group: str, size: int) -> None:
     resource = f"projects/{access.project}/regions/{region}/instanceGroupManagers/{group}"
     with gcp_errors("compute.instanceGroupManagers.update", resource):
         wait(
             access,
             access.client(compute_v1.RegionInstanceGroupManagersClient).resize_unary(
-                project=access.project, region=region, instance_group_manager=group, size=0
+                project=access.project, region=region, instance_group_manager=group, size=size
             ),
         )

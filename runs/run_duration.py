@@ -2,7 +2,8 @@
 
 Days, hours and minutes, largest first, each at most once, ASCII digits only; bounded from
 ``MIN_DURATION`` (GCP's shortest scaling schedule, and no cloud's guard is finer) to
-``MAX_DURATION`` (a month: a longer run is not on request, it is capacity the spec should say).
+``MAX_DURATION`` (30 days, the furthest Cloud Tasks schedules a GCP group's guard; a longer
+run is not on request, it is capacity the spec should say).
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from datetime import UTC, datetime, timedelta
 from gpufleet.components.scaling import GCP_MIN_SCHEDULE_SECONDS
 
 MIN_DURATION = timedelta(seconds=GCP_MIN_SCHEDULE_SECONDS)
-MAX_DURATION = timedelta(days=31)
+MAX_DURATION = timedelta(days=30)
 _FORM = re.compile(r"(?:(?P<d>[0-9]+)d)?(?:(?P<h>[0-9]+)h)?(?:(?P<m>[0-9]+)m)?")
-# Enough digits for any duration within the bounds in one unit (31 days is 44,640 minutes).
+# Enough digits for any duration within the bounds in one unit (30 days is 43,200 minutes).
 _MAX_DIGITS = 6
 
 

@@ -1,9 +1,9 @@
 """A managed instance group that follows a ``Scaling`` (``components.scaling``): its
 autoscaler, between zero and the group's size.
 
-- ``on_request``: the autoscaler is off; a run (``gpufleet scale``) turns it on with a
-  scaling schedule that holds the run's size until its end, and the bounds say what the group
-  may hold.
+- ``on_request``: the autoscaler stays off: its bounds say what the group may hold, its
+  description the expected use. A run (``gpufleet scale``) resizes the group and schedules its
+  end in the group's guard (``run_guard``), which resizes it to zero.
 - ``schedule``: on, with a scaling schedule per weekly run that holds the group at its size
   for the run (a cron and a duration in the schedule's time zone); outside the runs the
   autoscaler scales in on GCP's default signal (average CPU 60%).
@@ -30,9 +30,6 @@ from gpufleet.components.scaling import GCP_MIN_SCHEDULE_SECONDS, Scaling, cron_
 COOLDOWN_SECONDS = 300
 # The group's average CPU a burst keeps it at: more VMs above, fewer below.
 BURST_CPU_TARGET = 0.7
-# What `gpufleet scale` sets for a run on request (the autoscaler on, a schedule that ends the
-# run): later `pulumi up` runs leave a running job and its end alone.
-RUN_SETTINGS = ["autoscalingPolicy.mode", "autoscalingPolicy.scalingSchedules"]
 
 
 def region_autoscaler(
@@ -52,10 +49,7 @@ def region_autoscaler(
         target=group_id,
         description=tag_keys.description_with("gpufleet", scaling.expected_tags()),
         autoscaling_policy=autoscaling_policy(size, scaling),
-        opts=pulumi.ResourceOptions(
-            parent=parent,
-            ignore_changes=RUN_SETTINGS if scaling.mode == "on_request" else None,
-        ),
+        opts=pulumi.ResourceOptions(parent=parent),
     )
 
 

@@ -51,6 +51,7 @@ from pydantic import Field, model_validator
 from gpufleet.components.component_args import ComponentArgs, StrInput
 from gpufleet.components.gcp import instance_settings as vm
 from gpufleet.components.gcp.group_scaling import burst_autoscaler, region_autoscaler
+from gpufleet.components.gcp.run_guard import run_guard
 from gpufleet.components.scaling import Scaling
 from gpufleet.components.tagging import RequiredTags
 from gpufleet.planner.gcp_machines import MachineGpus, machine_gpus
@@ -138,6 +139,8 @@ class SpotGroup(pulumi.ComponentResource):
     instance_group_manager_self_link: pulumi.Output[str]
     instance_group: pulumi.Output[str]
     service_account_email: pulumi.Output[str]
+    # On request: the Cloud Tasks queue that ends a run (``run_guard``).
+    guard_queue: pulumi.Output[str] | None = None
 
     def __init__(
         self, name: str, args: SpotGroupArgs, opts: pulumi.ResourceOptions | None = None
@@ -203,6 +206,9 @@ class SpotGroup(pulumi.ComponentResource):
                 project=args.project,
                 parent=self,
             )
+        if scaling.mode == "on_request":
+            guard = run_guard(name, group, region=args.region, project=args.project, parent=self)
+            self.guard_queue = guard.queue.id
         if scaling.scales:
             region_autoscaler(
                 name,
@@ -227,6 +233,7 @@ class SpotGroup(pulumi.ComponentResource):
                 "service_account_email": account.email,
                 "gpus_per_vm": gpus.count,
                 "gpu": gpus.gpu_name,
+                "guard_queue": self.guard_queue,
             }
         )
 

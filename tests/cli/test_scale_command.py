@@ -58,8 +58,8 @@ def scale(*args: str) -> Result:
             ],
         ),
         (
-            ["eval-harness", "--env", "prod", "--to", "1", "--for", "32d"],
-            ["--for '32d' is 32d; a run lasts from 5m to 31d"],
+            ["eval-harness", "--env", "prod", "--to", "1", "--for", "31d"],
+            ["--for '31d' is 31d; a run lasts from 5m to 30d"],
         ),
         (
             ["eval-harness", "--env", "prod", "--to", "0", "--for", "8h"],
@@ -168,3 +168,13 @@ def test_an_ended_run_rendered() -> None:
     text = scale_render.render(outcome(None), "text")
     assert text.startswith("eval-harness (prod, gcp us-central1): scaled to 0, run ended\n")
     assert json.loads(scale_render.render(outcome(None), "json"))["until"] is None
+
+
+def test_help_states_the_durations_a_run_takes() -> None:
+    """--help says the bounds parse_duration enforces (written out there: the help stays fast
+    without importing the runs)."""
+    from gpufleet.runs.run_duration import MAX_DURATION, MIN_DURATION
+
+    minutes, days = int(MIN_DURATION.total_seconds()) // 60, MAX_DURATION.days
+    text = " ".join(scale("--help").output.split())
+    assert f"({minutes} minutes to {days} days)" in text

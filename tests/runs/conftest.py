@@ -1,6 +1,6 @@
 """Fixtures for runs: a stack config with a workload of every kind, the CLI on it, a
 certificate the local API servers present (trusted through ``REQUESTS_CA_BUNDLE``), and the
-local Compute Engine API with the environment that points a run at it."""
+local Compute Engine and Cloud Tasks APIs with the environment that points a run at them."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def compute(
 ) -> Iterator[ComputeApi]:
     """A local Compute Engine API, and the environment a run finds it by: gcloud's endpoint
     override, a service account key whose JWTs the server verifies, the server's CA."""
-    from gpufleet.runs.gcp_access import ENDPOINT_OVERRIDE
+    from gpufleet.runs.gcp_access import ENDPOINT_OVERRIDE, TASKS_ENDPOINT_OVERRIDE
     from tests.runs.gcp_compute_server import ComputeApi
     from tests.runs.local_https import LocalServer
 
@@ -96,6 +96,7 @@ def compute(
     )
     monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(credentials))
     monkeypatch.setenv(ENDPOINT_OVERRIDE, f"{server.url}/compute/v1/")
+    monkeypatch.setenv(TASKS_ENDPOINT_OVERRIDE, f"{server.url}/")
     monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(certificate[0]))
     monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path / "gcloud"))
     monkeypatch.delenv("GOOGLE_CLOUD_PROJECT", raising=False)

@@ -3,7 +3,9 @@ for the resources a run touches: instance templates, regional managed instance g
 autoscalers, instances (start, stop, setScheduling), region and zone operations; and an OAuth
 token endpoint. It keeps the resources, applies what it is sent, answers 403 with GCP's
 wording for the permissions a test denies, and 401 unless the bearer token is one it issued
-or a JWT signed with the test service account's key (the clients sign their own)."""
+or a JWT signed with the test service account's key (the clients sign their own). Under
+``/v2/`` the same server speaks Cloud Tasks (``cloud_tasks_server``), where a group's guard
+queue is, as the stack deploys it (``add_group(..., guarded=True)``)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ from typing import Any
 from google.auth import exceptions as auth_exceptions
 from google.auth import jwt
 
+from gpufleet.components.gcp.guard_target import queue_name, resize_path
+from tests.runs.cloud_tasks_server import CloudTasksApi
 from tests.runs.local_https import Reply, Request
 
 TOKEN = "ya29.local-test-token"
@@ -43,6 +47,7 @@ class ComputeApi:
         self.state = ComputeState()
         self.received: list[Request] = []  # the serving LocalServer's log, once it listens
         self._ids = itertools.count(1)
+        self.tasks = CloudTasksApi(project, self._authenticated)
 
     # --- what tests set up ---------------------------------------------------------------
 
@@ -50,10 +55,17 @@ class ComputeApi:
         return f"https://www.googleapis.com/compute/v1/projects/{self.project}/{path}"
 
     def add_group(
-        self, name: str, region: str, labels: dict[str, str], *, policy: dict[str, Any] | None
+        self,
+        name: str,
+        region: str,
+        labels: dict[str, str],
+        *,
+        policy: dict[str, Any] | None,
+        guarded: bool = False,
     ) -> None:
-        """A SpotGroup as deployed: its labelled template, the group, and (when it scales)
-        an autoscaler with ``policy``."""
+        """A SpotGroup as deployed: its labelled template, the group, (when it scales) an
+        autoscaler with ``policy``, and (on request, ``guarded``) its guard queue, whose
+        tasks resize it to 0 (components/gcp/run_guard.py)."""
         template = f"{name}-template-{next(self._ids)}"
         self.state.templates.append(
             {
@@ -77,6 +89,10 @@ class ComputeApi:
                 }
             ],
         }
+        if guarded:
+            self.tasks.add_queue(
+                region, queue_name(f"{name}-group"), path=resize_path(group_link), query="size=0"
+            )
         if policy is not None:
             self.state.autoscalers[f"{name}-autoscaler"] = {
                 "name": f"{name}-autoscaler",
@@ -108,6 +124,8 @@ class ComputeApi:
     # --- the API -------------------------------------------------------------------------
 
     def route(self, request: Request) -> Reply:
+        if request.path.startswith("/v2/"):
+            return self.tasks.route(request)
         if request.path == "/token":
             return Reply(200, {"access_token": TOKEN, "expires_in": 3600, "token_type": "Bearer"})
         if not self._authenticated(request.headers.get("authorization", "")):

@@ -1,8 +1,9 @@
 """``gpufleet scale`` on a GCP managed instance group, against a local HTTPS server speaking
-the Compute Engine REST API (tests/runs/gcp_compute_server.py), reached through gcloud's
-endpoint override with a service account key whose signed tokens it checks: the autoscaler turned
-on with a one-off scaling schedule (the guard), ``--to 0``, a schedule-mode group left on its
-weekly schedules, a missing permission and missing credentials as one line."""
+the Compute Engine and Cloud Tasks REST APIs (tests/runs/gcp_compute_server.py), reached through
+gcloud's endpoint overrides with a service account key whose signed tokens it checks: a group
+on request resized after its guard task is set (and the guard, dispatched, ending it), ``--to
+0``, failures that leave the guard, a schedule-mode group given a one-off scaling schedule
+beside its weekly ones, a missing permission and missing credentials as one line."""
 
 from __future__ import annotations
 
@@ -14,9 +15,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from gpufleet import tag_keys
+from gpufleet.components.gcp.guard_target import queue_name
 from gpufleet.runs.gcp_groups import RUN_SCHEDULE, once_at
 from tests.helpers import ROOT
+from tests.runs.cloud_tasks_server import Queue
 from tests.runs.conftest import Scale
 from tests.runs.gcp_compute_server import ComputeApi
 from tests.runs.stack_files import ENVIRONMENT, GCP_PROJECT, GCP_REGION, PROJECT
@@ -59,69 +64,116 @@ def autoscaler(api: ComputeApi, name: str) -> dict[str, Any]:
     return api.state.autoscalers[f"{name}-autoscaler"]
 
 
-def test_a_run_turns_the_autoscaler_on_with_a_one_off_schedule(
+def group(api: ComputeApi, name: str) -> dict[str, Any]:
+    return api.state.groups[f"{name}-group"]
+
+
+def guard_queue(api: ComputeApi, name: str) -> Queue:
+    return api.tasks.queues[api.tasks.queue_path(GCP_REGION, queue_name(f"{name}-group"))]
+
+
+def on_request(api: ComputeApi, name: str, size: int = 3) -> None:
+    """A group on request as the stack deploys it: its autoscaler off, its guard queue."""
+    api.add_group(name, GCP_REGION, labels(name), policy=policy(size, "OFF"), guarded=True)
+
+
+def test_a_run_sets_its_guard_then_resizes_and_the_guard_ends_it(
     compute: ComputeApi, scale: Scale
 ) -> None:
-    compute.add_group("gcp-group", GCP_REGION, labels("gcp-group"), policy=policy(3, "OFF"))
+    on_request(compute, "gcp-group")
     # Another workload's group, and a fixed group of this one (no autoscaler): left alone.
-    compute.add_group("other", GCP_REGION, labels("other"), policy=policy(3, "OFF"))
+    on_request(compute, "other")
     compute.add_group("gcp-group-base", GCP_REGION, labels("gcp-group"), policy=None)
     compute.state.slow_operations = True  # the client polls the region operation
     before = datetime.now(UTC)
     result = scale("gcp-group", "--to", "2", "--for", "8h", "--format", "json")
     assert result.exit_code == 0, result.output
     assert result.stderr == ""
-    written = autoscaler(compute, "gcp-group")["autoscalingPolicy"]
-    assert written["mode"] == "ON"
-    # The run's N is the most too: the autoscaler's CPU signal cannot grow the group past it.
-    assert written["maxNumReplicas"] == 2
-    assert written["minNumReplicas"] == 0
-    run = written["scalingSchedules"][RUN_SCHEDULE]
-    assert run["minRequiredReplicas"] == 2
-    assert run["timeZone"] == "UTC"
-    started = before.replace(second=0, microsecond=0)
-    assert run["schedule"] in {once_at(started), once_at(started + timedelta(minutes=1))}
-    assert run["schedule"].endswith(f" * {started.year}")  # fires once
+    assert group(compute, "gcp-group")["targetSize"] == 2
+    # The autoscaler stays off (a run does not use it), and so the group is not sized by load.
+    assert autoscaler(compute, "gcp-group")["autoscalingPolicy"] == policy(3, "OFF")
+    queue = guard_queue(compute, "gcp-group")
+    ((name, task),) = queue.tasks.items()
     ends = datetime.fromisoformat(json.loads(result.stdout)["until"])
     assert abs(ends - (before + timedelta(hours=8))) < timedelta(seconds=30)
-    assert 8 * 3600 <= run["durationSec"] <= 8 * 3600 + 60
-    assert autoscaler(compute, "other")["autoscalingPolicy"] == policy(3, "OFF")
-    polled = [r for r in compute.received if "/operations/" in r.path]
-    assert polled, "the update's operation was polled until DONE"
+    assert abs(datetime.fromisoformat(task["scheduleTime"]) - ends) < timedelta(seconds=1)
+    # The guard was in place before any VM was asked for.
+    calls = [(r.method, r.path) for r in compute.received]
+    created = calls.index(
+        ("POST", f"/v2/{compute.tasks.queue_path(GCP_REGION, queue_name('gcp-group-group'))}/tasks")
+    )
+    resized = next(i for i, (_, path) in enumerate(calls) if path.endswith("/resize"))
+    assert created < resized
+    assert not guard_queue(compute, "other").tasks and group(compute, "other")["targetSize"] == 0
     assert json.loads(result.stdout)["parts"][0]["resources"] == [
         "gcp-group-group",
-        "gcp-group-autoscaler",
+        queue_name("gcp-group-group"),
     ]
+    # At its time the task makes its queue's call: the group goes to 0, whatever its VMs do.
+    reply = compute.tasks.dispatch(queue, name, compute.route)
+    assert reply.status == 200
+    assert group(compute, "gcp-group")["targetSize"] == 0
 
 
-def test_to_zero_removes_the_schedule_turns_off_and_resizes(
-    compute: ComputeApi, scale: Scale
-) -> None:
-    compute.add_group("gcp-group", GCP_REGION, labels("gcp-group"), policy=policy(3, "OFF"))
+def test_a_new_run_replaces_the_last_ones_guard(compute: ComputeApi, scale: Scale) -> None:
+    on_request(compute, "gcp-group")
+    assert scale("gcp-group", "--to", "1", "--for", "1h").exit_code == 0
+    result = scale("gcp-group", "--to", "3", "--for", "2d", "--format", "json")
+    assert result.exit_code == 0, result.output
+    ((_, task),) = guard_queue(compute, "gcp-group").tasks.items()
+    ends = datetime.fromisoformat(json.loads(result.stdout)["until"])
+    assert abs(datetime.fromisoformat(task["scheduleTime"]) - ends) < timedelta(seconds=1)
+    assert group(compute, "gcp-group")["targetSize"] == 3
+
+
+def test_to_zero_resizes_then_removes_the_guard(compute: ComputeApi, scale: Scale) -> None:
+    on_request(compute, "gcp-group")
     assert scale("gcp-group", "--to", "3", "--for", "1h").exit_code == 0
-    compute.state.groups["gcp-group-group"]["targetSize"] = 3
     result = scale("gcp-group", "--to", "0")
     assert result.exit_code == 0, result.output
-    written = autoscaler(compute, "gcp-group")["autoscalingPolicy"]
-    assert written["mode"] == "OFF"
-    assert RUN_SCHEDULE not in written.get("scalingSchedules", {})
-    assert compute.state.groups["gcp-group-group"]["targetSize"] == 0
+    assert group(compute, "gcp-group")["targetSize"] == 0
+    assert not guard_queue(compute, "gcp-group").tasks
+    assert autoscaler(compute, "gcp-group")["autoscalingPolicy"]["mode"] == "OFF"
 
 
-def test_to_zero_that_cannot_resize_puts_the_runs_end_back(
-    compute: ComputeApi, scale: Scale
-) -> None:
-    """VMs never go without a guard: a resize refused leaves the run's schedule in place."""
-    compute.add_group("gcp-group", GCP_REGION, labels("gcp-group"), policy=policy(3, "OFF"))
+def test_to_zero_that_cannot_resize_keeps_the_guard(compute: ComputeApi, scale: Scale) -> None:
+    """VMs never go without a guard: a resize refused leaves the run's end in place."""
+    on_request(compute, "gcp-group")
     assert scale("gcp-group", "--to", "3", "--for", "1h").exit_code == 0
-    compute.state.groups["gcp-group-group"]["targetSize"] = 3
     compute.state.denied.add("compute.instanceGroupManagers.update")
     result = scale("gcp-group", "--to", "0")
     assert result.exit_code == 1
     (line,) = result.stderr.splitlines()
-    assert "compute.instanceGroupManagers.update" in line and "put back" in line
-    written = autoscaler(compute, "gcp-group")["autoscalingPolicy"]
-    assert written["mode"] == "ON" and RUN_SCHEDULE in written["scalingSchedules"]
+    assert "compute.instanceGroupManagers.update" in line
+    assert "keeps its VMs until its guard ends the run" in line
+    assert len(guard_queue(compute, "gcp-group").tasks) == 1
+    assert group(compute, "gcp-group")["targetSize"] == 3
+
+
+def test_a_run_whose_resize_fails_leaves_its_guard_and_says_so(
+    compute: ComputeApi, scale: Scale
+) -> None:
+    on_request(compute, "gcp-group")
+    compute.state.failing["compute.instanceGroupManagers.resize"] = (
+        "ZONE_RESOURCE_POOL_EXHAUSTED",
+        "The zone does not have enough resources available.",
+    )
+    result = scale("gcp-group", "--to", "2", "--for", "1h")
+    assert result.exit_code == 1
+    (line,) = result.stderr.splitlines()
+    assert "ZONE_RESOURCE_POOL_EXHAUSTED" in line
+    assert "the run's guard stays: it resizes gcp-group-group to 0 at" in line
+    assert len(guard_queue(compute, "gcp-group").tasks) == 1
+
+
+def test_a_group_without_its_guard_queue_is_not_run(compute: ComputeApi, scale: Scale) -> None:
+    """A group deployed without its guard (an older stack) gets no VMs it cannot end."""
+    compute.add_group("gcp-group", GCP_REGION, labels("gcp-group"), policy=policy(3, "OFF"))
+    result = scale("gcp-group", "--to", "1", "--for", "1h")
+    assert result.exit_code == 1
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("gcp: projects/") and "queues/gcp-group-group-guard not found" in line
+    assert group(compute, "gcp-group")["targetSize"] == 0
 
 
 def test_a_group_on_a_schedule_keeps_its_weekly_schedules(
@@ -130,9 +182,16 @@ def test_a_group_on_a_schedule_keeps_its_weekly_schedules(
     compute.add_group(
         "gcp-scheduled", GCP_REGION, labels("gcp-scheduled"), policy=policy(2, "ON", WEEKLY)
     )
+    before = datetime.now(UTC)
     assert scale("gcp-scheduled", "--to", "1", "--for", "30m").exit_code == 0
     schedules = autoscaler(compute, "gcp-scheduled")["autoscalingPolicy"]["scalingSchedules"]
     assert set(schedules) == {"run-0", RUN_SCHEDULE}
+    run = schedules[RUN_SCHEDULE]
+    started = before.replace(second=0, microsecond=0)
+    # A cron of this minute and year: it fires once, and holds the run's size for its time.
+    assert run["schedule"] in {once_at(started), once_at(started + timedelta(minutes=1))}
+    assert run["schedule"].endswith(f" * {started.year}") and run["timeZone"] == "UTC"
+    assert run["minRequiredReplicas"] == 1 and 1800 <= run["durationSec"] <= 1860
     assert schedules["run-0"]["schedule"] == WEEKLY["run-0"]["schedule"]
     result = scale("gcp-scheduled", "--to", "0")
     assert result.exit_code == 0, result.output
@@ -142,16 +201,28 @@ def test_a_group_on_a_schedule_keeps_its_weekly_schedules(
     assert compute.state.groups["gcp-scheduled-group"]["targetSize"] == 0  # never resized
 
 
-def test_a_missing_permission_is_one_line_naming_it(compute: ComputeApi, scale: Scale) -> None:
-    compute.add_group("gcp-group", GCP_REGION, labels("gcp-group"), policy=policy(3, "OFF"))
-    compute.state.denied.add("compute.autoscalers.update")
+@pytest.mark.parametrize(
+    ("permission", "resource"),
+    [
+        ("cloudtasks.tasks.create", "locations/{region}/queues/gcp-group-group-guard"),
+        ("compute.instanceGroupManagers.list", "regions/{region}"),
+    ],
+)
+def test_a_missing_permission_is_one_line_naming_it(
+    compute: ComputeApi, scale: Scale, permission: str, resource: str
+) -> None:
+    on_request(compute, "gcp-group")
+    if permission.startswith("cloudtasks."):
+        compute.tasks.denied.add(permission)
+    else:
+        compute.state.denied.add(permission)
     result = scale("gcp-group", "--to", "1", "--for", "1h")
     assert result.exit_code == 1
+    where = resource.format(region=GCP_REGION)
     assert result.stderr.splitlines() == [
-        "gcp: permission denied: compute.autoscalers.update on "
-        f"projects/{GCP_PROJECT}/regions/{GCP_REGION}/autoscalers/gcp-group-autoscaler"
+        f"gcp: permission denied: {permission} on projects/{GCP_PROJECT}/{where}"
     ]
-    assert autoscaler(compute, "gcp-group")["autoscalingPolicy"]["mode"] == "OFF"
+    assert group(compute, "gcp-group")["targetSize"] == 0
 
 
 def test_a_stack_not_deployed_is_one_line(compute: ComputeApi, scale: Scale) -> None:

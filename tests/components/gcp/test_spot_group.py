@@ -164,11 +164,8 @@ def test_a_group_on_request_has_an_autoscaler_off_from_zero_to_its_size() -> Non
     policy = autoscaler.inputs["autoscalingPolicy"]
     assert (policy["minReplicas"], policy["maxReplicas"], policy["mode"]) == (0, 4, mode)
     assert autoscaler.inputs["region"] == "us-central1"
-    # A run turns it on with a schedule that ends it (gpufleet scale): pulumi up leaves both.
-    assert autoscaler.ignore_changes == [
-        "autoscalingPolicy.mode",
-        "autoscalingPolicy.scalingSchedules",
-    ]
+    # A run resizes the group (its size is left to runs) and never touches the autoscaler.
+    assert autoscaler.ignore_changes == []
     (target,) = autoscaler.property_dependencies["target"]
     assert target == group.urn
     # On the autoscaler, not the template: a template cannot change without replacing VMs.
@@ -291,3 +288,49 @@ def test_an_on_demand_burst_uses_standard_vms() -> None:
 def test_a_burst_goes_above_an_always_on_base(overrides: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match="a burst goes above an always-on base"):
         SpotGroupArgs(**spot_args(burst=GroupBurst(instances=2, expected_hours=10), **overrides))
+
+
+def test_a_group_on_request_has_a_guard_that_can_only_resize_it_to_zero() -> None:
+    cap, group = spot_group(scaling=Scaling(mode="on_request", expected_hours=150))
+    manager = cap.one(GROUP)
+    link = manager.outputs["selfLink"]
+    path = link[link.index("projects/") :]
+    queue = cap.one("gcp:cloudtasks/queue:Queue")
+    # Named after the group (a run finds it from the group), in the group's region.
+    assert queue.inputs["name"] == f"{manager.outputs['name']}-guard"
+    assert queue.inputs["location"] == "us-central1"
+    target = queue.inputs["httpTarget"]
+    # Whatever a task says, the queue makes one call: this group's resize to 0.
+    assert target["httpMethod"] == "POST"
+    assert target["uriOverride"] == {
+        "scheme": "HTTPS",
+        "host": "compute.googleapis.com",
+        "pathOverride": {"path": f"/compute/v1/{path}/resize"},
+        "queryOverride": {"queryParams": "size=0"},
+        "uriOverrideEnforceMode": "ALWAYS",
+    }
+    account = next(
+        r for r in cap.of_type("gcp:serviceaccount/account:Account") if r.name == "eval-guard"
+    )
+    assert target["oauthToken"]["serviceAccountEmail"] == account.outputs["email"]
+    assert queue.inputs["retryConfig"]["maxAttempts"] == -1
+    # The guard's account acts on this group only, and holds no key.
+    member = cap.one("gcp:projects/iAMMember:IAMMember")
+    assert member.inputs["member"] == f"serviceAccount:{account.outputs['email']}"
+    assert member.inputs["role"] == "roles/compute.instanceAdmin.v1"
+    assert member.inputs["condition"]["expression"] == f'resource.name == "{path}"'
+    assert not cap.of_type("gcp:serviceaccount/key:Key")
+    assert resolve(group.guard_queue) == queue.outputs["id"]
+
+
+@pytest.mark.parametrize(
+    "scaling",
+    [
+        Scaling(),
+        Scaling(mode="schedule", runs=[WeeklyRun(start_minute=0, minutes=60)]),
+    ],
+)
+def test_groups_not_on_request_have_no_guard(scaling: Scaling) -> None:
+    cap, group = spot_group(scaling=scaling)
+    assert not cap.of_type("gcp:cloudtasks/queue:Queue")
+    assert group.guard_queue is None
