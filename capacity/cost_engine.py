@@ -77,8 +77,21 @@ def resource_settings(item: StackCapacity, tags: Mapping[str, str]) -> Usage:
         return Usage(footprint.expected_units, footprint.run_hours, "one run")
     if footprint.weekly_use is not None and footprint.max_units:
         # Its own schedule says what it runs: that, not a declared figure, is the bill.
-        most = footprint.max_units
-        hours = footprint.weekly_use / most / MINUTES_PER_WEEK * HOURS_PER_MONTH
+        most, share = footprint.max_units, footprint.fixed_share
+        fixed = share.max_units if share is not None and share.weekly_use is not None else None
+        if share is not None and share.weekly_use is not None and fixed and most > fixed:
+            # Its fixed version's units for what the schedule runs of them, the rest above.
+            hours = _monthly_hours(share.weekly_use, fixed)
+            extra = _monthly_hours(footprint.weekly_use - share.weekly_use, most - fixed)
+            return Usage(
+                fixed,
+                hours,
+                f"its schedule: its fixed version for {hours:.4g} h a month, its max size "
+                f"for {extra:.4g} h",
+                most - fixed,
+                extra,
+            )
+        hours = _monthly_hours(footprint.weekly_use, most)
         return Usage(most, hours, f"its schedule: its max size for {hours:.4g} h a month")
     minutes = tag_keys.expected_minutes(tags.get(tag_keys.EXPECTED_MINUTES))
     if minutes is None:
@@ -95,6 +108,11 @@ def resource_settings(item: StackCapacity, tags: Mapping[str, str]) -> Usage:
     if least:
         basis = f"its minimum all month, {basis}"
     return Usage(least, HOURS_PER_MONTH, basis, most - least, hours)
+
+
+def _monthly_hours(weekly_unit_minutes: float, units: float) -> float:
+    """Hours a month at ``units`` that make a week's unit-minutes."""
+    return max(weekly_unit_minutes, 0.0) / units / MINUTES_PER_WEEK * HOURS_PER_MONTH
 
 
 def _size_basis(footprint: GpuFootprint) -> str:
@@ -476,7 +494,7 @@ def _not_priced(
     resources: list[StackResource], items: list[StackCapacity], lines: list[ResourceCost]
 ) -> tuple[NotPriced, ...]:
     capacity = {i.resource.urn for i in items}
-    templates = {i.template.urn for i in items if i.template is not None}
+    templates = {t.urn for i in items for t in (i.template, i.share_template) if t is not None}
     others: dict[str, int] = {}
     for r in resources:
         if r.urn in capacity or r.urn in templates or cloud_of_type(r.type) is None:

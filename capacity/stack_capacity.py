@@ -17,6 +17,7 @@ from gpufleet.capacity.footprints import (
     read_gpu_footprint,
     read_scaler,
     resolve_template,
+    scheduled_use,
 )
 from gpufleet.capacity.footprints.model import GpuFootprint
 from gpufleet.capacity.footprints.reading import Scaler
@@ -28,6 +29,8 @@ class StackCapacity:
     resource: StackResource
     footprint: GpuFootprint
     template: StackResource | None = None  # the template it launches from, when resolved
+    # The template of its version of fixed size (``GpuFootprint.fixed_share``), if any.
+    share_template: StackResource | None = None
 
 
 def stack_footprints(resources: list[StackResource]) -> list[StackCapacity]:
@@ -68,17 +71,19 @@ def stack_footprints(resources: list[StackResource]) -> list[StackCapacity]:
             }
         )
         split = _fixed_version(footprint, [by_urn[urn] for urn in template_urns])
+        share_template = None
         if split is not None:
             share_template, size, rest_template = split
             share = _fixed_share(footprint, size, read[share_template.urn])
+            if footprint.weekly_use is not None and r.urn in scalers:
+                # What its schedule runs of the first ``size`` units, priced at their rate.
+                share = replace(
+                    share,
+                    weekly_use=scheduled_use(scalers[r.urn], share.expected_units, share.max_units),
+                )
             if share.market == "in_reservation":
                 share = resolve_reservation(share, r, reservations, [share_template])
-            footprint = resolve_template(footprint, [read[rest_template.urn]])
-            footprint = replace(
-                footprint,
-                fixed_share=share,
-                undetermined=tuple(dict.fromkeys((*footprint.undetermined, *share.undetermined))),
-            )
+            footprint = _with_share(resolve_template(footprint, [read[rest_template.urn]]), share)
             template_urns = [rest_template.urn]
         elif footprint.template_properties and not footprint.machines:
             footprint = resolve_template(footprint, [read[urn] for urn in template_urns])
@@ -87,7 +92,7 @@ def stack_footprints(resources: list[StackResource]) -> list[StackCapacity]:
                 footprint, r, reservations, [by_urn[urn] for urn in template_urns]
             )
         template = by_urn.get(template_urns[0]) if template_urns else None
-        out.append(StackCapacity(r, footprint, template))
+        out.append(StackCapacity(r, footprint, template, share_template))
     return out
 
 
@@ -147,6 +152,20 @@ def _fixed_share(group: GpuFootprint, size: float, template: GpuFootprint) -> Gp
         notes=(),
     )
     return resolve_template(share, [template])
+
+
+def _with_share(footprint: GpuFootprint, share: GpuFootprint) -> GpuFootprint:
+    """The group with its fixed version: what could not be determined of either is the
+    group's (unknown only while both are known once deployed), the share's notes said."""
+    parts = (footprint, share)
+    undetermined = tuple(dict.fromkeys(u for f in parts for u in f.undetermined))
+    return replace(
+        footprint,
+        fixed_share=share,
+        undetermined=undetermined,
+        unknown=bool(undetermined) and all(f.unknown or not f.undetermined for f in parts),
+        notes=(*footprint.notes, *(f"its fixed version {note}" for note in share.notes)),
+    )
 
 
 def _scalers(resources: list[StackResource]) -> dict[str, Scaler]:
@@ -238,6 +257,9 @@ class Reservations:
                 return RESERVATION_UNKNOWN
             return "is not in this stack for its machine"
         wanted = footprint.max_units
+        if wanted is not None and footprint.fixed_share is not None:
+            # Its fixed version was matched on its own: the rest of the group is what runs here.
+            wanted = max(wanted - (footprint.fixed_share.max_units or 0.0), 0.0)
         if wanted is None or wanted > sum(self._left[urn] for urn in fitting):
             return "does not have room for all of it (what it holds covers other capacity too)"
         for urn in fitting:

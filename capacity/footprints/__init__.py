@@ -56,7 +56,7 @@ def apply_scaler(footprint: GpuFootprint, scaler: Scaler) -> GpuFootprint:
             undetermined=undetermined,
             declared_minutes=declared,
             scales_itself=True,
-            weekly_use=None if unread else _weekly_use(scaler, least, most),
+            weekly_use=None if unread else scheduled_use(scaler, least, most),
             notes=notes,
         )
     given = footprint.expected_units
@@ -77,9 +77,10 @@ def _unread(scaler: Scaler) -> str | None:
     return None
 
 
-def _weekly_use(scaler: Scaler, least: float | None, most: float | None) -> float | None:
-    """Capacity-unit minutes a week its (readable) schedule runs the group; None without
-    one."""
+def scheduled_use(scaler: Scaler, least: float | None, most: float | None) -> float | None:
+    """Capacity-unit minutes a week its (readable) schedule runs a group within ``least`` and
+    ``most``; None without one. Bounds below the group's own give the use of its first units
+    (a version of fixed size): the size in force, capped."""
     if least is None or most is None:
         return None
     if scaler.windows:

@@ -12,7 +12,7 @@ Prices are not here: ``planner.rates`` has them, for the cost engine and the pla
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 from gpufleet.clouds import Cloud
@@ -140,20 +140,34 @@ class GpuFootprint:
     def max_gpus(self) -> float | None:
         """The most GPUs it may hold: max size in whichever of its machines gives the most
         (its fixed share in that share's machines)."""
-        if self.max_units is None or not self.machines:
+        holding = self.largest_holding()
+        if self.max_units is None or not holding:
             return None
-        held = taken = 0.0
-        if self.fixed_share is not None:
-            share_gpus, taken = self.fixed_share.max_gpus, self.fixed_share.max_units
-            if share_gpus is None or taken is None:
-                return None
-            held = share_gpus
-        rest = self.max_units - taken
-        return held + max(instances(max(rest, 0.0), w) * m.gpus for m, w in self.options())
+        return sum(count * machine.gpus for machine, count in holding)
+
+    def largest_holding(self) -> list[tuple[Machine, float]]:
+        """The machines (and instances of each) that make ``max_gpus``: at max size, in
+        whichever of its machines holds the most; its fixed share in the share's own. Where
+        one part's machines cannot be read, the group is taken as all the other's; empty when
+        neither can."""
+        units, share = self.max_units or 0.0, self.fixed_share
+        if share is not None and (not share.machines or share.max_units is None):
+            share = None
+        if not self.machines:
+            return [] if share is None else replace(share, max_units=units).largest_holding()
+        held: list[tuple[Machine, float]] = []
+        if share is not None and share.max_units is not None:
+            held = share.largest_holding()
+            units = max(units - share.max_units, 0.0)
+        rest = max(
+            ((m, instances(units, w)) for m, w in self.options()), key=lambda o: o[1] * o[0].gpus
+        )
+        return [*held, rest]
 
     @property
     def largest_option(self) -> tuple[Machine, float]:
-        """The machine (and its instance count at max size) that makes ``max_gpus``."""
+        """The machine (and its instance count at max size) that makes ``max_gpus``, for a
+        group of one kind."""
         units = self.max_units or 0.0
         return max(
             ((m, instances(units, w)) for m, w in self.options()), key=lambda o: o[1] * o[0].gpus

@@ -21,11 +21,14 @@ def check_fleet_size(resources: list[StackResource], settings: Settings) -> Find
         total = footprint.max_gpus
         if footprint.is_template or total is None or total <= limit:
             continue
-        machine, count = footprint.largest_option
+        holding = " + ".join(
+            f"{count:g} x {machine.instance_type}, {machine.gpus} x {machine.gpu_name} each"
+            for machine, count in footprint.largest_holding()
+            if count
+        )
         findings.violate(
             f"{footprint.kind} {item.resource.name} can hold {total:g} GPUs "
-            f"({count:g} x {machine.instance_type}, {machine.gpus} x "
-            f"{machine.gpu_name} each); this environment allows at most {limit:g} per fleet",
+            f"({holding}); this environment allows at most {limit:g} per fleet",
             item.resource.urn,
         )
     return findings

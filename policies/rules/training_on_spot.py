@@ -49,13 +49,18 @@ def check_training_on_spot(resources: list[StackResource], settings: Settings) -
             _tag_value(r, tag["key"]),
             _tag_value(item.template, tag["key"]),
         )
-        if not training or footprint.market in ("spot", "in_reservation"):
+        if not training:
             continue
-        findings.violate(
-            f"training {footprint.kind} {r.name} runs {footprint.market or 'on_demand'}; "
-            "training here must use spot / low-priority capacity (with checkpoints)",
-            r.urn,
-        )
+        # A group of two versions runs both: its fixed one may be on-demand under a spot rest.
+        share = footprint.fixed_share
+        for part, what in ((footprint, ""), (share, "'s fixed version")):
+            if part is None or part.market in ("spot", "in_reservation"):
+                continue
+            findings.violate(
+                f"training {footprint.kind} {r.name}{what} runs {part.market or 'on_demand'}; "
+                "training here must use spot / low-priority capacity (with checkpoints)",
+                r.urn,
+            )
     return findings
 
 

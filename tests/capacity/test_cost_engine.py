@@ -887,7 +887,7 @@ def test_a_group_that_scales_on_a_policy_without_a_declared_use_is_unpriced_not_
 
 
 def two_version_group(
-    *, base_size: int = 2, reserved: bool = True, versions: str = "known"
+    *, base_size: int = 2, reserved: bool = True, versions: str = "known", scheduled: bool = False
 ) -> Callable[[], None]:
     """A group of a base version of fixed size (standard, in a reservation of the stack when
     ``reserved``) and a Spot version taking the rest, its autoscaler from the base up to 6
@@ -937,12 +937,25 @@ def two_version_group(
                 {"name": "burst", "instance_template": second},
             ],
         )
+        # Scheduled: 6 VMs Mondays from 08:00 for 10 hours (UTC).
+        peak = gcp.compute.RegionAutoscalerAutoscalingPolicyScalingScheduleArgs(
+            name="peak",
+            schedule="0 8 * * 1",
+            duration_sec=36_000,
+            min_required_replicas=6,
+            time_zone="UTC",
+        )
         gcp.compute.RegionAutoscaler(
             "scaler",
             region="us-east4",
             target=group.id,
-            description="gpufleet expected-minutes=6000",
-            autoscaling_policy={"min_replicas": base_size, "max_replicas": 6, "mode": "ON"},
+            description=None if scheduled else "gpufleet expected-minutes=6000",
+            autoscaling_policy=gcp.compute.RegionAutoscalerAutoscalingPolicyArgs(
+                min_replicas=base_size,
+                max_replicas=6,
+                mode="ON",
+                scaling_schedules=[peak] if scheduled else None,
+            ),
         )
 
     return program
@@ -977,3 +990,32 @@ def test_versions_whose_templates_cannot_be_told_apart_are_priced_at_the_dearest
     rate = on_demand("gcp", "g2-standard-4", "us-east4")
     assert group.maximum.monthly_usd == pytest.approx(6 * rate * HOURS_PER_MONTH)
     assert any("differ in pricing" in note for note in group.notes)
+
+
+def test_a_scheduled_two_version_group_prices_each_version_for_what_it_runs() -> None:
+    """Fixed 2 on-demand, the rest Spot, 2 to 6 with a schedule holding 6 ten hours a week:
+    the fixed version all month at its rate, 4 more for the schedule's hours at Spot."""
+    group = line(price(two_version_group(reserved=False, scheduled=True)), "group")
+    base = on_demand("gcp", "g2-standard-4", "us-east4")
+    burst = spot("gcp", "g2-standard-4", "us-east4")
+    weekly_hours = 10 * HOURS_PER_MONTH / (7 * 24)
+    assert group.expected.monthly_usd == pytest.approx(
+        2 * base * HOURS_PER_MONTH + 4 * burst * weekly_hours
+    )
+
+
+def test_a_fixed_version_that_does_not_fit_its_reservation_says_so() -> None:
+    """A reservation of 2 under a fixed version of 3: the version pays its own rate, the note
+    says why, and both templates count as read (not listed as other resources)."""
+    cost = price(two_version_group(base_size=3))
+    group = line(cost, "group")
+    assert any(
+        note.startswith("its fixed version runs in chat-res, which does not have room")
+        for note in group.notes
+    )
+    rate, burst = (
+        on_demand("gcp", "g2-standard-4", "us-east4"),
+        spot("gcp", "g2-standard-4", "us-east4"),
+    )
+    assert group.expected.monthly_usd == pytest.approx(3 * rate * HOURS_PER_MONTH + 3 * burst * 100)
+    assert not any("instanceTemplate" in entry.what for entry in cost.not_priced)

@@ -330,3 +330,48 @@ def test_other_version_shapes_are_options_of_the_whole_group(second: dict[str, A
     (item,) = stack_capacity([template, other, group])
     assert item.footprint.fixed_share is None
     assert item.footprint.max_gpus == 3 * 8  # every VM may be the larger machine
+
+
+def test_both_versions_in_one_reservation_take_from_it_once() -> None:
+    """A reservation of 6 under a group of 6 whose fixed version of 1 and rest both consume
+    it: all 6 are in it, none counted twice (the rest asks for 5, not 6)."""
+    reservation = resource(
+        "gcp:compute/reservation:Reservation",
+        "res",
+        {
+            "name": "serving",
+            "zone": "us-east4-a",
+            "specificReservation": {
+                "count": 6,
+                "instanceProperties": {"machineType": "g2-standard-4"},
+            },
+        },
+    )
+    affinity = {
+        "type": "SPECIFIC_RESERVATION",
+        "specificReservation": {"key": "k", "values": ["serving"]},
+    }
+    base, rest = (
+        resource(
+            "gcp:compute/instanceTemplate:InstanceTemplate",
+            name,
+            {"machineType": "g2-standard-4", "selfLink": name, "reservationAffinity": affinity},
+        )
+        for name in ("base", "rest")
+    )
+    group = resource(
+        "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
+        "group",
+        {
+            "targetSize": 6,
+            "versions": [
+                {"instanceTemplate": "base", "targetSize": {"fixed": 1}},
+                {"instanceTemplate": "rest"},
+            ],
+        },
+        versions=["urn::base", "urn::rest"],
+    )
+    _, item = stack_capacity([reservation, base, rest, group])
+    share = item.footprint.fixed_share
+    assert share is not None and share.market == "in_reservation"
+    assert item.footprint.market == "in_reservation" and item.footprint.notes == ()

@@ -140,3 +140,53 @@ def test_a_group_counted_in_gpus_holds_its_max_size_in_gpus() -> None:
     ]
     # 20 GPUs take three 8-GPU machines: 24 GPUs, the last one overshooting.
     assert "can hold 24 GPUs (3 x p4d.24xlarge, 8 x A100 each)" in over.message
+
+
+def two_version_mig(base_machine: str, rest_machine: str, size: int) -> list[StackInput]:
+    """A MIG of a base version of fixed size 1 (its own template) and a rest version."""
+    link = "https://www.googleapis.com/compute/v1/projects/p/global/instanceTemplates/"
+    base = StackInput(
+        GCP_TEMPLATE,
+        {"labels": TAGS, "machineType": base_machine, "selfLink": f"{link}base"},
+        "base",
+    )
+    rest = StackInput(
+        GCP_TEMPLATE,
+        {"labels": TAGS, "machineType": rest_machine, "selfLink": f"{link}rest"},
+        "rest",
+    )
+    mig = StackInput(
+        MIG,
+        {
+            "targetSize": size,
+            "versions": [
+                {"instanceTemplate": f"{link}base", "targetSize": {"fixed": 1}},
+                {"instanceTemplate": f"{link}rest"},
+            ],
+        },
+        "g",
+        property_dependencies={"versions": [base.urn("dev"), rest.urn("dev")]},
+    )
+    return [base, rest, mig]
+
+
+def test_a_two_version_group_counts_each_version_in_its_machines() -> None:
+    harness = PolicyHarness(config={"gpu-fleet-size": {"maxGpusPerFleet": 8}})
+    found = [
+        v
+        for v in harness.analyze_stack(two_version_mig("a3-highgpu-8g", "g2-standard-4", 4))
+        if v.policy == "gpu-fleet-size"
+    ]
+    (violation,) = found
+    assert "can hold 11 GPUs (1 x a3-highgpu-8g, 8 x H100 each + 3 x g2-standard-4" in (
+        violation.message
+    )
+
+
+def test_a_version_whose_machine_cannot_be_read_does_not_hide_the_group() -> None:
+    """An unknown machine in the fixed version: the group is still held to the limit, as all
+    of the other version's machines (and the unknown is reported by gpu-size-undetermined)."""
+    harness = PolicyHarness(config={"gpu-fleet-size": {"maxGpusPerFleet": 8}})
+    verdicts = harness.analyze_stack(two_version_mig("a9-highgpu-8g", "g2-standard-4", 1000))
+    (violation,) = [v for v in verdicts if v.policy == "gpu-fleet-size"]
+    assert "can hold 1000 GPUs" in violation.message
