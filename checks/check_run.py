@@ -72,6 +72,9 @@ class CheckReport:
     findings: list[Finding]
     suppressed: list[Suppressed] = field(default_factory=list)
     baselined: list[Finding] = field(default_factory=list)
+    # How the program ended when it did not run to its end ("called sys.exit(0) at
+    # __main__.py:9 before its end"): the check then fails, whatever the findings.
+    program_unfinished: str | None = None
 
     @property
     def mandatory(self) -> list[Finding]:
@@ -95,13 +98,16 @@ def run_check(
     dry_run: bool,
     stack_config: dict[str, str],
     locate: Locator | None = None,
+    started: PolicyPackProcess | None = None,
 ) -> CheckReport:
-    """Analyze ``resources`` with the pack in ``pack_dir``. PolicyConfigError for a bad config
-    file, PolicyPackError when the pack cannot run."""
+    """Analyze ``resources`` with the pack in ``pack_dir`` (``started`` already, when given:
+    the same pack, project, stack and config). PolicyConfigError for a bad config file,
+    PolicyPackError when the pack cannot run."""
     config, text = load_policy_config(policy_config) if policy_config else ({}, "")
-    with PolicyPackProcess(
+    pack = started or PolicyPackProcess(
         pack_dir, project=project, stack=stack, dry_run=dry_run, config=stack_config
-    ) as process:
+    )
+    with pack as process:
         analyzer = process.stub
         info = _with_declared_version(pack_info(analyzer), pack_dir)
         settings = reconcile(info, config, path=policy_config, text=text)

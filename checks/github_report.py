@@ -13,6 +13,11 @@ from gpufleet.github_text import command_data, command_property
 
 def workflow_annotations(report: CheckReport) -> list[str]:
     lines = []
+    if report.program_unfinished is not None:
+        lines.append(
+            f"::error title={command_property('gpufleet program')}::"
+            + command_data(f"the program {report.program_unfinished}")
+        )
     for finding in report.findings:
         command = "error" if finding.level == "mandatory" else "warning"
         properties = [f"title={command_property(f'gpufleet {finding.policy}')}"]
@@ -32,6 +37,11 @@ def job_summary(report: CheckReport) -> str:
         if report.mandatory
         else "No mandatory violations"
     )
+    if report.program_unfinished is not None:
+        verdict = (
+            f"**The program {report.program_unfinished}**: the check fails; "
+            f"{verdict[0].lower()}{verdict[1:]} in what it registered"
+        )
     out = [
         f"### gpufleet check: stack `{report.stack}`",
         "",

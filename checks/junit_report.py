@@ -53,6 +53,27 @@ def junit_xml(report: CheckReport) -> str:
                 ET.SubElement(case, "system-out").text = f"advisory: {finding.message}"
         total_failures += failures
         total_tests += len(findings) + 1
+    # The program itself: a test that fails when it did not run to its end.
+    program = ET.SubElement(
+        suites,
+        "testsuite",
+        name="program",
+        tests="1",
+        failures="0" if report.program_unfinished is None else "1",
+        errors="0",
+        skipped="0",
+    )
+    ran = ET.SubElement(program, "testcase", classname="program", name="ran to its end")
+    if report.program_unfinished is not None:
+        failure = ET.SubElement(
+            ran, "failure", message=f"the program {report.program_unfinished}", type="program"
+        )
+        failure.text = (
+            f"the program {report.program_unfinished}; only the {report.resource_count} "
+            "resource(s) it registered were checked"
+        )
+        total_failures += 1
+    total_tests += 1
     suites.set("tests", str(total_tests))
     suites.set("failures", str(total_failures))
     ET.indent(suites)

@@ -55,7 +55,11 @@ class PolicyPackProcess:
         self._channel: grpc.Channel | None = None
         self.stub: Any = None
 
-    def __enter__(self) -> PolicyPackProcess:
+    def start(self) -> PolicyPackProcess:
+        """Start the pack's process, not waiting for it: it loads its policies while the caller
+        does something else (runs the program under check). ``__enter__`` then connects."""
+        if self._process is not None:
+            return self
         if not (self.pack_dir / "PulumiPolicy.yaml").is_file():
             raise PolicyPackError(f"{self.pack_dir}: no PulumiPolicy.yaml (not a policy pack)")
         self._process = subprocess.Popen(
@@ -66,6 +70,10 @@ class PolicyPackProcess:
             env=self._env,
             cwd=self.pack_dir,
         )
+        return self
+
+    def __enter__(self) -> PolicyPackProcess:
+        self.start()
         port = self._read_port()
         target = f"127.0.0.1:{port}"
         self._channel = grpc.insecure_channel(target, options=_CHANNEL_OPTIONS)
@@ -102,15 +110,21 @@ class PolicyPackProcess:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if self._channel is not None:
-            self._channel.close()
-        if self._process is not None:
-            self._process.terminate()
+        self.close()
+
+    def close(self) -> None:
+        """Stop the pack (once, however often asked)."""
+        channel, process = self._channel, self._process
+        self._channel = self._process = None
+        if channel is not None:
+            channel.close()
+        if process is not None:
+            process.terminate()
             try:
-                self._process.communicate(timeout=10)
+                process.communicate(timeout=10)
             except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.communicate()
+                process.kill()
+                process.communicate()
 
 
 # Calls in flight at once in ``call_many``: enough that the pack always has the next request

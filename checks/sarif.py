@@ -55,6 +55,7 @@ def sarif_log(report: CheckReport, *, fallback_uri: str) -> dict[str, Any]:
                     }
                 },
                 "automationDetails": {"id": f"gpufleet-check/{report.stack}/"},
+                "invocations": [_invocation(report)],
                 "results": results,
                 "properties": {
                     "pack": f"{report.pack.name}@{report.pack.version}",
@@ -62,6 +63,24 @@ def sarif_log(report: CheckReport, *, fallback_uri: str) -> dict[str, Any]:
                     "preview": report.dry_run,
                     "resources": report.resource_count,
                     "suppressed": [vars(s) for s in report.suppressed],
+                },
+            }
+        ],
+    }
+
+
+def _invocation(report: CheckReport) -> dict[str, Any]:
+    """The run itself: successful only when the program ran to its end."""
+    if report.program_unfinished is None:
+        return {"executionSuccessful": True}
+    return {
+        "executionSuccessful": False,
+        "toolExecutionNotifications": [
+            {
+                "level": "error",
+                "message": {
+                    "text": f"the program {report.program_unfinished}: only the "
+                    f"{report.resource_count} resource(s) it registered were checked"
                 },
             }
         ],

@@ -4,7 +4,9 @@ and policy config judge them, baselines in and out.
 ``check_stack(request)`` loads the stack (``engine.stack_source``: the program run under the
 offline engine, or a stack export, with its stack's config), then ``run_check``, then the
 baseline. Mistakes in what the user gave (flags, files, config, export, pack) raise
-``CheckInputError`` (exit 2); a program that raises raises ``ProgramRunError`` (exit 1).
+``CheckInputError`` (exit 2). A program that does not run to its end (it raised, exited early,
+was killed or ran past the timeout) still has what it registered checked; the report says how
+it ended (``program_unfinished``), and the check fails.
 """
 
 from __future__ import annotations
@@ -15,11 +17,13 @@ from pathlib import Path
 from gpufleet.checks.baseline import BaselineError, apply_baseline, load_baseline, write_baseline
 from gpufleet.checks.check_run import CheckReport, run_check
 from gpufleet.checks.policy_config import PolicyConfigError
-from gpufleet.checks.policy_pack_process import PolicyPackError
+from gpufleet.checks.policy_pack_process import PolicyPackError, PolicyPackProcess
 from gpufleet.checks.source_locations import make_locator, relative_uri
 from gpufleet.engine.analyzer_resources import DeploymentError
 from gpufleet.engine.program_dir import ProgramError
-from gpufleet.engine.stack_source import StackSource, load_stack
+from gpufleet.engine.program_process import ProgramRun
+from gpufleet.engine.run_limits import DEFAULT_TIMEOUT_SECONDS
+from gpufleet.engine.stack_source import StackSource, load_stack, program_stack_config
 
 # Where findings without a location of their own point when there is no stack config file:
 # code scanning needs a physical location.
@@ -45,6 +49,7 @@ class CheckRequest:
     policy_config: Path | None = None  # default: <pack>/config/<stack>.json when it exists
     baseline: Path | None = None
     write_baseline: Path | None = None
+    timeout: float = DEFAULT_TIMEOUT_SECONDS  # how long the program may run
 
 
 @dataclass(frozen=True)
@@ -52,12 +57,13 @@ class CheckOutcome:
     report: CheckReport  # with the baseline applied
     fallback_uri: str  # for findings without a location (the stack config, else Pulumi.yaml)
     baseline_recorded: int | None  # findings written to --write-baseline, if asked
+    program: ProgramRun | None = None  # the program's run; None for an export
 
 
 def check_stack(request: CheckRequest, root: Path) -> CheckOutcome:
     """Check one stack; ``root`` is what report paths are relative to (the working directory).
 
-    CheckInputError for bad input; ProgramRunError when the program raises."""
+    CheckInputError for bad input."""
     try:
         return _check(request, root)
     except (ProgramError, DeploymentError, BaselineError, PolicyPackError) as exc:
@@ -72,26 +78,45 @@ def _check(request: CheckRequest, root: Path) -> CheckOutcome:
     if policy_config is None and default_config.is_file():
         policy_config = default_config
     known = load_baseline(request.baseline) if request.baseline else set()
-    loaded = load_stack(
-        StackSource(
-            request.stack,
-            request.program,
-            config_file=request.config_file,
-            preview=request.preview,
-            export_file=request.export_file,
+    source = StackSource(
+        request.stack,
+        request.program,
+        config_file=request.config_file,
+        preview=request.preview,
+        export_file=request.export_file,
+        timeout=request.timeout,
+    )
+    pack = None
+    if request.export_file is None:
+        # The pack loads its policies while the program runs (its config is the stack's).
+        project, config = program_stack_config(source)
+        pack = PolicyPackProcess(
+            request.pack_dir,
+            project=project,
+            stack=request.stack,
+            dry_run=request.preview,
+            config=config,
+        ).start()
+    try:
+        # What a program registered before it ended early is checked too; the check fails.
+        loaded = load_stack(source, partial=True)
+        resources, stack_file = loaded.resources, loaded.config_file
+        report = run_check(
+            resources,
+            pack_dir=request.pack_dir,
+            policy_config=policy_config,
+            project=loaded.project,
+            stack=request.stack,
+            dry_run=request.preview,
+            stack_config=loaded.config,
+            locate=make_locator(resources, stack_file, root),
+            started=pack,
         )
-    )
-    resources, stack_file = loaded.resources, loaded.config_file
-    report = run_check(
-        resources,
-        pack_dir=request.pack_dir,
-        policy_config=policy_config,
-        project=loaded.project,
-        stack=request.stack,
-        dry_run=request.preview,
-        stack_config=loaded.config,
-        locate=make_locator(resources, stack_file, root),
-    )
+    finally:
+        if pack is not None:
+            pack.close()
+    if loaded.run is not None and not loaded.run.ending.finished:
+        report.program_unfinished = loaded.run.ending.summary
     recorded = None
     if request.write_baseline is not None:
         write_baseline(report, request.write_baseline)
@@ -102,4 +127,4 @@ def _check(request: CheckRequest, root: Path) -> CheckOutcome:
         if stack_file is not None and stack_file.exists()
         else FALLBACK_URI
     )
-    return CheckOutcome(report, fallback, recorded)
+    return CheckOutcome(report, fallback, recorded, loaded.run)

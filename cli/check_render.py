@@ -58,6 +58,11 @@ def report_json(report: CheckReport) -> dict[str, object]:
         "preview": report.dry_run,
         "pack": {"name": report.pack.name, "version": report.pack.version},
         "resources": report.resource_count,
+        # Whether the program ran to its end; if not, how it ended (the check then fails).
+        "program": {
+            "ranToEnd": report.program_unfinished is None,
+            "ending": report.program_unfinished,
+        },
         "policies": report.levels,
         "summary": {
             "mandatory": len(report.mandatory),
@@ -93,13 +98,17 @@ def table(report: CheckReport) -> str:
     for s in report.suppressed:
         console.print(f"suppressed {s.policy} on {s.urn.rsplit('::', 1)[-1]}: {s.reason}")
     verdict = f"{len(report.mandatory)} mandatory violation(s)" if report.mandatory else "passed"
+    failed = bool(report.mandatory) or report.program_unfinished is not None
+    if report.program_unfinished is not None:
+        found = f"{len(report.mandatory)} mandatory violation(s)"
+        verdict = f"failed: the program {report.program_unfinished}; {found}"
     console.print(
         Text(
             f"{verdict}; {len(report.advisory)} advisory, {len(report.suppressed)} suppressed, "
             f"{len(report.baselined)} baselined; {report.resource_count} resources, "
             f"{len(report.pack.policies)} policies ({report.pack.name}@{report.pack.version})"
             + (" [preview]" if report.dry_run else ""),
-            style="bold red" if report.mandatory else "bold green",
+            style="bold red" if failed else "bold green",
         )
     )
     return out.getvalue()

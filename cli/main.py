@@ -17,8 +17,11 @@ import click
 
 from gpufleet import __version__
 from gpufleet.clouds import CLOUDS, Cloud
+from gpufleet.engine.run_limits import DEFAULT_TIMEOUT_SECONDS
+from gpufleet.terminal_text import escape_controls
 
 if TYPE_CHECKING:
+    from gpufleet.engine.program_process import ProgramRun
     from gpufleet.planner.catalog import Catalog
     from gpufleet.planner.spec import WorkloadSpec
 
@@ -442,13 +445,15 @@ def preview(
 ) -> None:
     """Run a Pulumi program offline and show every resource it would register.
 
-    No Pulumi CLI, credentials or network: the program runs in-process under Pulumi's mock
-    runtime, transforms included, with realistic mocked ids and outputs. Works on this
-    project's stacks (--env prod) and on any Pulumi Python program (--program DIR --stack NAME).
+    No Pulumi CLI, credentials or network: the program runs in a process of its own against
+    an offline engine speaking Pulumi's resource-monitor protocol, transforms included, with
+    realistic mocked ids and outputs. Works on this project's stacks (--env prod) and on any
+    Pulumi Python program (--program DIR --stack NAME). What the program prints goes to stderr.
 
     \b
-    Exit status: 0 ok; 1 the program raised (error and the resource it was building shown);
-    2 bad input (no Pulumi.yaml, unreadable config).
+    Exit status: 0 ok; 1 the program did not run to its end (raised: the error and the
+    resource it was building shown; exited early; killed; past the timeout); 2 bad input (no
+    Pulumi.yaml, unreadable config).
     """
     if stack is None:
         _fail_input(["give --env ENV (or --stack NAME): which stack to run"])
@@ -456,18 +461,18 @@ def preview(
         _run_live("preview", program, stack)
         return
     from gpufleet.cli import preview_render
-    from gpufleet.engine.capture import close_runtime_loop_at_exit
-    from gpufleet.engine.program_dir import ProgramError, ProgramRunError, run_program_dir
+    from gpufleet.engine.program_dir import ProgramError, ProgramRunError, run_program
     from gpufleet.engine.stack_export import write_deployment
 
-    close_runtime_loop_at_exit()
     try:
-        capture = run_program_dir(program, stack, config_file=config_file, preview=as_preview)
+        run = run_program(program, stack, config_file=config_file, preview=as_preview)
     except ProgramError as exc:
         _fail_input([str(exc)])
-    except ProgramRunError as exc:
-        click.echo(exc.describe(), err=True)
+    _echo_program_output(run)
+    if not run.ending.finished:
+        click.echo(ProgramRunError.of(run.ending).describe(), err=True)
         sys.exit(1)
+    capture = run.capture
     preview_render.preview(capture, fmt)
     if export_path is not None:
         write_deployment(capture, export_path)
@@ -513,6 +518,16 @@ def preview(
     type=click.Path(path_type=Path, dir_okay=False),
     help="Record every current finding in this baseline file.",
 )
+@click.option(
+    "--timeout",
+    "timeout",
+    type=click.FloatRange(min=1, max=3600),
+    default=DEFAULT_TIMEOUT_SECONDS,
+    show_default=True,
+    metavar="SECONDS",
+    help="Stop the program if it runs longer; the check then fails (what it registered "
+    "until then is still checked).",
+)
 def check(
     stack: str | None,
     program: Path,
@@ -525,6 +540,7 @@ def check(
     output: Path | None,
     baseline: Path | None,
     write_baseline_to: Path | None,
+    timeout: float,
 ) -> None:
     """Check a stack against the CrossGuard policy pack, offline.
 
@@ -541,7 +557,6 @@ def check(
         _fail_input(["give --env ENV (or --stack NAME): which stack to check"])
     from gpufleet.checks.stack_check import CheckInputError, CheckRequest, check_stack
     from gpufleet.cli import check_render
-    from gpufleet.engine.program_dir import ProgramRunError
     from gpufleet.policies.pack import PACK_DIR
 
     request = CheckRequest(
@@ -554,14 +569,14 @@ def check(
         policy_config=policy_config,
         baseline=baseline,
         write_baseline=write_baseline_to,
+        timeout=timeout,
     )
     try:
         outcome = check_stack(request, Path.cwd())
     except CheckInputError as exc:
         _fail_input(exc.problems)
-    except ProgramRunError as exc:
-        click.echo(exc.describe(), err=True)
-        sys.exit(1)
+    if outcome.program is not None:
+        _echo_program_output(outcome.program)
     if outcome.baseline_recorded is not None:
         click.echo(
             f"{write_baseline_to}: {outcome.baseline_recorded} finding(s) recorded", err=True
@@ -569,7 +584,26 @@ def check(
     text = check_render.render(outcome.report, fmt, fallback_uri=outcome.fallback_uri)
     summary = check_render.job_summary(outcome.report) if fmt == "github" else None
     _emit_report(text, output, job_summary=summary)
-    sys.exit(1 if outcome.report.mandatory else 0)
+    unfinished = outcome.report.program_unfinished
+    if unfinished is not None:
+        # The resources it registered were checked; the gate still fails.
+        click.echo(
+            f"program {unfinished}: the check covers only the "
+            f"{outcome.report.resource_count} resource(s) it registered until then",
+            err=True,
+        )
+    sys.exit(1 if outcome.report.mandatory or unfinished is not None else 0)
+
+
+def _echo_program_output(run: ProgramRun) -> None:
+    """The program's own output and log, on stderr (never in a report on stdout), control
+    characters shown escaped."""
+    for name, text in (("stdout", run.stdout), ("stderr", run.stderr)):
+        for line in text.splitlines():
+            click.echo(f"program {name}: {escape_controls(line)}", err=True)
+    for severity, message in run.log:
+        if severity in ("warning", "error"):
+            click.echo(f"program {severity}: {escape_controls(message)}", err=True)
 
 
 @main.command()

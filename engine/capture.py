@@ -166,6 +166,9 @@ class CaptureMonitor(mocks.MockMonitor):
         self.registrations: list[Registration] = []
         self.by_urn: dict[str, Registration] = {}
         self.stack_urn = ""
+        # The stack's outputs (``pulumi.export``), as registered on the stack resource: how a
+        # program in another process hands its exports over.
+        self.exports: dict[str, Any] = {}
         self._own_transforms: dict[str, list[callback_pb2.Callback]] = {}
         self._stack_callbacks: list[callback_pb2.Callback] = []
         self._channels: dict[str, grpc.Channel] = {}
@@ -213,6 +216,8 @@ class CaptureMonitor(mocks.MockMonitor):
             registration = self.by_urn.get(request.urn)
             if registration is not None:
                 registration.outputs = decode_struct(request.outputs)
+            elif request.urn and request.urn == self.stack_urn:
+                self.exports = dict(sorted(decode_struct(request.outputs).items()))
         return super().RegisterResourceOutputs(request)
 
     def _transformed(self, urn: str, request: Any) -> Any:

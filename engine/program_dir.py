@@ -4,7 +4,7 @@ Reads ``Pulumi.yaml`` (project name, ``main``, ``stackConfigDir``) and the stack
 ``Pulumi.<stack>.yaml`` the way the CLI does, flattens the config into the engine's
 ``namespace:key`` map (keys without a namespace belong to the project; objects and lists become
 JSON, as ``pulumi config set --path`` stores them), then runs ``main`` as ``__main__`` from its
-own directory under ``engine.capture``.
+own directory, in a process of its own against the offline engine (``program_process``).
 
 Offline limits, stated: ``secure:`` values cannot be decrypted without the stack's secrets
 provider, so a program reading one gets the placeholder ``SECRET_PLACEHOLDER`` (marked secret);
@@ -13,10 +13,7 @@ ESC environments (``environment:``) are not resolved.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import runpy
-import sys
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +22,9 @@ from typing import Any
 import pulumi
 import yaml
 
-from gpufleet.engine.capture import Capture, capture_program
+from gpufleet.engine.capture import Capture
+from gpufleet.engine.program_process import ProgramEnding, ProgramRun, run_program_process
+from gpufleet.engine.run_limits import DEFAULT_TIMEOUT_SECONDS
 from gpufleet.engine.wire import SECRET_PLACEHOLDER
 
 
@@ -34,20 +33,36 @@ class ProgramError(Exception):
 
 
 class ProgramRunError(Exception):
-    """The program itself raised (exit 1): the error, the resource being built, where.
+    """The program did not run to its end (exit 1): it raised (the error, the resource being
+    built, where), or it ended otherwise (``error_type`` empty: the message says how).
 
-    Keeps the error as text: holding the exception would keep its frames (and the Pulumi
-    runtime's event loop) alive until interpreter shutdown, which then prints noise.
+    Keeps the error as text: it comes from the program's own process (``program_process``).
     """
 
-    def __init__(self, error: BaseException, resource: str | None, location: str | None):
-        self.error_type = type(error).__name__
-        self.message = str(error)
+    def __init__(
+        self, error_type: str, message: str, resource: str | None, location: str | None
+    ) -> None:
+        self.error_type = error_type
+        self.message = message
         self.resource = resource
         self.location = location
         super().__init__(self.describe())
 
+    @classmethod
+    def from_exception(cls, error: BaseException, program_dir: Path) -> ProgramRunError:
+        return cls(type(error).__name__, str(error), *blame(error, program_dir))
+
+    @classmethod
+    def of(cls, ending: ProgramEnding) -> ProgramRunError:
+        """How a program that did not run to its end ended, as an error."""
+        raised = ending.raised
+        if raised is not None:
+            return cls(raised.error_type, raised.message, raised.resource, raised.location)
+        return cls("", ending.summary, None, None)
+
     def describe(self) -> str:
+        if not self.error_type:
+            return f"program {self.message}"
         where = f" at {self.location}" if self.location else ""
         building = f" while building {self.resource}" if self.resource else ""
         return f"program failed{building}{where}: {self.error_type}: {self.message}"
@@ -128,13 +143,16 @@ def load_stack_config(project: str, path: Path) -> tuple[dict[str, str], list[st
     return flat, secret_keys
 
 
-def run_program_dir(
+def run_program(
     directory: Path,
     stack: str,
     *,
     config_file: Path | None = None,
     preview: bool = False,
-) -> Capture:
+    timeout: float = DEFAULT_TIMEOUT_SECONDS,
+) -> ProgramRun:
+    """Run the project's program in a process of its own (``program_process``): what it
+    registered, and how it ended."""
     project = load_project(directory)
     config_path = config_file or project.stack_config_file(stack)
     if config_file is not None or config_path.is_file():
@@ -150,37 +168,35 @@ def run_program_dir(
     else:
         config, secret_keys = {}, []
     main = project.main
-    run_dir = main if main.is_dir() else main.parent
-    before = set(sys.modules)
-    sys.path.insert(0, str(run_dir.resolve()))
-
-    def program() -> None:
-        runpy.run_path(str(main), run_name="__main__")
-
-    failure: ProgramRunError | None = None
-    try:
-        with contextlib.chdir(run_dir):
-            return capture_program(
-                program,
-                project=project.name,
-                stack=stack,
-                preview=preview,
-                config=config,
-                secret_keys=secret_keys,
-            ).capture
-    except Exception as exc:
-        # Any program error is reported with its context, never as a traceback.
-        failure = ProgramRunError(exc, *_blame(exc, run_dir.resolve()))
-    finally:
-        sys.path.remove(str(run_dir.resolve()))
-        for name in set(sys.modules) - before:
-            module_file = getattr(sys.modules[name], "__file__", None) or ""
-            if module_file.startswith(str(run_dir.resolve())):
-                del sys.modules[name]
-    raise failure
+    run_dir = (main if main.is_dir() else main.parent).resolve()
+    return run_program_process(
+        main.resolve(),
+        run_dir,
+        project=project.name,
+        stack=stack,
+        preview=preview,
+        config=config,
+        secret_keys=secret_keys,
+        timeout=timeout,
+    )
 
 
-def _blame(error: BaseException, program_dir: Path) -> tuple[str | None, str | None]:
+def run_program_dir(
+    directory: Path,
+    stack: str,
+    *,
+    config_file: Path | None = None,
+    preview: bool = False,
+    timeout: float = DEFAULT_TIMEOUT_SECONDS,
+) -> Capture:
+    """The program's capture; ProgramRunError unless it ran to its end."""
+    run = run_program(directory, stack, config_file=config_file, preview=preview, timeout=timeout)
+    if not run.ending.finished:
+        raise ProgramRunError.of(run.ending)
+    return run.capture
+
+
+def blame(error: BaseException, program_dir: Path) -> tuple[str | None, str | None]:
     """(the resource under construction when ``error`` was raised, the program line)."""
     resource = None
     location = None

@@ -15,13 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpufleet.engine.analyzer_resources import AnalyzerResource, from_capture, load_deployment
-from gpufleet.engine.capture import close_runtime_loop_at_exit
 from gpufleet.engine.program_dir import (
     ProgramError,
+    ProgramRunError,
     load_project,
     load_stack_config,
-    run_program_dir,
+    run_program,
 )
+from gpufleet.engine.program_process import ProgramRun
+from gpufleet.engine.run_limits import DEFAULT_TIMEOUT_SECONDS
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,7 @@ class StackSource:
     config_file: Path | None = None  # stack config instead of the project's Pulumi.<stack>.yaml
     preview: bool = False
     export_file: Path | None = None  # read this export instead of running the program
+    timeout: float = DEFAULT_TIMEOUT_SECONDS  # how long the program may run
 
 
 @dataclass(frozen=True)
@@ -40,22 +43,41 @@ class LoadedStack:
     # The engine's flat config map ("gpufleet:limits" -> JSON text); empty when unknown.
     config: dict[str, str]
     config_file: Path | None  # the stack config file it came from, when there is one
+    # The program's run (how it ended, what it printed); None for an export.
+    run: ProgramRun | None = None
 
 
-def load_stack(source: StackSource) -> LoadedStack:
-    """The stack's resources and config. ProgramError / DeploymentError for bad input,
-    ProgramRunError when the program raises."""
+def load_stack(source: StackSource, *, partial: bool = False) -> LoadedStack:
+    """The stack's resources and config. ProgramError / DeploymentError for bad input;
+    ProgramRunError when the program does not run to its end, unless ``partial``: then what
+    it registered, and its ``run`` says how it ended."""
     if source.export_file is not None:
         resources, project_name = load_deployment(source.export_file)
         config, config_file = _export_stack_config(source, project_name)
         return LoadedStack(resources, project_name, config, config_file)
-    close_runtime_loop_at_exit()
     project = load_project(source.program)
     config_file = source.config_file or project.stack_config_file(source.stack)
-    capture = run_program_dir(
-        source.program, source.stack, config_file=source.config_file, preview=source.preview
+    run = run_program(
+        source.program,
+        source.stack,
+        config_file=source.config_file,
+        preview=source.preview,
+        timeout=source.timeout,
     )
-    return LoadedStack(from_capture(capture), capture.project, capture.config, config_file)
+    if not run.ending.finished and not partial:
+        raise ProgramRunError.of(run.ending)
+    capture = run.capture
+    return LoadedStack(from_capture(capture), capture.project, capture.config, config_file, run)
+
+
+def program_stack_config(source: StackSource) -> tuple[str, dict[str, str]]:
+    """The project name and stack config a program source runs with, read before it runs;
+    ProgramError as ``load_stack`` would raise it."""
+    project = load_project(source.program)
+    path = source.config_file or project.stack_config_file(source.stack)
+    if source.config_file is None and not path.is_file():
+        return project.name, {}
+    return project.name, load_stack_config(project.name, path)[0]
 
 
 def _export_stack_config(

@@ -1,14 +1,22 @@
-"""Fixtures every test module may use: a price snapshot folder, spec files written from text."""
+"""Fixtures every test module may use: a price snapshot folder, spec files written from text,
+program runs shared between tests."""
 
 from __future__ import annotations
 
+import copy
+import hashlib
+import json
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from tests.helpers import Snapshot
+
+if TYPE_CHECKING:
+    from gpufleet.engine.program_process import ProgramRun
 
 
 @pytest.fixture
@@ -26,3 +34,31 @@ def write_spec(tmp_path: Path) -> Callable[[str], Path]:
         return path
 
     return write
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _share_program_runs() -> Iterator[None]:
+    """One program run with one config gives one result, so tests share it: the example's
+    stacks would otherwise start a process and import every provider again for each test.
+    Only runs that finished are shared, keyed by the program file's contents as well; what a
+    run does when the program misbehaves is tested end to end, through the console script
+    (tests/checks/test_isolated_programs.py), where nothing is shared."""
+    from gpufleet.engine import program_dir
+
+    real = program_dir.run_program_process
+    runs: dict[tuple[str, ...], ProgramRun] = {}
+
+    def run(main: Path, run_dir: Path, **settings: Any) -> ProgramRun:
+        program = main / "__main__.py" if main.is_dir() else main
+        digest = hashlib.sha256(program.read_bytes()).hexdigest()
+        key = (str(main), digest, str(run_dir), json.dumps(settings, sort_keys=True))
+        if key not in runs:
+            done = real(main, run_dir, **settings)
+            if not done.ending.finished:
+                return done
+            runs[key] = done
+        return copy.deepcopy(runs[key])
+
+    program_dir.run_program_process = run
+    yield
+    program_dir.run_program_process = real

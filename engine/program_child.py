@@ -1,0 +1,140 @@
+"""The process a Pulumi program runs in for the offline engine (``program_process``): the
+language host's part, as ``pulumi-language-python-exec`` plays it for the Pulumi CLI.
+
+``python -m gpufleet.engine.program_child --monitor ADDR --engine ADDR --project P --stack S
+--dry-run true|false --pwd DIR --report-fd N PROGRAM`` runs PROGRAM as ``__main__`` from DIR
+against the resource monitor at ADDR, with the config the parent put in ``PULUMI_CONFIG`` /
+``PULUMI_CONFIG_SECRET_KEYS``. How the program ended goes to file descriptor N as one JSON
+line: ``completed``; ``raised`` (what and where); ``sys_exit`` / ``os_exit`` (the status, and
+the program line that called it). The program can write to N too, or leave no line at all:
+the parent trusts only the resources it was sent, and counts a run as finished only when
+this process also exits 0 after saying ``completed``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import runpy
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+from typing import IO, Any
+
+
+def _report(stream: IO[str], **ending: Any) -> None:
+    stream.write(json.dumps(ending, default=str) + "\n")
+    stream.flush()
+
+
+def _program_line(program_dir: Path, frames: list[tuple[FrameType, int]]) -> str | None:
+    """``file:line`` of the innermost frame in the program's directory."""
+    found = None
+    for frame, line in frames:
+        path = Path(frame.f_code.co_filename)
+        if path.is_absolute() and path.resolve().is_relative_to(program_dir):
+            found = f"{path.name}:{line}"
+    return found
+
+
+def _stack_frames(frame: FrameType | None) -> list[tuple[FrameType, int]]:
+    frames = []
+    while frame is not None:
+        frames.append((frame, frame.f_lineno))
+        frame = frame.f_back
+    return list(reversed(frames))
+
+
+def _guard_os_exit(report: IO[str], program_dir: Path) -> Callable[[int], None]:
+    """Have ``os._exit`` say where it was called before it ends the process; the real one."""
+    real_exit = os._exit
+
+    def recorded_exit(status: int) -> None:
+        where = _program_line(program_dir, _stack_frames(sys._getframe(1)))
+        _report(report, ending="os_exit", status=status, where=where)
+        real_exit(status)
+
+    os._exit = recorded_exit
+    return real_exit
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(prog="gpufleet.engine.program_child")
+    for option in ("--monitor", "--engine", "--project", "--stack", "--pwd"):
+        parser.add_argument(option, required=True)
+    parser.add_argument("--dry-run", choices=("true", "false"), required=True)
+    parser.add_argument("--report-fd", type=int, required=True)
+    parser.add_argument("program")
+    args = parser.parse_args(argv)
+    report = os.fdopen(args.report_fd, "w", encoding="utf-8")
+    program_dir = Path(args.pwd).resolve()
+    real_exit = _guard_os_exit(report, program_dir)
+
+    import pulumi
+    import pulumi.runtime
+
+    pulumi.runtime.set_all_config(
+        pulumi.runtime.get_config_env(), pulumi.runtime.get_config_secret_keys_env()
+    )
+    pulumi.runtime.configure(
+        pulumi.runtime.Settings(
+            monitor=args.monitor,
+            engine=args.engine,
+            project=args.project,
+            stack=args.stack,
+            parallel=4,
+            dry_run=args.dry_run == "true",
+        )
+    )
+    sys.argv = [args.program]
+    os.chdir(program_dir)
+    sys.path.insert(0, str(program_dir))
+    # As the language host does: a program that fails leaves futures unobserved, which asyncio
+    # would complain of on stderr.
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    status = 1
+    try:
+
+        def program() -> None:
+            runpy.run_path(args.program, run_name="__main__")
+
+        loop.run_until_complete(pulumi.runtime.run_in_stack(program))
+        _report(report, ending="completed")
+        status = 0
+    except SystemExit as exc:
+        frames = list(traceback.walk_tb(exc.__traceback__))
+        code = exc.code
+        _report(
+            report,
+            ending="sys_exit",
+            status=code if isinstance(code, int) or code is None else str(code),
+            where=_program_line(program_dir, frames),
+        )
+    except BaseException as exc:  # whatever the program raised is reported
+        from gpufleet.engine.program_dir import blame
+
+        resource, location = blame(exc, program_dir)
+        _report(
+            report,
+            ending="raised",
+            error_type=type(exc).__name__,
+            message=str(exc),
+            resource=resource,
+            location=location,
+        )
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    # Straight out: no interpreter shutdown for the program's threads and loops to print from.
+    real_exit(status)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,249 @@
+"""Run a Pulumi program in a process of its own, against this process's offline engine.
+
+The program is untrusted code: it runs in a child process (``program_child``) and reaches
+this one only through the resource-monitor protocol (``monitor_server``), so it cannot patch
+the checker, end it, or write into its output. Each resource it registers is recorded here as
+it arrives; whatever happens to the program, what it registered until then is kept.
+
+How the program ended (``ProgramEnding``) is judged here: it finished only when the child
+said so and then exited 0. An early ``sys.exit`` or ``os._exit`` (whatever the status), an
+exception, a signal, or running past the timeout is not finished, said in one line with the
+program line where known. The program's own stdout and stderr are kept (the last
+``MAX_OUTPUT_BYTES`` of each) for the caller to show apart from machine-readable output.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import pulumi
+from google.protobuf import empty_pb2
+from pulumi.runtime.mocks import MockEngine, MockSettings
+from pulumi.runtime.settings import ROOT, configure
+
+from gpufleet.engine.capture import Capture, CaptureMonitor, RealisticMocks
+from gpufleet.engine.monitor_server import MonitorServer
+from gpufleet.engine.run_limits import DEFAULT_TIMEOUT_SECONDS, MAX_OUTPUT_BYTES
+from gpufleet.engine.wire import SECRET_SIG, SIG_KEY
+
+_MAX_REPORT_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Raised:
+    """What a program raised: the exception's type and message, the resource it was
+    building, the program line (``program_dir.blame``)."""
+
+    error_type: str
+    message: str
+    resource: str | None
+    location: str | None
+
+
+@dataclass(frozen=True)
+class ProgramEnding:
+    """How a program run ended: ``finished``, or why not, in one line."""
+
+    finished: bool
+    summary: str  # for people: "finished", "called sys.exit(0) at __main__.py:9 before ..."
+    raised: Raised | None = None
+
+
+@dataclass(frozen=True)
+class ProgramRun:
+    capture: Capture
+    ending: ProgramEnding
+    stdout: str  # the program's own output (its tail), never the command's
+    stderr: str
+    log: list[tuple[str, str]]  # (severity, message) the program logged through the engine
+
+
+class _Tail:
+    """Reads a stream to its end in a thread, keeping its last ``limit`` bytes."""
+
+    def __init__(self, stream: IO[bytes], limit: int) -> None:
+        self._chunks: deque[bytes] = deque()
+        self._size = 0
+        self._limit = limit
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream: IO[bytes]) -> None:
+        with stream:
+            while chunk := stream.read(8192):
+                self._chunks.append(chunk)
+                self._size += len(chunk)
+                while self._size - len(self._chunks[0]) >= self._limit:
+                    self._size -= len(self._chunks.popleft())
+
+    def text(self, timeout: float = 5.0) -> str:
+        self._thread.join(timeout)
+        data = b"".join(self._chunks)[-self._limit :]
+        return data.decode("utf-8", errors="replace")
+
+
+def run_program_process(
+    main: Path,
+    run_dir: Path,
+    *,
+    project: str,
+    stack: str,
+    preview: bool,
+    config: dict[str, str],
+    secret_keys: list[str],
+    timeout: float = DEFAULT_TIMEOUT_SECONDS,
+) -> ProgramRun:
+    the_mocks = RealisticMocks(preview)
+    monitor = CaptureMonitor(the_mocks)
+    # This process's runtime settings name the project and stack the monitor's URNs carry (as
+    # set_mocks would, without a root stack of its own: no program runs in this process).
+    ROOT.set(None)
+    configure(
+        MockSettings(
+            monitor=monitor,
+            monitor_features=set(monitor.GetDeploymentInfo(empty_pb2.Empty()).supportedFeatures),
+            engine=MockEngine(None),
+            project=project,
+            stack=stack,
+            dry_run=preview,
+            organization=None,
+            callbacks=None,
+        )
+    )
+    report_read, report_write = os.pipe()
+    env = {
+        **os.environ,
+        "PULUMI_CONFIG": json.dumps(config),
+        "PULUMI_CONFIG_SECRET_KEYS": json.dumps(secret_keys),
+        "PYTHONUNBUFFERED": "1",
+    }
+    timed_out = False
+    try:
+        with MonitorServer(monitor) as server:
+            command = [
+                sys.executable,
+                "-m",
+                "gpufleet.engine.program_child",
+                *("--monitor", server.address, "--engine", server.address),
+                *("--project", project, "--stack", stack),
+                *("--dry-run", "true" if preview else "false"),
+                *("--pwd", str(run_dir), "--report-fd", str(report_write)),
+                str(main),
+            ]
+            child = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                pass_fds=(report_write,),
+                env=env,
+                cwd=run_dir,
+                # Its own process group: a timeout stops whatever it started too.
+                start_new_session=True,
+            )
+            os.close(report_write)
+            report_write = -1
+            assert child.stdout is not None and child.stderr is not None
+            stdout, stderr = (
+                _Tail(child.stdout, MAX_OUTPUT_BYTES),
+                _Tail(child.stderr, MAX_OUTPUT_BYTES),
+            )
+            report = _Tail(os.fdopen(report_read, "rb"), _MAX_REPORT_BYTES)
+            try:
+                child.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+                _kill_group(child)
+            _kill_group(child)  # anything it left running
+            log = list(server.log.messages)
+    finally:
+        monitor.close()
+        pulumi.runtime.set_all_config({}, [])
+        if report_write >= 0:
+            os.close(report_write)
+    capture = Capture(
+        project=project,
+        stack=stack,
+        preview=preview,
+        stack_urn=monitor.stack_urn,
+        registrations=list(monitor.registrations),
+        invokes=the_mocks.invokes,
+        exports={key: _plain(value) for key, value in monitor.exports.items()},
+        config=dict(config),
+    )
+    ending = _ending(child.returncode, report.text(), timed_out, timeout)
+    return ProgramRun(capture, ending, stdout.text(), stderr.text(), log)
+
+
+def _kill_group(child: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(child.pid, signal.SIGKILL)
+    child.wait()
+
+
+def _ending(returncode: int, report: str, timed_out: bool, timeout: float) -> ProgramEnding:
+    if timed_out:
+        return ProgramEnding(False, f"did not finish within {timeout:g} s (--timeout); stopped")
+    said = _last_report(report)
+    ending = said.get("ending")
+    where = f" at {said['where']}" if said.get("where") else ""
+    if ending == "completed" and returncode == 0:
+        return ProgramEnding(True, "finished")
+    if ending == "raised":
+        raised = Raised(
+            str(said.get("error_type") or "Exception"),
+            str(said.get("message") or ""),
+            _text_or_none(said.get("resource")),
+            _text_or_none(said.get("location")),
+        )
+        where = f" at {raised.location}" if raised.location else ""
+        summary = f"raised {raised.error_type}{where}: {raised.message}"
+        return ProgramEnding(False, summary, raised)
+    if ending == "sys_exit":
+        return ProgramEnding(False, f"called sys.exit({said.get('status')}){where} before its end")
+    if ending == "os_exit":
+        return ProgramEnding(False, f"called os._exit({said.get('status')}){where} before its end")
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        return ProgramEnding(False, f"was killed by {name} before its end")
+    return ProgramEnding(False, f"ended (exit status {returncode}) before its end")
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _last_report(text: str) -> dict[str, Any]:
+    """The last well-formed line the child wrote on its report stream."""
+    for line in reversed(text.splitlines()):
+        try:
+            found = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(found, dict):
+            return found
+    return {}
+
+
+def _plain(value: Any) -> Any:
+    """An export as a program sees it: secrets unwrapped (unknowns stay the sentinel)."""
+    if isinstance(value, dict):
+        if value.get(SIG_KEY) == SECRET_SIG:
+            return _plain(value.get("value"))
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
