@@ -35,7 +35,8 @@ class TagProperty:
 class TagReading:
     keys: frozenset[str]  # keys present (with known or unknown values)
     unknown_values: tuple[str, ...]  # present keys whose value is unknown during preview
-    empty_values: tuple[str, ...]  # present keys whose value is an empty string
+    # Present keys whose value is blank (empty, or only whitespace): no value at all.
+    empty_values: tuple[str, ...]
     # The set of keys itself cannot be known (the whole map or a list entry is unknown).
     keys_unknown: bool
 
@@ -58,7 +59,9 @@ def read_tags(
         keys=frozenset(entries),
         unknown_values=tuple(sorted(k for k, v in entries.items() if is_unknown(v))),
         empty_values=tuple(
-            sorted(k for k, v in entries.items() if v is None or (isinstance(v, str) and not v))
+            sorted(
+                k for k, v in entries.items() if v is None or (isinstance(v, str) and not v.strip())
+            )
         ),
         keys_unknown=keys_unknown,
     )

@@ -1,6 +1,7 @@
 """Rule: every taggable resource carries the cost tags (GCP: labels).
 
-Missing keys are a violation. Keys present with values unknown during a preview pass, with an
+Missing keys are a violation, and so are keys whose value is blank (empty or whitespace: a
+tag that names no owner). Keys present with values unknown during a preview pass, with an
 advisory note naming them; when the key set itself cannot be known (the whole map is computed)
 the rule says it cannot decide rather than passing or failing blindly.
 """
@@ -36,7 +37,7 @@ def check_required_tags(resource: ResourceView, settings: Settings) -> Findings:
         findings.violate(f"{prop.name} missing: {', '.join(missing)}")
     empty = [k for k in wanted if k in reading.empty_values]
     if empty:
-        findings.violate(f"{prop.name} with empty values: {', '.join(empty)}")
+        findings.violate(f"{prop.name} with blank values: {', '.join(empty)}")
     if findings.violations:
         return findings
     if missing:  # and the key set is unknown: cannot tell

@@ -60,9 +60,20 @@ def test_required_tags_unknown_map_cannot_decide(dev: PolicyHarness) -> None:
     assert policies_of(found) == [("required-tags", "advisory")]
 
 
-def test_required_tags_empty_value_fails(dev: PolicyHarness) -> None:
-    found = dev.analyze(LT, {**SECURE_LT, "tags": {**TAGS, "owner": ""}})
-    assert [v.message for v in found] == ["tags with empty values: owner"]
+@pytest.mark.parametrize("blank", ["", " ", "\t\n", "\u3000"])
+def test_required_tags_blank_value_fails(dev: PolicyHarness, blank: str) -> None:
+    """A tag whose value is empty or only whitespace names no owner: as good as missing."""
+    found = dev.analyze(LT, {**SECURE_LT, "tags": {**TAGS, "owner": blank}})
+    assert [v.message for v in found] == ["tags with blank values: owner"]
+
+
+def test_required_tags_blank_gcp_label_fails(dev: PolicyHarness) -> None:
+    found = dev.analyze(
+        GCP_TEMPLATE, {"machineType": "g2-standard-4", "labels": {**TAGS, "project": "  "}}
+    )
+    assert [v.message for v in found if v.policy == "required-tags"] == [
+        "labels with blank values: project"
+    ]
 
 
 def test_required_tags_keys_from_config() -> None:
