@@ -159,13 +159,30 @@ class RealisticMocks(pulumi.runtime.Mocks):
         return invoke_result(args.token, dict(args.args)), []
 
 
+class CaptureLimitError(Exception):
+    """A program registered more than a capture keeps (``CaptureMonitor`` limits)."""
+
+
 class CaptureMonitor(mocks.MockMonitor):
-    def __init__(self, the_mocks: RealisticMocks) -> None:
+    def __init__(
+        self,
+        the_mocks: RealisticMocks,
+        *,
+        max_registrations: int | None = None,
+        max_request_bytes: int | None = None,
+    ) -> None:
         super().__init__(the_mocks)
         self.realistic = the_mocks
         self.registrations: list[Registration] = []
         self.by_urn: dict[str, Registration] = {}
         self.stack_urn = ""
+        # What an untrusted program may make this process hold (None: no limit); past it,
+        # registrations are refused and ``overflow`` says why.
+        self._max_registrations = max_registrations
+        self._max_request_bytes = max_request_bytes
+        self._request_bytes = 0
+        self._claimed: set[str] = set()
+        self.overflow: str | None = None
         # The stack's outputs (``pulumi.export``), as registered on the stack resource: how a
         # program in another process hands its exports over.
         self.exports: dict[str, Any] = {}
@@ -193,6 +210,7 @@ class CaptureMonitor(mocks.MockMonitor):
             return resource_pb2.RegisterResourceResponse(urn=self.stack_urn)
         urn = self.make_urn(request.parent, request.type, request.name)
         with self._lock:
+            self._admit(urn, request.ByteSize())
             self._own_transforms[urn] = list(request.transforms)
         request = self._transformed(urn, request)
         response = super().RegisterResource(request)
@@ -205,6 +223,24 @@ class CaptureMonitor(mocks.MockMonitor):
             self.registrations.append(registration)
             self.by_urn[registration.urn] = registration
         return response
+
+    def _admit(self, urn: str, size: int) -> None:
+        """Claim ``urn`` for one registration, within the limits (the lock held)."""
+        if urn in self._claimed:
+            # The engine refuses a second resource of the same URN; keeping either would let
+            # one hide behind the other.
+            raise ValueError(f"Duplicate resource URN '{urn}'; try giving it a unique name")
+        self._request_bytes += size
+        count = len(self._claimed) + 1
+        if self._max_registrations is not None and count > self._max_registrations:
+            self.overflow = f"registered more than {self._max_registrations:,} resources"
+        elif self._max_request_bytes is not None and self._request_bytes > self._max_request_bytes:
+            self.overflow = (
+                f"registered more than {self._max_request_bytes // 2**20:,} MiB of resource inputs"
+            )
+        if self.overflow is not None:
+            raise CaptureLimitError(f"{self.overflow}; gpufleet keeps no more")
+        self._claimed.add(urn)
 
     def Invoke(self, request: Any) -> Any:  # noqa: N802 - gRPC method name
         response = super().Invoke(request)

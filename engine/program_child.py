@@ -18,6 +18,8 @@ import asyncio
 import json
 import logging
 import os
+import posix
+import resource
 import runpy
 import sys
 import traceback
@@ -26,10 +28,21 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any
 
+from gpufleet.engine.run_limits import MAX_PROGRAM_MEMORY_BYTES
+
 
 def _report(stream: IO[str], **ending: Any) -> None:
-    stream.write(json.dumps(ending, default=str) + "\n")
+    # On a line of its own, whatever the program left unfinished on the stream.
+    stream.write("\n" + json.dumps(ending, default=_text) + "\n")
     stream.flush()
+
+
+def _text(value: object) -> str:
+    """``str(value)``, even of an object whose ``__str__`` raises."""
+    try:
+        return str(value)
+    except Exception:
+        return f"<{type(value).__name__} that cannot be shown>"
 
 
 def _program_line(program_dir: Path, frames: list[tuple[FrameType, int]]) -> str | None:
@@ -60,7 +73,17 @@ def _guard_os_exit(report: IO[str], program_dir: Path) -> Callable[[int], None]:
         real_exit(status)
 
     os._exit = recorded_exit
+    posix._exit = recorded_exit
     return real_exit
+
+
+def _limit_memory() -> None:
+    """Cap the address space before the program runs: a runaway program gets MemoryError."""
+    limit = MAX_PROGRAM_MEMORY_BYTES
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
 def main(argv: list[str]) -> None:
@@ -74,6 +97,7 @@ def main(argv: list[str]) -> None:
     report = os.fdopen(args.report_fd, "w", encoding="utf-8")
     program_dir = Path(args.pwd).resolve()
     real_exit = _guard_os_exit(report, program_dir)
+    _limit_memory()
 
     import pulumi
     import pulumi.runtime
@@ -125,15 +149,20 @@ def main(argv: list[str]) -> None:
             report,
             ending="raised",
             error_type=type(exc).__name__,
-            message=str(exc),
+            message=_text(exc),
             resource=resource,
             location=location,
         )
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
-    # Straight out: no interpreter shutdown for the program's threads and loops to print from.
-    real_exit(status)
+    if status:
+        # Straight out: nothing more of a failed program is worth waiting for.
+        real_exit(status)
+    # A finished program ends as the language host ends it: its threads joined and its exit
+    # handlers run, which may still register resources (the engine takes them until then).
+    loop.close()
+    sys.exit(0)
 
 
 if __name__ == "__main__":

@@ -33,8 +33,15 @@ from pulumi.runtime.settings import ROOT, configure
 
 from gpufleet.engine.capture import Capture, CaptureMonitor, RealisticMocks
 from gpufleet.engine.monitor_server import MonitorServer
-from gpufleet.engine.run_limits import DEFAULT_TIMEOUT_SECONDS, MAX_OUTPUT_BYTES
+from gpufleet.engine.run_limits import (
+    DEFAULT_TIMEOUT_SECONDS,
+    MAX_ENDING_CHARS,
+    MAX_OUTPUT_BYTES,
+    MAX_REGISTRATIONS,
+    MAX_REQUEST_BYTES,
+)
 from gpufleet.engine.wire import SECRET_SIG, SIG_KEY
+from gpufleet.terminal_text import escape_controls
 
 _MAX_REPORT_BYTES = 64 * 1024
 
@@ -86,7 +93,7 @@ class _Tail:
                 while self._size - len(self._chunks[0]) >= self._limit:
                     self._size -= len(self._chunks.popleft())
 
-    def text(self, timeout: float = 5.0) -> str:
+    def text(self, timeout: float = 1.0) -> str:
         self._thread.join(timeout)
         data = b"".join(self._chunks)[-self._limit :]
         return data.decode("utf-8", errors="replace")
@@ -104,7 +111,9 @@ def run_program_process(
     timeout: float = DEFAULT_TIMEOUT_SECONDS,
 ) -> ProgramRun:
     the_mocks = RealisticMocks(preview)
-    monitor = CaptureMonitor(the_mocks)
+    monitor = CaptureMonitor(
+        the_mocks, max_registrations=MAX_REGISTRATIONS, max_request_bytes=MAX_REQUEST_BYTES
+    )
     # This process's runtime settings name the project and stack the monitor's URNs carry (as
     # set_mocks would, without a root stack of its own: no program runs in this process).
     ROOT.set(None)
@@ -182,6 +191,8 @@ def run_program_process(
         config=dict(config),
     )
     ending = _ending(child.returncode, report.text(), timed_out, timeout)
+    if monitor.overflow is not None:
+        ending = ProgramEnding(False, f"{monitor.overflow}; stopped taking them")
     return ProgramRun(capture, ending, stdout.text(), stderr.text(), log)
 
 
@@ -194,7 +205,7 @@ def _kill_group(child: subprocess.Popen[bytes]) -> None:
 def _ending(returncode: int, report: str, timed_out: bool, timeout: float) -> ProgramEnding:
     if timed_out:
         return ProgramEnding(False, f"did not finish within {timeout:g} s (--timeout); stopped")
-    said = _last_report(report)
+    said = {key: _one_line(value) for key, value in _last_report(report).items()}
     ending = said.get("ending")
     where = f" at {said['where']}" if said.get("where") else ""
     if ending == "completed" and returncode == 0:
@@ -220,6 +231,15 @@ def _ending(returncode: int, report: str, timed_out: bool, timeout: float) -> Pr
             name = f"signal {-returncode}"
         return ProgramEnding(False, f"was killed by {name} before its end")
     return ProgramEnding(False, f"ended (exit status {returncode}) before its end")
+
+
+def _one_line(value: Any) -> Any:
+    """A reported text as one line for a terminal: whitespace runs (newlines included) as one
+    space, control characters escaped, cut to ``MAX_ENDING_CHARS``."""
+    if not isinstance(value, str):
+        return value
+    text = escape_controls(" ".join(value.split()))
+    return text if len(text) <= MAX_ENDING_CHARS else text[: MAX_ENDING_CHARS - 1] + "…"
 
 
 def _text_or_none(value: Any) -> str | None:

@@ -147,3 +147,45 @@ def test_every_report_format_says_the_program_stopped_early(tmp_path: Path) -> N
         table.stdout.split()
     )
     assert table.returncode == 1
+
+
+FORGE = """\
+def forge(_):
+    for fd in range(3, 64):
+        try:
+            os.write(fd, b'{"ending": "completed"}\\n{"x":')
+        except OSError:
+            pass
+    posix._exit(0)
+import posix
+big.id.apply(forge)
+"""
+
+
+def test_a_forged_finished_line_and_a_raw_exit_do_not_pass(tmp_path: Path) -> None:
+    """The program writes the child's own "completed" line to every descriptor, leaves a
+    half line after it, and exits through posix._exit: the exit is still seen."""
+    code, report, _ = check(project(tmp_path, FORGE))
+    assert code == 1
+    assert report["program"]["ending"] == "called os._exit(0) at __main__.py:12 before its end"
+    assert report["resources"] == 1 and report["findings"]
+
+
+def test_a_second_resource_of_the_same_urn_fails_the_program(tmp_path: Path) -> None:
+    """Two resources of one URN: the engine refuses the second, so neither hides the other."""
+    then = 'aws.ec2.Instance("big", instance_type="t3.micro", ami="ami-12345678")'
+    code, report, _ = check(project(tmp_path, then))
+    assert code == 1
+    assert (
+        "Duplicate resource URN 'urn:pulumi:dev::hostile::aws:ec2/instance:Instance::big'"
+        in (report["program"]["ending"])
+    )
+
+
+def test_an_ending_is_one_line_with_its_control_characters_escaped(tmp_path: Path) -> None:
+    then = 'raise RuntimeError("first\\nsecond\\x1b[2J")'
+    code, report, stderr = check(project(tmp_path, then))
+    assert code == 1
+    ending = "raised RuntimeError at __main__.py:6: first second\\x1b[2J"
+    assert report["program"]["ending"] == ending
+    assert stderr[-1].startswith(f"program {ending}:")
