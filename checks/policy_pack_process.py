@@ -16,7 +16,7 @@ import subprocess
 import sys
 import threading
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -42,10 +42,15 @@ class PolicyPackProcess:
         stack: str,
         dry_run: bool,
         config: dict[str, str],
+        python: Sequence[str] = (sys.executable,),
+        environment: Mapping[str, str] | None = None,
     ) -> None:
         self.pack_dir = pack_dir
+        # The interpreter (and its options) the pack runs with, and the environment it gets:
+        # this one's by default; another to run a pack as it runs elsewhere.
+        self._python = list(python)
         self._env = {
-            **os.environ,
+            **(os.environ if environment is None else environment),
             "PULUMI_PROJECT": project,
             "PULUMI_STACK": stack,
             "PULUMI_DRY_RUN": "true" if dry_run else "false",
@@ -64,7 +69,7 @@ class PolicyPackProcess:
             raise PolicyPackError(f"{self.pack_dir}: no PulumiPolicy.yaml (not a policy pack)")
         self._process = subprocess.Popen(
             # No engine to call back: policy packs only use the address for logging.
-            [sys.executable, "-m", "pulumi.policy", "127.0.0.1:0", str(self.pack_dir)],
+            [*self._python, "-m", "pulumi.policy", "127.0.0.1:0", str(self.pack_dir)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=self._env,

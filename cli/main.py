@@ -596,14 +596,37 @@ def check(
 
 
 def _echo_program_output(run: ProgramRun) -> None:
-    """The program's own output and log, on stderr (never in a report on stdout), control
-    characters shown escaped."""
+    """The program's own output (and the warnings it logged), on stderr, never in a report on
+    stdout; control characters shown escaped."""
     for name, text in (("stdout", run.stdout), ("stderr", run.stderr)):
         for line in text.splitlines():
             click.echo(f"program {name}: {escape_controls(line)}", err=True)
-    for severity, message in run.log:
-        if severity in ("warning", "error"):
-            click.echo(f"program {severity}: {escape_controls(message)}", err=True)
+
+
+@main.command("pack")
+@click.argument("output", type=click.Path(path_type=Path, file_okay=False))
+def pack_command(output: Path) -> None:
+    """Write the policy pack, self-contained, to OUTPUT (a new or empty directory).
+
+    The pack of `gpufleet check`, with the gpufleet modules its rules import, their data, its
+    config per environment and a requirements.txt: what `pulumi policy publish` uploads for an
+    organisation to enforce, and what `pulumi preview --policy-pack OUTPUT` runs from any
+    project, no gpufleet install needed.
+
+    \b
+    Exit status: 0 written; 2 OUTPUT exists and is not an empty directory.
+    """
+    from gpufleet.policies.pack_build import PackBuildError, build_pack
+
+    try:
+        built = build_pack(output)
+    except PackBuildError as exc:
+        _fail_input([str(exc)])
+    click.echo(
+        f"{built.directory}: policy pack written ({len(built.modules)} gpufleet modules; "
+        f"requires {', '.join(built.requirements)})",
+        err=True,
+    )
 
 
 @main.command()

@@ -2,7 +2,7 @@
 
 ``program_dir`` runs a program directory with its stack config; ``program_process`` runs it in
 a process of its own (``program_child``, the language host's part) against ``monitor_server``,
-which speaks Pulumi's resource-monitor and engine protocols, so an untrusted program reaches
+which speaks Pulumi's resource-monitor protocol, so an untrusted program reaches
 gpufleet only through them; ``run_limits`` bounds such a run. ``capture`` records every
 resource registration as the engine would receive it (transforms applied), in that server or
 for code run in this process under Pulumi's mock runtime; ``mock_outputs`` answers with

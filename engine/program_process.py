@@ -71,8 +71,7 @@ class ProgramRun:
     capture: Capture
     ending: ProgramEnding
     stdout: str  # the program's own output (its tail), never the command's
-    stderr: str
-    log: list[tuple[str, str]]  # (severity, message) the program logged through the engine
+    stderr: str  # with the warnings and errors it logged (pulumi.log)
 
 
 class _Tail:
@@ -143,7 +142,7 @@ def run_program_process(
                 sys.executable,
                 "-m",
                 "gpufleet.engine.program_child",
-                *("--monitor", server.address, "--engine", server.address),
+                *("--monitor", server.address),
                 *("--project", project, "--stack", stack),
                 *("--dry-run", "true" if preview else "false"),
                 *("--pwd", str(run_dir), "--report-fd", str(report_write)),
@@ -174,7 +173,6 @@ def run_program_process(
                 timed_out = True
                 _kill_group(child)
             _kill_group(child)  # anything it left running
-            log = list(server.log.messages)
     finally:
         monitor.close()
         pulumi.runtime.set_all_config({}, [])
@@ -193,7 +191,7 @@ def run_program_process(
     ending = _ending(child.returncode, report.text(), timed_out, timeout)
     if monitor.overflow is not None:
         ending = ProgramEnding(False, f"{monitor.overflow}; stopped taking them")
-    return ProgramRun(capture, ending, stdout.text(), stderr.text(), log)
+    return ProgramRun(capture, ending, stdout.text(), stderr.text())
 
 
 def _kill_group(child: subprocess.Popen[bytes]) -> None:

@@ -8,7 +8,8 @@ functions into SDK policies (unknown-safe reads, config defaults, suppressions);
 ``shared_reads`` gives the rules of one request the GPU footprints, capacity and cost that
 ``gpufleet.capacity`` reads from the resources, read once; ``stack_limits`` reads the
 environment's limits from a generated stack's config; ``properties`` and ``same_input_memo``
-keep evaluation exact and fast. ``testing`` runs
+keep evaluation exact and fast. ``pack_build`` writes the pack self-contained, to publish
+(``gpufleet pack``). ``testing`` runs
 policies against resource dicts through the pack's servicer, for unit tests. ``config/`` holds
 each environment's policy config (only what differs from the defaults). Importing this package
 starts nothing.
