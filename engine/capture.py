@@ -20,11 +20,7 @@ are unknown, as in ``pulumi preview``.
 
 from __future__ import annotations
 
-import asyncio
-import atexit
-import contextlib
 import threading
-import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,16 +37,6 @@ from gpufleet.engine.mock_outputs import invoke_result, realistic_outputs
 from gpufleet.engine.wire import UNKNOWN, decode_struct
 
 STACK_TYPE = "pulumi:pulumi:Stack"
-
-# Event loops the mock monitor creates in the SDK's executor threads (one per thread), so a
-# process can close them before it exits (see close_runtime_loop).
-_THREAD_LOOPS: set[asyncio.AbstractEventLoop] = set()
-
-
-def _remember_thread_loop() -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        _THREAD_LOOPS.add(asyncio.get_event_loop())
 
 
 @dataclass
@@ -214,7 +200,6 @@ class CaptureMonitor(mocks.MockMonitor):
             self._own_transforms[urn] = list(request.transforms)
         request = self._transformed(urn, request)
         response = super().RegisterResource(request)
-        _remember_thread_loop()
         registration = _registration(request, response)
         if registration.is_provider:
             ref = f"{response.urn}::{response.id or UNKNOWN}"
@@ -244,7 +229,6 @@ class CaptureMonitor(mocks.MockMonitor):
 
     def Invoke(self, request: Any) -> Any:  # noqa: N802 - gRPC method name
         response = super().Invoke(request)
-        _remember_thread_loop()
         return response
 
     def RegisterResourceOutputs(self, request: Any) -> Any:  # noqa: N802 - gRPC method name
@@ -445,32 +429,3 @@ def resolve_or_unknown(value: Any) -> Any:
     if not _sync_await(output.is_known()):
         return UNKNOWN
     return _sync_await(output.future())
-
-
-def close_runtime_loop() -> None:
-    """Close the event loops the Pulumi runtime ran on, before the interpreter exits.
-
-    Left open, the mock monitor's per-thread loops are finalized during interpreter shutdown,
-    sometimes after their self-pipe sockets, printing "Exception ignored ... Invalid file
-    descriptor". Call once, at the end of a process: no capture can run afterwards.
-    """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        with contextlib.suppress(RuntimeError):
-            _THREAD_LOOPS.add(asyncio.get_event_loop())
-    for loop in list(_THREAD_LOOPS):
-        if not loop.is_closed() and not loop.is_running():
-            loop.close()
-    _THREAD_LOOPS.clear()
-
-
-_closing_at_exit = False
-
-
-def close_runtime_loop_at_exit() -> None:
-    """Have ``close_runtime_loop`` run when the process exits (once, however often asked): at
-    exit, not now, since a closed loop could not run another capture in this process."""
-    global _closing_at_exit
-    if not _closing_at_exit:
-        atexit.register(close_runtime_loop)
-        _closing_at_exit = True

@@ -49,10 +49,6 @@ class ProgramRunError(Exception):
         super().__init__(self.describe())
 
     @classmethod
-    def from_exception(cls, error: BaseException, program_dir: Path) -> ProgramRunError:
-        return cls(type(error).__name__, str(error), *blame(error, program_dir))
-
-    @classmethod
     def of(cls, ending: ProgramEnding) -> ProgramRunError:
         """How a program that did not run to its end ended, as an error."""
         raised = ending.raised
