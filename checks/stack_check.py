@@ -20,10 +20,10 @@ from gpufleet.checks.policy_config import PolicyConfigError
 from gpufleet.checks.policy_pack_process import PolicyPackError, PolicyPackProcess
 from gpufleet.checks.source_locations import make_locator, relative_uri
 from gpufleet.engine.analyzer_resources import DeploymentError
-from gpufleet.engine.program_dir import ProgramError
+from gpufleet.engine.program_dir import ProgramError, program_setup
 from gpufleet.engine.program_process import ProgramRun
 from gpufleet.engine.run_limits import DEFAULT_TIMEOUT_SECONDS
-from gpufleet.engine.stack_source import StackSource, load_stack, program_stack_config
+from gpufleet.engine.stack_source import StackSource, load_stack
 
 # Where findings without a location of their own point when there is no stack config file:
 # code scanning needs a physical location.
@@ -86,20 +86,20 @@ def _check(request: CheckRequest, root: Path) -> CheckOutcome:
         export_file=request.export_file,
         timeout=request.timeout,
     )
-    pack = None
+    pack = setup = None
     if request.export_file is None:
         # The pack loads its policies while the program runs (its config is the stack's).
-        project, config = program_stack_config(source)
+        setup = program_setup(request.program, request.stack, request.config_file)
         pack = PolicyPackProcess(
             request.pack_dir,
-            project=project,
+            project=setup.project.name,
             stack=request.stack,
             dry_run=request.preview,
-            config=config,
+            config=setup.config,
         ).start()
     try:
         # What a program registered before it ended early is checked too; the check fails.
-        loaded = load_stack(source, partial=True)
+        loaded = load_stack(source, partial=True, setup=setup)
         resources, stack_file = loaded.resources, loaded.config_file
         report = run_check(
             resources,

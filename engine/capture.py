@@ -282,6 +282,27 @@ class CaptureMonitor(mocks.MockMonitor):
         for channel in self._channels.values():
             channel.close()
 
+    def capture(
+        self,
+        *,
+        project: str,
+        stack: str,
+        preview: bool,
+        config: dict[str, str],
+        exports: dict[str, Any],
+    ) -> Capture:
+        """What the program registered, as a ``Capture``."""
+        return Capture(
+            project=project,
+            stack=stack,
+            preview=preview,
+            stack_urn=self.stack_urn,
+            registrations=list(self.registrations),
+            invokes=self.realistic.invokes,
+            exports=exports,
+            config=dict(config),
+        )
+
 
 def _transform_options(request: Any) -> resource_pb2.TransformResourceOptions:
     options = resource_pb2.TransformResourceOptions(
@@ -401,15 +422,8 @@ def capture_program(
         monitor.close()
         # The runtime's config is process-wide: leave none behind for whatever runs next.
         pulumi.runtime.set_all_config({}, [])
-    capture = Capture(
-        project=project,
-        stack=stack,
-        preview=preview,
-        stack_urn=monitor.stack_urn,
-        registrations=list(monitor.registrations),
-        invokes=the_mocks.invokes,
-        exports=exports,
-        config=dict(config or {}),
+    capture = monitor.capture(
+        project=project, stack=stack, preview=preview, config=config or {}, exports=exports
     )
     return CaptureResult(capture, result.get("value"))
 

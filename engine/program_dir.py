@@ -139,16 +139,19 @@ def load_stack_config(project: str, path: Path) -> tuple[dict[str, str], list[st
     return flat, secret_keys
 
 
-def run_program(
-    directory: Path,
-    stack: str,
-    *,
-    config_file: Path | None = None,
-    preview: bool = False,
-    timeout: float = DEFAULT_TIMEOUT_SECONDS,
-) -> ProgramRun:
-    """Run the project's program in a process of its own (``program_process``): what it
-    registered, and how it ended."""
+@dataclass(frozen=True)
+class ProgramSetup:
+    """What a program runs with: its project, and its stack's config (file, map, secret keys)."""
+
+    project: PulumiProject
+    config_file: Path  # the stack config file (it may not exist: a stack without config)
+    config: dict[str, str]
+    secret_keys: list[str]
+
+
+def program_setup(directory: Path, stack: str, config_file: Path | None = None) -> ProgramSetup:
+    """The project in ``directory`` and its stack's config; ProgramError if they cannot be
+    used."""
     project = load_project(directory)
     config_path = config_file or project.stack_config_file(stack)
     if config_file is not None or config_path.is_file():
@@ -163,16 +166,31 @@ def run_program(
         )
     else:
         config, secret_keys = {}, []
-    main = project.main
+    return ProgramSetup(project, config_path, config, secret_keys)
+
+
+def run_program(
+    directory: Path,
+    stack: str,
+    *,
+    config_file: Path | None = None,
+    preview: bool = False,
+    timeout: float = DEFAULT_TIMEOUT_SECONDS,
+    setup: ProgramSetup | None = None,
+) -> ProgramRun:
+    """Run the project's program in a process of its own (``program_process``): what it
+    registered, and how it ended. ``setup``: the project and config when already read."""
+    setup = setup or program_setup(directory, stack, config_file)
+    main = setup.project.main
     run_dir = (main if main.is_dir() else main.parent).resolve()
     return run_program_process(
         main.resolve(),
         run_dir,
-        project=project.name,
+        project=setup.project.name,
         stack=stack,
         preview=preview,
-        config=config,
-        secret_keys=secret_keys,
+        config=setup.config,
+        secret_keys=setup.secret_keys,
         timeout=timeout,
     )
 

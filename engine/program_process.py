@@ -40,7 +40,7 @@ from gpufleet.engine.run_limits import (
     MAX_REGISTRATIONS,
     MAX_REQUEST_BYTES,
 )
-from gpufleet.engine.wire import SECRET_SIG, SIG_KEY
+from gpufleet.engine.wire import plain
 from gpufleet.terminal_text import escape_controls
 
 _MAX_REPORT_BYTES = 64 * 1024
@@ -178,15 +178,13 @@ def run_program_process(
         pulumi.runtime.set_all_config({}, [])
         if report_write >= 0:
             os.close(report_write)
-    capture = Capture(
+    # Exports as a program sees them: secrets unwrapped, unknowns the sentinel.
+    capture = monitor.capture(
         project=project,
         stack=stack,
         preview=preview,
-        stack_urn=monitor.stack_urn,
-        registrations=list(monitor.registrations),
-        invokes=the_mocks.invokes,
-        exports={key: _plain(value) for key, value in monitor.exports.items()},
-        config=dict(config),
+        config=config,
+        exports={key: plain(value) for key, value in monitor.exports.items()},
     )
     ending = _ending(child.returncode, report.text(), timed_out, timeout)
     if monitor.overflow is not None:
@@ -254,14 +252,3 @@ def _last_report(text: str) -> dict[str, Any]:
         if isinstance(found, dict):
             return found
     return {}
-
-
-def _plain(value: Any) -> Any:
-    """An export as a program sees it: secrets unwrapped (unknowns stay the sentinel)."""
-    if isinstance(value, dict):
-        if value.get(SIG_KEY) == SECRET_SIG:
-            return _plain(value.get("value"))
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_plain(item) for item in value]
-    return value

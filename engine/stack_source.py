@@ -18,8 +18,10 @@ from gpufleet.engine.analyzer_resources import AnalyzerResource, from_capture, l
 from gpufleet.engine.program_dir import (
     ProgramError,
     ProgramRunError,
+    ProgramSetup,
     load_project,
     load_stack_config,
+    program_setup,
     run_program,
 )
 from gpufleet.engine.program_process import ProgramRun
@@ -47,37 +49,31 @@ class LoadedStack:
     run: ProgramRun | None = None
 
 
-def load_stack(source: StackSource, *, partial: bool = False) -> LoadedStack:
+def load_stack(
+    source: StackSource, *, partial: bool = False, setup: ProgramSetup | None = None
+) -> LoadedStack:
     """The stack's resources and config. ProgramError / DeploymentError for bad input;
     ProgramRunError when the program does not run to its end, unless ``partial``: then what
-    it registered, and its ``run`` says how it ended."""
+    it registered, and its ``run`` says how it ended. ``setup``: the program's project and
+    config when already read (``program_setup``)."""
     if source.export_file is not None:
         resources, project_name = load_deployment(source.export_file)
         config, config_file = _export_stack_config(source, project_name)
         return LoadedStack(resources, project_name, config, config_file)
-    project = load_project(source.program)
-    config_file = source.config_file or project.stack_config_file(source.stack)
+    setup = setup or program_setup(source.program, source.stack, source.config_file)
     run = run_program(
         source.program,
         source.stack,
-        config_file=source.config_file,
         preview=source.preview,
         timeout=source.timeout,
+        setup=setup,
     )
     if not run.ending.finished and not partial:
         raise ProgramRunError.of(run.ending)
     capture = run.capture
-    return LoadedStack(from_capture(capture), capture.project, capture.config, config_file, run)
-
-
-def program_stack_config(source: StackSource) -> tuple[str, dict[str, str]]:
-    """The project name and stack config a program source runs with, read before it runs;
-    ProgramError as ``load_stack`` would raise it."""
-    project = load_project(source.program)
-    path = source.config_file or project.stack_config_file(source.stack)
-    if source.config_file is None and not path.is_file():
-        return project.name, {}
-    return project.name, load_stack_config(project.name, path)[0]
+    return LoadedStack(
+        from_capture(capture), capture.project, capture.config, setup.config_file, run
+    )
 
 
 def _export_stack_config(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import modulefinder
 import pkgutil
+import re
 import shutil
 from dataclasses import dataclass
 from importlib import metadata
@@ -28,6 +29,8 @@ from gpufleet.policies.pack import CONFIG_DIR, PACK_DIR
 # none (a slim container): needed by the schedules the cost engine reads.
 _ZONEINFO_DATA = "tzdata"
 _DATA_SUFFIXES = (".json", ".csv")
+# A requirement's distribution name: what comes before its extras, version or marker.
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 class PackBuildError(Exception):
@@ -100,8 +103,8 @@ def _requirements(imported: set[str]) -> list[str]:
     for requirement in metadata.requires("gpufleet") or []:
         if ";" in requirement:
             continue  # extras (dev tools)
-        name = _normal(requirement.split("<")[0].split(">")[0].split("=")[0].split("[")[0])
-        if name in wanted:
+        found_name = _NAME.match(requirement)
+        if found_name and _normal(found_name.group()) in wanted:
             found.append(requirement)
     return sorted(found)
 
