@@ -88,10 +88,12 @@ class CostDiff:
         return {w.name: w for w in self.workloads}
 
 
-def resource_key(urn: str) -> str:
-    """A resource's identity across stacks: its URN less ``urn:pulumi:<stack>::<project>``."""
+def resource_key(urn: str, part: str | None = None) -> str:
+    """A resource's identity across stacks: its URN less ``urn:pulumi:<stack>::<project>``,
+    and the part, for a resource of several."""
     parts = urn.split("::", 2)
-    return parts[2] if len(parts) == 3 else urn
+    key = parts[2] if len(parts) == 3 else urn
+    return key if part is None else f"{key}#{part}"
 
 
 def diff_reports(base: dict[str, Any], head: dict[str, Any]) -> CostDiff:
@@ -133,7 +135,9 @@ def diff_reports(base: dict[str, Any], head: dict[str, Any]) -> CostDiff:
 
 def _resources(report: dict[str, Any]) -> dict[str, tuple[str, dict[str, Any]]]:
     return {
-        resource_key(r["urn"]): (w["name"], r) for w in report["workloads"] for r in w["resources"]
+        resource_key(r["urn"], r.get("part")): (w["name"], r)
+        for w in report["workloads"]
+        for r in w["resources"]
     }
 
 

@@ -155,6 +155,7 @@ class ResourceCost:
     per_run: bool = False  # billed per run (the monthly figures are one run)
     outside_stack: bool = False  # runs start outside the stack: not in the monthly totals
     commitment: Commitment | None = None  # the commitment its rate assumes
+    part: str | None = None  # which part of a resource of several (``GpuFootprint.part``)
 
     @property
     def in_totals(self) -> bool:
@@ -270,7 +271,7 @@ def _price(
         unpriced = "; ".join(footprint.undetermined) or "its size is not known"
     return ResourceCost(
         urn=resource.urn,
-        name=resource.name,
+        name=item.name,
         type=resource.type,
         kind=footprint.kind,
         workload=tags.get(tag_keys.WORKLOAD) or _ancestor_name(resource, by_urn) or UNTAGGED,
@@ -290,6 +291,7 @@ def _price(
         per_run=footprint.run_hours is not None,
         outside_stack=footprint.outside_stack,
         commitment=commitment,
+        part=footprint.part,
     )
 
 

@@ -133,6 +133,7 @@ def _resource(r: ResourceCost) -> dict[str, Any]:
     return {
         "urn": r.urn,
         "name": r.name,
+        "part": r.part,
         "type": r.type,
         "kind": r.kind,
         "cloud": r.cloud,
@@ -200,7 +201,8 @@ def _check_consistent(data: dict[str, Any], source: str) -> None:
     """What the schema cannot say: each resource and workload once, and totals that are the
     sums of their resources (a hand-edited base would otherwise make a diff say anything)."""
     workloads: set[str] = set()
-    urns: set[str] = set()
+    # A resource of several parts has a line per part (reports before parts had none).
+    urns: set[tuple[str, str | None]] = set()
     sums = dict.fromkeys(FIGURES, 0.0)
     unpriced = resources = 0
     for i, workload in enumerate(data["workloads"]):
@@ -208,11 +210,12 @@ def _check_consistent(data: dict[str, Any], source: str) -> None:
             raise ReportError(f"{source}: workloads.{i}.name: {workload['name']!r} appears twice")
         workloads.add(workload["name"])
         for j, r in enumerate(workload["resources"]):
-            if r["urn"] in urns:
+            key = (r["urn"], r.get("part"))
+            if key in urns:
                 raise ReportError(
                     f"{source}: workloads.{i}.resources.{j}.urn: {r['urn']!r} appears twice"
                 )
-            urns.add(r["urn"])
+            urns.add(key)
             resources += 1
             if not r["in_totals"]:
                 continue

@@ -64,3 +64,22 @@ def provider_object(value: Any) -> Any:
         except ValueError:
             return value
     return value
+
+
+def camel_keys(value: Any) -> Any:
+    """``value`` with snake_case keys as the engine's camelCase, at every depth. The Python SDK
+    translates a plain dict's keys only where an input has one type: under a union of types (an
+    Azure ML compute's or deployment's ``properties``) they reach the engine as written."""
+    if isinstance(value, dict):
+        return {
+            (_camel(k) if isinstance(k, str) and "_" in k else k): camel_keys(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [camel_keys(v) for v in value]
+    return value
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from gpufleet.capacity.footprints import (
     apply_scaler,
-    read_gpu_footprint,
+    read_gpu_footprints,
     read_scaler,
     resolve_template,
     scheduled_use,
@@ -32,6 +32,12 @@ class StackCapacity:
     # The template of its version of fixed size (``GpuFootprint.fixed_share``), if any.
     share_template: StackResource | None = None
 
+    @property
+    def name(self) -> str:
+        """The resource's name, and the part for a resource of several (``cluster/gpu``)."""
+        part = self.footprint.part
+        return self.resource.name if part is None else f"{self.resource.name}/{part}"
+
 
 def stack_footprints(resources: list[StackResource]) -> list[StackCapacity]:
     """Every GPU resource of the stack (templates and capacity), capacity resolved, in the
@@ -42,58 +48,82 @@ def stack_footprints(resources: list[StackResource]) -> list[StackCapacity]:
         if r.parent and r.provider_props and r.parent not in child_provider:
             child_provider[r.parent] = r.provider_props
     read = {
-        r.urn: footprint
+        r.urn: parts
         for r in resources
         if (
-            footprint := read_gpu_footprint(
+            parts := read_gpu_footprints(
                 r.type, r.props, r.provider_props or child_provider.get(r.urn)
             )
         )
-        is not None
     }
-    reservations = Reservations(read, by_urn)
+    # Templates and reservations are resources of one part.
+    single = {urn: parts[0] for urn, parts in read.items() if len(parts) == 1}
+    templates = {urn: found for urn, found in single.items() if found.is_template}
+    reservations = Reservations(single, by_urn)
     scalers = _scalers(resources)
     out = []
     for r in resources:
-        footprint = read.get(r.urn)
-        if footprint is None:
-            continue
-        if r.urn in scalers:
-            footprint = apply_scaler(footprint, scalers[r.urn])
-        # Sorted: a group rolling out several versions depends on several templates, and the
-        # engine records property dependencies in no particular order.
-        template_urns = sorted(
-            {
-                urn
-                for prop in footprint.template_properties
-                for urn in r.property_dependencies.get(prop, [])
-                if urn in read and read[urn].is_template
-            }
-        )
-        split = _fixed_version(footprint, [by_urn[urn] for urn in template_urns])
-        share_template = None
-        if split is not None:
-            share_template, size, rest_template = split
-            share = _fixed_share(footprint, size, read[share_template.urn])
-            if footprint.weekly_use is not None and r.urn in scalers:
-                # What its schedule runs of the first ``size`` units, priced at their rate.
-                share = replace(
-                    share,
-                    weekly_use=scheduled_use(scalers[r.urn], share.expected_units, share.max_units),
-                )
-            if share.market == "in_reservation":
-                share = resolve_reservation(share, r, reservations, [share_template])
-            footprint = _with_share(resolve_template(footprint, [read[rest_template.urn]]), share)
-            template_urns = [rest_template.urn]
-        elif footprint.template_properties and not footprint.machines:
-            footprint = resolve_template(footprint, [read[urn] for urn in template_urns])
-        if footprint.market == "in_reservation":
-            footprint = resolve_reservation(
-                footprint, r, reservations, [by_urn[urn] for urn in template_urns]
-            )
-        template = by_urn.get(template_urns[0]) if template_urns else None
-        out.append(StackCapacity(r, footprint, template, share_template))
+        for footprint in read.get(r.urn, ()):
+            found = _resolved(r, footprint, by_urn, templates, reservations, scalers)
+            if found is not None:
+                out.append(found)
     return out
+
+
+def _resolved(
+    r: StackResource,
+    footprint: GpuFootprint,
+    by_urn: dict[str, StackResource],
+    read: dict[str, GpuFootprint],
+    reservations: Reservations,
+    scalers: dict[str, Scaler],
+) -> StackCapacity | None:
+    """One footprint of ``r`` with its scaler, templates and reservations applied; None for
+    a group whose templates (in the stack) hold no GPUs."""
+    if r.urn in scalers:
+        footprint = apply_scaler(footprint, scalers[r.urn])
+    # Sorted: a group rolling out several versions depends on several templates, and the
+    # engine records property dependencies in no particular order.
+    template_urns = sorted(
+        {
+            urn
+            for prop in footprint.template_properties
+            for urn in r.property_dependencies.get(prop, [])
+            if urn in read
+        }
+    )
+    if footprint.template_properties and not footprint.machines and not template_urns:
+        linked = {
+            urn
+            for prop in footprint.template_properties
+            for urn in r.property_dependencies.get(prop, [])
+            if urn in by_urn
+        }
+        if linked and not footprint.undetermined:
+            return None  # it launches from templates in the stack that hold no GPUs
+    split = _fixed_version(footprint, [by_urn[urn] for urn in template_urns])
+    share_template = None
+    if split is not None:
+        share_template, size, rest_template = split
+        share = _fixed_share(footprint, size, read[share_template.urn])
+        if footprint.weekly_use is not None and r.urn in scalers:
+            # What its schedule runs of the first ``size`` units, priced at their rate.
+            share = replace(
+                share,
+                weekly_use=scheduled_use(scalers[r.urn], share.expected_units, share.max_units),
+            )
+        if share.market == "in_reservation":
+            share = resolve_reservation(share, r, reservations, [share_template])
+        footprint = _with_share(resolve_template(footprint, [read[rest_template.urn]]), share)
+        template_urns = [rest_template.urn]
+    elif footprint.template_properties and not footprint.machines:
+        footprint = resolve_template(footprint, [read[urn] for urn in template_urns])
+    if footprint.market == "in_reservation":
+        footprint = resolve_reservation(
+            footprint, r, reservations, [by_urn[urn] for urn in template_urns]
+        )
+    template = by_urn.get(template_urns[0]) if template_urns else None
+    return StackCapacity(r, footprint, template, share_template)
 
 
 def _fixed_version(

@@ -4,7 +4,9 @@ The table (``data/taggable_types.json``) is generated from the provider SDKs by
 ``scripts/generate_taggable_types.py``: a type is taggable when its arguments include ``tags``
 (AWS, Azure) or ``labels`` (GCP) as a map, or AWS-style ``[{key, value}]`` tag lists. Tags
 set on the provider (AWS ``defaultTags``, GCP ``defaultLabels``) count for every resource it
-manages, as they do in the cloud.
+manages, as they do in the cloud. A GPU resource whose machines carry their tags deeper (a GKE
+node pool's ``nodeConfig.resourceLabels``) says where, with its footprint reader
+(``footprints.gpu_tag_path``).
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from gpufleet.capacity.property_values import is_unknown, provider_object
+from gpufleet.capacity.footprints import gpu_tag_path
+from gpufleet.capacity.property_values import get_path, is_unknown, provider_object
 from gpufleet.tag_keys import gcp_label_key
 
 TABLE_PATH = Path(__file__).parent / "data" / "taggable_types.json"
@@ -23,12 +26,21 @@ TABLE_PATH = Path(__file__).parent / "data" / "taggable_types.json"
 
 @dataclass(frozen=True)
 class TagProperty:
-    name: str  # "tags" or "labels"
+    name: str  # "tags" or "labels", or a dotted path to such a map ("nodeConfig.resourceLabels")
     shape: str  # "map" or "list"
+
+    @property
+    def path(self) -> list[str]:
+        return self.name.split(".")
+
+    @property
+    def labels(self) -> bool:
+        """GCP labels (``labels``, ``resourceLabels``), whose keys are label keys."""
+        return self.path[-1].lower().endswith("labels")
 
     def key_for(self, tag_key: str) -> str:
         """The key ``tag_key`` has on this resource (GCP labels: mapped to a label key)."""
-        return gcp_label_key(tag_key) if self.name == "labels" else tag_key
+        return gcp_label_key(tag_key) if self.labels else tag_key
 
 
 @dataclass(frozen=True)
@@ -48,6 +60,9 @@ def taggable_table() -> dict[str, TagProperty]:
 
 
 def tag_property(type_: str) -> TagProperty | None:
+    path = gpu_tag_path(type_)
+    if path is not None:
+        return TagProperty(path, "map")
     return taggable_table().get(type_)
 
 
@@ -74,7 +89,7 @@ def tag_entries(
     keys cannot be known yet."""
     entries: dict[str, Any] = {}
     keys_unknown = False
-    for source in (_provider_defaults(prop, provider_props or {}), props.get(prop.name)):
+    for source in (_provider_defaults(prop, provider_props or {}), get_path(props, *prop.path)):
         if source is None:
             continue
         if is_unknown(source):
@@ -91,7 +106,7 @@ def tag_entries(
 
 
 def _provider_defaults(prop: TagProperty, provider: dict[str, Any]) -> Any:
-    if prop.name == "tags":
+    if not prop.labels:
         default = provider_object(provider.get("defaultTags"))
         if isinstance(default, dict):
             return default.get("tags")

@@ -103,8 +103,17 @@ def _instances(line: ResourceCost) -> str:
     count = "?" if expected is None else f"{expected:g}"
     if most != expected:
         count += f"..{'?' if most is None else f'{most:g}'}"
-    machine = "/".join(line.instance_types) or "?"
-    return f"{count} x {machine}"
+    return f"{count} x {_machines(line.instance_types)}"
+
+
+# More machines than a cell shows: a group choosing by attributes may launch dozens.
+MACHINES_SHOWN = 3
+
+
+def _machines(names: tuple[str, ...]) -> str:
+    if len(names) <= MACHINES_SHOWN:
+        return "/".join(names) or "?"
+    return f"{'/'.join(names[:MACHINES_SHOWN])}/... ({len(names)} types)"
 
 
 def _pricing(line: ResourceCost) -> str:

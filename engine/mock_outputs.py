@@ -4,8 +4,9 @@ A real provider answers a create with an id and computed properties (ARNs, self 
 ``latestVersion``); Pulumi's mocks answer with whatever ``new_resource`` returns, and anything
 missing resolves to None. These functions return what the provider would, shaped like the real
 APIs (deterministic: derived from the resource name), so outputs a program derives from its
-resources look real in a capture. Unknown resource types echo their inputs with an id; unknown
-invokes return an empty result.
+resources look real in a capture. Unknown resource types echo their inputs with an id; other
+invokes answer what no provider told us as not known (``invoke_fields``), so nothing a program
+reads from one passes for a real value.
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ from typing import Any
 
 from gpufleet import resource_types as types
 from gpufleet.clouds import cloud_of_type
+from gpufleet.engine.invoke_fields import placeholder_result
 
 ACCOUNT = "123456789012"
 REGION = "us-east-1"
 GCP_PROJECT = "acme-ml-prod"
 AZURE_SUBSCRIPTION = "00000000-0000-0000-0000-000000000000"
 AZURE_TENANT = "11111111-1111-1111-1111-111111111111"
+AWS_PUBLIC_PARAMETERS = "/aws/service/"
 
 
 def _hex(name: str, length: int = 17) -> str:
@@ -86,6 +89,9 @@ def realistic_outputs(
         out["arn"] = f"arn:aws:sagemaker:{aws_region}:{ACCOUNT}:training-job/{rid}"
     else:
         rid = f"{name}-id"
+        # Pulumi auto-names a resource that names itself (a launch configuration's name,
+        # referenced by its group) with a random suffix; the rest ignore an extra output.
+        out["name"] = inputs.get("name") or f"{inputs.get('namePrefix', name + '-')}{_hex(name, 7)}"
     return rid, {**inputs, **out, "id": rid}
 
 
@@ -164,8 +170,10 @@ def _azure_outputs(type_: str, name: str, inputs: dict[str, Any]) -> tuple[str, 
 
 
 def invoke_result(token: str, args: dict[str, Any]) -> dict[str, Any]:
-    if token == "aws:ssm/getParameter:getParameter":
-        return {"name": args["name"], "value": f"ami-{_hex(args['name'])}", "type": "String"}
+    name = args.get("name")
+    if token == "aws:ssm/getParameter:getParameter" and str(name).startswith(AWS_PUBLIC_PARAMETERS):
+        # AWS's public parameters (the AMIs gpufleet's components look up) name images.
+        return {"name": name, "value": f"ami-{_hex(str(name))}", "type": "String"}
     if token == "aws:ec2/getCapacityBlockOffering:getCapacityBlockOffering":
         return {
             **args,
@@ -193,4 +201,4 @@ def invoke_result(token: str, args: dict[str, Any]) -> dict[str, Any]:
         return {"names": names, "zoneIds": [f"use1-az{i}" for i in (1, 2, 4)], "id": REGION}
     if token == "gcp:organizations/getClientConfig:getClientConfig":
         return {"project": GCP_PROJECT, "region": "us-central1", "zone": "us-central1-a"}
-    return {}
+    return placeholder_result(token, args)

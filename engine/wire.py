@@ -22,6 +22,8 @@ OUTPUT_VALUE_SIG = "d0e6a833031e9bbcd3f4e8bde6ca49a4"
 # What a secret reads as where nothing here can decrypt it (a ``secure:`` config value, a
 # ``ciphertext`` in a stack export): known to the engine, but not to us.
 SECRET_PLACEHOLDER = "[secret: not decrypted offline]"
+# What text an invoke returns offline, where no provider answers it (``invoke_fields``).
+INVOKE_PLACEHOLDER = "[from an invoke: not known offline]"
 
 
 def decode_struct(struct: struct_pb2.Struct) -> dict[str, Any]:

@@ -22,6 +22,11 @@ def is_cloud(value: object) -> TypeGuard[Cloud]:
     return value in CLOUDS
 
 
+def sdk_module(cloud: Cloud) -> str:
+    """The Python module of a cloud's Pulumi SDK (``pulumi_azure_native``)."""
+    return "pulumi_" + PULUMI_PACKAGES[cloud].replace("-", "_")
+
+
 def cloud_of_type(type_token: str) -> Cloud | None:
     """The cloud of a resource type token (``aws:ec2/instance:Instance`` -> aws), or None for
     types of other packages."""

@@ -15,6 +15,13 @@ AWS_SQS_QUEUE = "aws:sqs/queue:Queue"
 AWS_EVENT_RULE = "aws:cloudwatch/eventRule:EventRule"
 AWS_PLACEMENT_GROUP = "aws:ec2/placementGroup:PlacementGroup"
 AWS_LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+AWS_LAUNCH_CONFIGURATION = "aws:ec2/launchConfiguration:LaunchConfiguration"
+AWS_SPOT_INSTANCE_REQUEST = "aws:ec2/spotInstanceRequest:SpotInstanceRequest"
+AWS_EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+AWS_BATCH_COMPUTE_ENVIRONMENT = "aws:batch/computeEnvironment:ComputeEnvironment"
+AWS_SAGEMAKER_ENDPOINT_CONFIGURATION = "aws:sagemaker/endpointConfiguration:EndpointConfiguration"
+AWS_SAGEMAKER_NOTEBOOK_INSTANCE = "aws:sagemaker/notebookInstance:NotebookInstance"
+AWS_SAGEMAKER_APP = "aws:sagemaker/app:App"
 AWS_INSTANCE = "aws:ec2/instance:Instance"
 AWS_AUTOSCALING_GROUP = "aws:autoscaling/group:Group"
 AWS_AUTOSCALING_SCHEDULE = "aws:autoscaling/schedule:Schedule"
@@ -47,6 +54,15 @@ GCP_INSTANCE_GROUP_MANAGERS = (
     "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
 )
 GCP_RESERVATION = "gcp:compute/reservation:Reservation"
+GCP_INSTANCES_FROM = (
+    "gcp:compute/instanceFromTemplate:InstanceFromTemplate",
+    "gcp:compute/instanceFromMachineImage:InstanceFromMachineImage",
+)
+GKE_NODE_POOL = "gcp:container/nodePool:NodePool"
+GKE_CLUSTER = "gcp:container/cluster:Cluster"
+VERTEX_DEPLOYMENT_RESOURCE_POOL = "gcp:vertex/aiDeploymentResourcePool:AiDeploymentResourcePool"
+VERTEX_PERSISTENT_RESOURCE = "gcp:vertex/aiPersistentResource:AiPersistentResource"
+WORKBENCH_INSTANCE = "gcp:workbench/instance:Instance"
 GCP_AUTOSCALERS = (
     "gcp:compute/autoscaler:Autoscaler",
     "gcp:compute/regionAutoscaler:RegionAutoscaler",
@@ -55,6 +71,11 @@ GCP_STORAGE_BUCKET = "gcp:storage/bucket:Bucket"
 
 # Azure
 AZURE_SCALE_SET = "azure-native:compute:VirtualMachineScaleSet"
+AZURE_VIRTUAL_MACHINE = "azure-native:compute:VirtualMachine"
+AKS_AGENT_POOL = "azure-native:containerservice:AgentPool"
+AKS_MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
+AZURE_BATCH_POOL = "azure-native:batch:Pool"
+AZURE_ML_ONLINE_DEPLOYMENT = "azure-native:machinelearningservices:OnlineDeployment"
 AZURE_AUTOSCALE_SETTING = "azure-native:monitor:AutoscaleSetting"
 AZURE_ML_COMPUTE = "azure-native:machinelearningservices:Compute"
 AZURE_CAPACITY_RESERVATION = "azure-native:compute:CapacityReservation"

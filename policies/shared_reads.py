@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpufleet.capacity.cost_engine import StackCost, price_stack
-from gpufleet.capacity.footprints import read_gpu_footprint
+from gpufleet.capacity.footprints import read_gpu_footprints
 from gpufleet.capacity.footprints.model import GpuFootprint
 from gpufleet.capacity.stack_capacity import StackCapacity
 from gpufleet.capacity.stack_capacity import stack_footprints as _stack_footprints
@@ -22,16 +22,16 @@ from gpufleet.policies.stack_limits import stack_limits
 
 
 def _read_by_props(props: dict[str, Any], type_: str, provider_props: dict[str, Any]) -> Any:
-    return read_gpu_footprint(type_, props, provider_props)
+    return read_gpu_footprints(type_, props, provider_props)
 
 
 _footprint_memo = SameInputMemo(_read_by_props)
 
 
-def shared_gpu_footprint(
+def shared_gpu_footprints(
     type_: str, props: dict[str, Any], provider_props: dict[str, Any]
-) -> GpuFootprint | None:
-    """``read_gpu_footprint`` for resource policies."""
+) -> tuple[GpuFootprint, ...]:
+    """``read_gpu_footprints`` for resource policies."""
     return _footprint_memo(props, type_, provider_props)
 
 

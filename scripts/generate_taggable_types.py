@@ -16,54 +16,40 @@ can tell when the installed SDKs and the table disagree. Re-run it after upgradi
 
 from __future__ import annotations
 
-import argparse
-import importlib.util
-import json
 import re
 import sys
-from importlib import metadata
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from sdk_tables import PACKAGES, ROOT, generate, resource_modules, sdk_versions
+
 TABLE = ROOT / "capacity" / "data" / "taggable_types.json"
 
-# package -> (distribution, argument names that carry tags)
-PACKAGES = {
-    "pulumi_aws": ("pulumi-aws", ("tags",)),
-    "pulumi_gcp": ("pulumi-gcp", ("labels",)),
-    "pulumi_azure_native": ("pulumi-azure-native", ("tags",)),
+# SDK module -> argument names that carry tags
+TAG_ARGUMENTS = {
+    "pulumi_aws": ("tags",),
+    "pulumi_gcp": ("labels",),
+    "pulumi_azure_native": ("tags",),
 }
-_TOKEN = re.compile(r"super\(\w+, __self__\)\.__init__\(\s*'([^']+)'")
 _ARGS_INIT = re.compile(r"^class \w+Args:\n    def __init__\(__self__, \*,\n(.*?)\):", re.M | re.S)
 _ARGUMENT = re.compile(r"^\s+(\w+): pulumi\.Input\[(?:Optional\[)?(Mapping|Sequence)\[(.*)\]\]")
 
 
 def taggable_types() -> dict[str, object]:
     types: dict[str, dict[str, str]] = {}
-    versions: dict[str, str] = {}
-    for package, (distribution, tag_arguments) in PACKAGES.items():
-        versions[distribution] = metadata.version(distribution)
-        spec = importlib.util.find_spec(package)
-        if spec is None or spec.origin is None:
-            raise SystemExit(f"{package} is not installed")
-        for path in sorted(Path(spec.origin).parent.rglob("*.py")):
-            if path.name.startswith(("get_", "_", "list_")):
-                continue
-            text = path.read_text(encoding="utf-8")
-            token = _TOKEN.search(text)
+    for package in PACKAGES:
+        for _, token, text in resource_modules(package):
             args = _ARGS_INIT.search(text)
-            if token is None or args is None:
+            if args is None:
                 continue
             for line in args.group(1).splitlines():
                 argument = _ARGUMENT.match(line)
-                if argument is None or argument[1] not in tag_arguments:
+                if argument is None or argument[1] not in TAG_ARGUMENTS[package]:
                     continue
                 shape = _shape(argument[2], argument[3])
                 if shape is not None:
-                    types[token[1]] = {"property": argument[1], "shape": shape}
+                    types[token] = {"property": argument[1], "shape": shape}
     return {
         "generatedBy": "scripts/generate_taggable_types.py",
-        "sdkVersions": versions,
+        "sdkVersions": sdk_versions(),
         "types": dict(sorted(types.items())),
     }
 
@@ -77,25 +63,5 @@ def _shape(container: str, element: str) -> str | None:
     return None
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if the table is stale")
-    options = parser.parse_args()
-    text = json.dumps(taggable_types(), indent=1) + "\n"
-    if options.check:
-        current = TABLE.read_text(encoding="utf-8") if TABLE.exists() else ""
-        if current != text:
-            print(f"{TABLE}: out of date; run {Path(__file__).name}", file=sys.stderr)
-            return 1
-        return 0
-    TABLE.parent.mkdir(parents=True, exist_ok=True)
-    tmp = TABLE.with_suffix(".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(TABLE)
-    table = json.loads(text)
-    print(f"{TABLE.relative_to(ROOT)}: {len(table['types'])} taggable types")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(generate(TABLE, taggable_types, "taggable types", __doc__ or ""))

@@ -20,9 +20,9 @@ from dataclasses import replace
 from typing import Any
 
 # Imported for their @reads registrations.
-from gpufleet.capacity.footprints import aws, azure, gcp  # noqa: F401
+from gpufleet.capacity.footprints import aws, azure, coverage, gcp  # noqa: F401
 from gpufleet.capacity.footprints.model import GpuFootprint, MachineCatalog, shipped_machine_catalog
-from gpufleet.capacity.footprints.reading import READERS, SCALERS, Reading, Scaler
+from gpufleet.capacity.footprints.reading import READERS, SCALERS, TAG_PATHS, Reading, Scaler
 from gpufleet.capacity.footprints.weekly_use import set_point_use, window_use
 
 GPU_RESOURCE_TYPES = frozenset(READERS)
@@ -88,17 +88,40 @@ def scheduled_use(scaler: Scaler, least: float | None, most: float | None) -> fl
     return set_point_use(scaler.set_points, least, most)
 
 
+def read_gpu_footprints(
+    type_: str,
+    props: dict[str, Any],
+    provider_props: dict[str, Any] | None = None,
+    machines: MachineCatalog | None = None,
+) -> tuple[GpuFootprint, ...]:
+    """The GPU footprints of one resource: one per part holding GPUs (most resources have
+    one); none when it holds no GPUs (or is no compute)."""
+    reader = READERS.get(type_)
+    if reader is None:
+        return ()
+    found = reader(Reading(props, provider_props or {}, machines or shipped_machine_catalog()))
+    if found is None:
+        return ()
+    return found if isinstance(found, tuple) else (found,)
+
+
 def read_gpu_footprint(
     type_: str,
     props: dict[str, Any],
     provider_props: dict[str, Any] | None = None,
     machines: MachineCatalog | None = None,
 ) -> GpuFootprint | None:
-    """The GPU footprint of one resource, or None when it holds no GPUs (or is no compute)."""
-    reader = READERS.get(type_)
-    if reader is None:
-        return None
-    return reader(Reading(props, provider_props or {}, machines or shipped_machine_catalog()))
+    """The GPU footprint of a resource read as one part, or None when it holds no GPUs; a
+    resource of several parts is an error here (``read_gpu_footprints``)."""
+    found = read_gpu_footprints(type_, props, provider_props, machines)
+    if len(found) > 1:
+        raise ValueError(f"{type_} reads as {len(found)} parts: use read_gpu_footprints")
+    return found[0] if found else None
+
+
+def gpu_tag_path(type_: str) -> str | None:
+    """Where a GPU resource type carries its cost tags, when not a top-level map."""
+    return TAG_PATHS.get(type_)
 
 
 def resolve_template(footprint: GpuFootprint, templates: list[GpuFootprint]) -> GpuFootprint:

@@ -2,15 +2,28 @@
 Scaling groups (desired / min / max size; mixed-instance overrides with their weights; on-demand
 base and percentage), EC2 Fleets and Spot Fleet requests (target capacity, weighted), capacity
 reservations and Capacity Blocks, SageMaker training jobs (billed per run), and gpufleet's
-SageMaker job template, whose runs start outside the stack."""
+SageMaker job template, whose runs start outside the stack; launch configurations, spot
+instance requests, EKS node groups, Batch compute environments (vCPUs, instance types or
+families), SageMaker notebooks, Studio apps and endpoint configurations (a part per variant).
+Groups that choose instances by attributes (``instanceRequirements``) may launch every catalog
+machine that meets them."""
 
 from __future__ import annotations
 
+import fnmatch
+import math
 from typing import Any
 
 from gpufleet import resource_types as types
 from gpufleet.capacity.footprints.model import MEMORY_MIB_UNITS, VCPU_UNITS, GpuFootprint, Machine
-from gpufleet.capacity.footprints.reading import Reading, Scaler, market, reads, sizes
+from gpufleet.capacity.footprints.reading import (
+    Reading,
+    Scaler,
+    looks_like_gpu,
+    market,
+    reads,
+    sizes,
+)
 from gpufleet.capacity.footprints.weekly_use import SetPoint, cron_set_points
 from gpufleet.capacity.property_values import as_list, get_path, is_unknown
 from gpufleet.planner.schedules import ScheduleError
@@ -57,13 +70,18 @@ def _weighted(
     for entry in entries:
         if not isinstance(entry, dict):
             continue
-        machine = r.machine("aws", get_path(entry, "instanceType"), where)
+        requirements = get_path(entry, "instanceRequirements")
+        if get_path(entry, "instanceType") is None and requirements is not None:
+            found = required_machines(r, requirements, "instanceRequirements")
+        else:
+            found = [r.machine("aws", get_path(entry, "instanceType"), where)]
         raw = get_path(entry, "weightedCapacity")
         given += raw is not None
         weight = r.number(raw, "weightedCapacity", None, positive=True, most=MAX_WEIGHT)
-        if machine is not None:
-            machines.append(machine)
-            weights.append(weight)
+        for machine in found:
+            if machine is not None:
+                machines.append(machine)
+                weights.append(weight)
     if given and given != len([e for e in entries if isinstance(e, dict)]):
         r.undetermined.append("weightedCapacity is set on some overrides, not all")
         return machines, ()
@@ -94,14 +112,73 @@ def _reservation_fields(r: Reading, bought: Market | None) -> dict[str, Any]:
     }
 
 
+def _bounds(r: Reading, value: Any, where: str) -> tuple[float, float]:
+    """A ``{min, max}`` range of instance requirements; absent ends are open."""
+    least = r.number(get_path(value, "min"), f"{where}.min", 0.0) or 0.0
+    most = r.number(get_path(value, "max"), f"{where}.max", math.inf, most=math.inf)
+    return least, math.inf if most is None else most
+
+
+def required_machines(r: Reading, requirements: Any, where: str) -> list[Machine]:
+    """The catalog's GPU machines that attribute-based instance requirements allow: AWS
+    counts instances with accelerators in unless ``acceleratorCount.max`` is 0 or
+    ``acceleratorTypes`` leaves GPUs out; vCPUs, memory, accelerator count and names, and
+    allowed / excluded types narrow the choice. A GPU machine the catalog does not know is
+    not among them (attribute-based groups are read against the catalog)."""
+    if r.unreadable(requirements, where) or not isinstance(requirements, dict):
+        return []
+    for key in (
+        "acceleratorCount",
+        "acceleratorTypes",
+        "acceleratorNames",
+        "vcpuCount",
+        "memoryMib",
+        "allowedInstanceTypes",
+        "excludedInstanceTypes",
+    ):
+        if r.unreadable(requirements.get(key), f"{where}.{key}"):
+            return []
+    gpus = _bounds(r, requirements.get("acceleratorCount"), f"{where}.acceleratorCount")
+    if gpus[1] == 0:
+        return []
+    kinds = [str(k).lower() for k in as_list(requirements.get("acceleratorTypes"))]
+    if kinds and "gpu" not in kinds and "inference" not in kinds:
+        return []
+    names = [str(n).lower().replace("-", "") for n in as_list(requirements.get("acceleratorNames"))]
+    vcpus = _bounds(r, requirements.get("vcpuCount"), f"{where}.vcpuCount")
+    memory = _bounds(r, requirements.get("memoryMib"), f"{where}.memoryMib")
+    allowed = [str(t).lower() for t in as_list(requirements.get("allowedInstanceTypes"))]
+    excluded = [str(t).lower() for t in as_list(requirements.get("excludedInstanceTypes"))]
+    found = []
+    for machine in r.catalog.machines_of("aws"):
+        name = machine.instance_type
+        gpu = machine.gpu_name.lower().replace("-", "")
+        if (
+            gpus[0] <= machine.gpus <= gpus[1]
+            and vcpus[0] <= machine.vcpus <= vcpus[1]
+            and memory[0] <= machine.memory_gib * 1024 <= memory[1]
+            and (not names or any(gpu.startswith(n) for n in names))
+            and (not allowed or any(fnmatch.fnmatchcase(name, p) for p in allowed))
+            and not any(fnmatch.fnmatchcase(name, p) for p in excluded)
+        ):
+            found.append(machine)
+    return found
+
+
+def _template_machines(r: Reading) -> list[Machine | None]:
+    requirements = r.get("instanceRequirements")
+    if r.get("instanceType") is None and requirements is not None:
+        return list(required_machines(r, requirements, "instanceRequirements"))
+    return [r.machine("aws", r.get("instanceType"), "instanceType")]
+
+
 @reads(types.AWS_LAUNCH_TEMPLATE)
 def launch_template(r: Reading) -> GpuFootprint | None:
-    machine = r.machine("aws", r.get("instanceType"), "instanceType")
     return r.footprint(
         cloud="aws",
         kind="launch template",
         is_template=True,
-        machines=[machine],
+        machines=_template_machines(r),
         region=_region(r),
         **_reservation_fields(r, market(r.get("instanceMarketOptions", "marketType"))),
     )
@@ -109,11 +186,22 @@ def launch_template(r: Reading) -> GpuFootprint | None:
 
 @reads(types.AWS_INSTANCE)
 def instance(r: Reading) -> GpuFootprint | None:
+    return _instance(r, "EC2 instance", market(r.get("instanceMarketOptions", "marketType")))
+
+
+@reads(types.AWS_SPOT_INSTANCE_REQUEST)
+def spot_instance_request(r: Reading) -> GpuFootprint | None:
+    return _instance(r, "EC2 spot instance request", "spot")
+
+
+def _instance(r: Reading, kind: str, bought: Market | None) -> GpuFootprint | None:
+    """One instance, of its own type or its launch template's (whose market decides unless
+    the instance sets one)."""
     machine = r.machine("aws", r.get("instanceType"), "instanceType")
     from_template = r.get("instanceType") is None and r.get("launchTemplate") is not None
     return r.footprint(
         cloud="aws",
-        kind="EC2 instance",
+        kind=kind,
         is_template=False,
         machines=[machine],
         expected_units=1.0,
@@ -121,11 +209,7 @@ def instance(r: Reading) -> GpuFootprint | None:
         template_properties=("launchTemplate",) if from_template else (),
         region=_region(r),
         zone=_zone(r),
-        **_reservation_fields(
-            r,
-            market(r.get("instanceMarketOptions", "marketType"))
-            or (None if from_template else "on_demand"),
-        ),
+        **_reservation_fields(r, bought or (None if from_template else "on_demand")),
     )
 
 
@@ -136,6 +220,8 @@ def autoscaling_group(r: Reading) -> GpuFootprint | None:
     if any(is_unknown(o) for o in overrides):
         r.unknown_value("mixed-instance overrides are")
     machines, weights = _weighted(r, overrides, "mixed-instance override instanceType")
+    if overrides and not machines and not r.undetermined:
+        return None  # its overrides choose the machines, and none is a GPU machine
     most = r.count("maxSize", where="maxSize")
     # Desired capacity, else the min size (what AWS starts from), else AWS's default of 0.
     desired = r.count("desiredCapacity", where="desiredCapacity")
@@ -169,7 +255,9 @@ def autoscaling_group(r: Reading) -> GpuFootprint | None:
         capacity_unit=_unit(r.get("desiredCapacityType")),
         expected_units=desired,
         max_units=most,
-        template_properties=() if machines else ("mixedInstancesPolicy", "launchTemplate"),
+        template_properties=()
+        if machines
+        else ("mixedInstancesPolicy", "launchTemplate", "launchConfiguration"),
         market=bought,
         on_demand_base=base,
         on_demand_percent=percent,
@@ -395,3 +483,152 @@ def scaling_policy(r: Reading) -> Scaler | None:
     own min and max; what it runs is its declared use, else it is unpriced, never its size at
     rest ($0 for a group at zero)."""
     return Scaler("autoscalingGroupName", None, None, active=True, bounds=False)
+
+
+@reads(types.AWS_LAUNCH_CONFIGURATION)
+def launch_configuration(r: Reading) -> GpuFootprint | None:
+    machine = r.machine("aws", r.get("instanceType"), "instanceType")
+    return r.footprint(
+        cloud="aws",
+        kind="launch configuration",
+        is_template=True,
+        machines=[machine],
+        # A launch configuration with a spot price launches Spot Instances.
+        market="spot" if r.get("spotPrice") not in (None, "") else "on_demand",
+        region=_region(r),
+    )
+
+
+# Instance types AWS Batch picks itself ("optimal" and the default families): CPU machines.
+_BATCH_CPU_CHOICES = ("optimal", "default_x86_64", "default_arm64")
+
+
+def family_machines(r: Reading, value: Any, where: str) -> list[Machine]:
+    """The machines an instance type *or family* names ("p4d" is every p4d size the catalog
+    knows; a family of GPU look the catalog does not know is undetermined)."""
+    name = r.machine_name("aws", value, where)
+    if name is None or name in _BATCH_CPU_CHOICES:
+        return []
+    if "." in name:
+        machine = r.machine("aws", name, where)
+        return [machine] if machine is not None else []
+    family = [m for m in r.catalog.machines_of("aws") if m.instance_type.split(".")[0] == name]
+    if not family and looks_like_gpu("aws", name):
+        r.undetermined.append(f"{where} family {name} is not in the GPU catalog (GPUs unknown)")
+    return family
+
+
+@reads(types.AWS_BATCH_COMPUTE_ENVIRONMENT)
+def batch_compute_environment(r: Reading) -> GpuFootprint | None:
+    resources = r.get("computeResources")
+    if resources is None or is_unknown(resources):
+        if is_unknown(resources):
+            r.unknown_value("computeResources are")
+        return r.footprint(cloud="aws", kind="Batch compute environment", is_template=False)
+    kind = get_path(resources, "type")
+    if isinstance(kind, str) and kind.upper().startswith("FARGATE"):
+        return None  # Fargate runs no GPUs
+    types_ = get_path(resources, "instanceTypes")
+    if is_unknown(types_):
+        r.unknown_value("computeResources.instanceTypes are")
+    machines = [
+        m
+        for value in as_list(types_)
+        for m in family_machines(r, value, "computeResources.instanceTypes")
+    ]
+    most = r.count("computeResources", "maxVcpus", where="maxVcpus")
+    least = r.count("computeResources", "minVcpus", where="minVcpus")
+    desired = r.count("computeResources", "desiredVcpus", where="desiredVcpus")
+    r.at_most(least, "minVcpus", most, "maxVcpus")
+    return r.footprint(
+        cloud="aws",
+        kind="Batch compute environment",
+        is_template=False,
+        machines=machines,
+        # Sized in vCPUs: its jobs run it from minVcpus up to maxVcpus.
+        capacity_unit=VCPU_UNITS,
+        expected_units=desired if desired is not None else least or 0.0,
+        max_units=most,
+        market="spot" if str(kind).upper() == "SPOT" else "on_demand",
+        region=_region(r),
+    )
+
+
+@reads(types.AWS_EKS_NODE_GROUP)
+def eks_node_group(r: Reading) -> GpuFootprint | None:
+    listed = r.get("instanceTypes")
+    if is_unknown(listed):
+        r.unknown_value("instanceTypes are")
+    machines = [r.machine("aws", t, "instanceTypes") for t in as_list(listed)]
+    from_template = listed is None and r.get("launchTemplate") is not None
+    most = r.count("scalingConfig", "maxSize", where="scalingConfig.maxSize")
+    desired = r.count("scalingConfig", "desiredSize", where="scalingConfig.desiredSize")
+    r.at_most(desired, "desired size", most, "max size")
+    capacity = r.get("capacityType")
+    return r.footprint(
+        cloud="aws",
+        kind="EKS node group",
+        is_template=False,
+        machines=machines,
+        expected_units=desired,
+        max_units=most,
+        template_properties=("launchTemplate",) if from_template else (),
+        market="spot" if str(capacity).upper() == "SPOT" else "on_demand",
+        region=_region(r),
+    )
+
+
+@reads(types.AWS_SAGEMAKER_NOTEBOOK_INSTANCE)
+def sagemaker_notebook(r: Reading) -> GpuFootprint | None:
+    machine = r.machine("aws", r.get("instanceType"), "instanceType")
+    return r.single("aws", "SageMaker notebook instance", machine, region=_region(r))
+
+
+@reads(types.AWS_SAGEMAKER_APP)
+def sagemaker_app(r: Reading) -> GpuFootprint | None:
+    machine = r.machine("aws", r.get("resourceSpec", "instanceType"), "resourceSpec.instanceType")
+    return r.single("aws", "SageMaker Studio app", machine, region=_region(r))
+
+
+@reads(types.AWS_SAGEMAKER_ENDPOINT_CONFIGURATION)
+def sagemaker_endpoint_configuration(r: Reading) -> tuple[GpuFootprint, ...] | None:
+    """An endpoint configuration's variants (and shadow variants), one part each: instances
+    of its type, from its initial count up to its managed scaling's max when enabled.
+    Serverless variants run no GPUs."""
+    parts = []
+    for key in ("productionVariants", "shadowProductionVariants"):
+        listed = r.get(key)
+        if is_unknown(listed):
+            r.unknown_value(f"{key} are")
+        for index, variant in enumerate(as_list(listed)):
+            if not isinstance(variant, dict) or variant.get("serverlessConfig") is not None:
+                continue
+            v = r.within(variant)
+            machine = v.machine("aws", v.get("instanceType"), f"{key}[{index}].instanceType")
+            initial = v.count("initialInstanceCount", where="initialInstanceCount")
+            most = initial
+            if str(v.get("managedInstanceScaling", "status")).upper() == "ENABLED":
+                scaled = v.count(
+                    "managedInstanceScaling", "maxInstanceCount", where="maxInstanceCount"
+                )
+                most = None if scaled is None else max(scaled, initial or 0.0)
+            name = variant.get("variantName")
+            found = v.footprint(
+                cloud="aws",
+                kind="SageMaker endpoint variant",
+                is_template=False,
+                machines=[machine],
+                expected_units=initial,
+                max_units=most,
+                market="on_demand",
+                region=_region(r),
+                part=name if isinstance(name, str) and name else f"{key}[{index}]",
+            )
+            if found is not None:
+                parts.append(found)
+    if not parts and r.undetermined:
+        unread = r.footprint(
+            cloud="aws", kind="SageMaker endpoint configuration", is_template=False
+        )
+        return (unread,) if unread is not None else None
+    return tuple(parts) or None

@@ -1,5 +1,7 @@
 """GPU footprints of Azure resources: VM scale sets (sku capacity; Spot or Low priority), Azure
-ML compute clusters (min and max nodes; low-priority VMs) and capacity reservations."""
+ML compute clusters (min and max nodes; low-priority VMs) and compute instances, capacity
+reservations, virtual machines, AKS agent pools and managed clusters (a part per pool), Batch
+pools (dedicated and Spot nodes) and Azure ML online deployments."""
 
 from __future__ import annotations
 
@@ -9,7 +11,13 @@ from gpufleet import resource_types as types
 from gpufleet.capacity.footprints.model import GpuFootprint
 from gpufleet.capacity.footprints.reading import Reading, Scaler, reads, sizes
 from gpufleet.capacity.footprints.weekly_use import MAX_CHANGES, SetPoint
-from gpufleet.capacity.property_values import as_list, get_path, is_unknown, resource_name
+from gpufleet.capacity.property_values import (
+    as_list,
+    camel_keys,
+    get_path,
+    is_unknown,
+    resource_name,
+)
 from gpufleet.planner.schedules import MINUTES_PER_DAY
 from gpufleet.pricing_models import LOW_PRIORITY, Market
 
@@ -54,8 +62,12 @@ _GROUP_NAME = "capacityReservationGroupName"
 
 @reads(types.AZURE_ML_COMPUTE)
 def ml_compute(r: Reading) -> GpuFootprint | None:
+    r = r.within(camel_keys(r.props))
     inner = r.get("properties", "properties")
-    if r.get("properties", "computeType") not in ("AmlCompute", None):
+    compute_type = r.get("properties", "computeType")
+    if compute_type == "ComputeInstance":
+        return _compute_instance(r, inner)
+    if compute_type not in ("AmlCompute", None):
         return None
     machine = r.machine("azure", get_path(inner, "vmSize"), "vmSize")
     scale = ("properties", "properties", "scaleSettings")
@@ -76,6 +88,13 @@ def ml_compute(r: Reading) -> GpuFootprint | None:
         spot_name=LOW_PRIORITY,
         region=_region(r),
     )
+
+
+def _compute_instance(r: Reading, inner: Any) -> GpuFootprint | None:
+    """An Azure ML compute instance: one VM, a workstation (its idle shutdown, if any, is
+    not read: it is priced running)."""
+    machine = r.machine("azure", get_path(inner, "vmSize"), "vmSize")
+    return r.single("azure", "Azure ML compute instance", machine, region=_region(r))
 
 
 @reads(types.AZURE_CAPACITY_RESERVATION)
@@ -188,3 +207,136 @@ def _recurring_profiles(r: Reading, profiles: list[Any]) -> tuple[list[SetPoint]
         if len(points) > MAX_CHANGES:
             return [], f"more than {MAX_CHANGES:,} profile starts a week"
     return points, None
+
+
+def _priority(value: Any) -> Market:
+    return "spot" if value in ("Spot", "Low", "LowPriority") else "on_demand"
+
+
+@reads(types.AZURE_VIRTUAL_MACHINE)
+def virtual_machine(r: Reading) -> GpuFootprint | None:
+    machine = r.machine("azure", r.get("hardwareProfile", "vmSize"), "hardwareProfile.vmSize")
+    return r.single(
+        "azure", "virtual machine", machine, market=_priority(r.get("priority")), region=_region(r)
+    )
+
+
+# AKS's default node size when a pool names none: a CPU machine.
+AKS_DEFAULT_VM_SIZE = "Standard_DS2_v2"
+
+
+def aks_pool(r: Reading, pool: Any, part: str | None) -> GpuFootprint | None:
+    """One AKS agent pool: its VM size, its node count, or its autoscaler's max."""
+    p = r.within(pool)
+    machine = p.machine("azure", p.get("vmSize") or AKS_DEFAULT_VM_SIZE, "vmSize")
+    count = p.count("count", where="count")
+    if count is None and p.get("count") is None:
+        count = 1.0  # AKS's default
+    scales = p.get("enableAutoScaling") is True
+    least, most = count, count
+    if scales:
+        least = p.count("minCount", where="minCount")
+        most = p.count("maxCount", where="maxCount")
+        if p.get("maxCount") is None:
+            p.undetermined.append("its autoscaler sets no maxCount")
+        p.at_most(least, "minCount", most, "maxCount")
+    found = p.footprint(
+        cloud="azure",
+        kind="AKS node pool",
+        is_template=False,
+        machines=[machine],
+        expected_units=least,
+        max_units=most,
+        scales_itself=scales,
+        market=_priority(p.get("scaleSetPriority")),
+        region=_region(r),
+        part=part,
+    )
+    return found
+
+
+@reads(types.AKS_AGENT_POOL)
+def aks_agent_pool(r: Reading) -> GpuFootprint | None:
+    return aks_pool(r, r.props, None)
+
+
+@reads(types.AKS_MANAGED_CLUSTER)
+def aks_managed_cluster(r: Reading) -> tuple[GpuFootprint, ...] | None:
+    profiles = r.get("agentPoolProfiles")
+    if is_unknown(profiles):
+        r.unknown_value("agentPoolProfiles are")
+        unread = r.footprint(cloud="azure", kind="AKS cluster", is_template=False)
+        return (unread,) if unread is not None else None
+    parts = []
+    for index, profile in enumerate(as_list(profiles)):
+        name = get_path(profile, "name")
+        found = aks_pool(
+            r, profile, name if isinstance(name, str) and name else f"agentPoolProfiles[{index}]"
+        )
+        if found is not None:
+            parts.append(found)
+    return tuple(parts) or None
+
+
+@reads(types.AZURE_BATCH_POOL)
+def batch_pool(r: Reading) -> GpuFootprint | None:
+    """An Azure Batch pool: dedicated and Spot (low-priority) nodes of one VM size, at the
+    fixed scale's targets; an autoscale formula's sizes are not read."""
+    machine = r.machine("azure", r.get("vmSize"), "vmSize")
+    fixed = ("scaleSettings", "fixedScale")
+    dedicated = r.count(*fixed, "targetDedicatedNodes", where="targetDedicatedNodes")
+    low = r.count(*fixed, "targetLowPriorityNodes", where="targetLowPriorityNodes")
+    total: float | None = None
+    if r.get("scaleSettings", "autoScale") is not None:
+        r.undetermined.append("its size comes from an autoscale formula, which is not read")
+    elif dedicated is not None or low is not None:
+        total = (dedicated or 0.0) + (low or 0.0)
+    else:
+        total = 0.0  # Batch's default: no nodes
+    bought: Market = "on_demand"
+    base = None
+    if total and low:
+        bought, base = ("spot", None) if not dedicated else ("mixed", dedicated)
+    return r.footprint(
+        cloud="azure",
+        kind="Batch pool",
+        is_template=False,
+        machines=[machine],
+        expected_units=total,
+        max_units=total,
+        market=bought,
+        on_demand_base=base,
+        on_demand_percent=0.0 if base is not None else None,
+        spot_name=LOW_PRIORITY,
+        region=_region(r),
+    )
+
+
+@reads(types.AZURE_ML_ONLINE_DEPLOYMENT)
+def ml_online_deployment(r: Reading) -> GpuFootprint | None:
+    """An Azure ML managed online deployment: instances of its type, its sku's capacity (or
+    its scale settings' instance count), up to its target-utilization scaling's max."""
+    r = r.within(camel_keys(r.props))
+    inner = ("properties",)
+    machine = r.machine("azure", r.get(*inner, "instanceType"), "instanceType")
+    scale = (*inner, "scaleSettings")
+    count = r.count("sku", "capacity", where="sku.capacity")
+    if count is None and r.get("sku", "capacity") is None:
+        count = 1.0
+    least, most = count, count
+    scales = str(r.get(*scale, "scaleType")) == "TargetUtilization"
+    if scales:
+        least = r.number(r.get(*scale, "minInstances"), "minInstances", 1.0, whole=True)
+        most = r.number(r.get(*scale, "maxInstances"), "maxInstances", 1.0, whole=True)
+        r.at_most(least, "minInstances", most, "maxInstances")
+    return r.footprint(
+        cloud="azure",
+        kind="Azure ML online deployment",
+        is_template=False,
+        machines=[machine],
+        expected_units=least,
+        max_units=most,
+        scales_itself=scales,
+        market="on_demand",
+        region=_region(r),
+    )

@@ -1,7 +1,9 @@
 """GPU footprints of GCP resources: instance templates (machines, no count), VM instances (in a
 reservation or not), managed instance groups (target size; machines from their template) and
-reservations. Machine types may be names or URLs; GPUs come with accelerator-optimized machine
-types or as guest accelerators (``planner.gcp_machines``)."""
+reservations; VMs from templates or machine images; GKE node pools and clusters (a part per
+pool, and what node auto-provisioning may add), Vertex AI deployment and persistent resource
+pools, Workbench instances. Machine types may be names or URLs; GPUs come with
+accelerator-optimized machine types or as guest accelerators (``planner.gcp_machines``)."""
 
 from __future__ import annotations
 
@@ -141,9 +143,15 @@ def instance_template(r: Reading) -> GpuFootprint | None:
 _STOPPED = ("TERMINATED", "SUSPENDED")
 
 
-@reads(types.GCP_INSTANCE)
+@reads(types.GCP_INSTANCE, *types.GCP_INSTANCES_FROM)
 def instance(r: Reading) -> GpuFootprint | None:
+    """A VM; one created from an instance template takes the template's machine unless it
+    sets its own, and one created from a machine image takes the image's, which gpufleet
+    cannot see offline."""
     machine = _machine(r, r.get("machineType"))
+    from_template = r.get("machineType") is None and r.get("sourceInstanceTemplate") is not None
+    if r.get("machineType") is None and r.get("sourceMachineImage") is not None:
+        r.undetermined.append("its machine type comes from its machine image")
     # A stopped VM bills no GPU time until it is started (by a run, or its schedule).
     stopped = r.get("desiredStatus") in _STOPPED
     return r.footprint(
@@ -153,6 +161,7 @@ def instance(r: Reading) -> GpuFootprint | None:
         machines=[machine],
         expected_units=0.0 if stopped else 1.0,
         max_units=1.0,
+        template_properties=("sourceInstanceTemplate",) if from_template else (),
         region=_region(r),
         zone=_zone(r),
         **_reservation_fields(r),
@@ -162,17 +171,36 @@ def instance(r: Reading) -> GpuFootprint | None:
 @reads(*types.GCP_INSTANCE_GROUP_MANAGERS)
 def instance_group_manager(r: Reading) -> GpuFootprint | None:
     size = r.count("targetSize", where="targetSize")
+    # An instance flexibility policy launches the machine types it lists, whatever the
+    # template says: each is an option (its template's pricing is not read: on-demand).
+    sub = r.within({})  # no guest accelerators: the flexible types carry their own GPUs
+    flexible = [
+        _machine(sub, name)
+        for selection in _selections(r.get("instanceFlexibilityPolicy", "instanceSelections"))
+        for name in as_list(get_path(selection, "machineTypes"))
+    ]
+    flexible = [m for m in flexible if m is not None]
+    r.absorb(sub)
     return r.footprint(
         cloud="gcp",
         kind="managed instance group",
         is_template=False,
+        machines=flexible,
+        market="on_demand" if flexible else None,
         expected_units=size,
         max_units=size,
-        template_properties=("versions", "instanceTemplate"),
+        template_properties=() if flexible else ("versions", "instanceTemplate"),
         region=_region(r),
         zone=_zone(r),
         versions=_versions(r),
     )
+
+
+def _selections(value: Any) -> list[Any]:
+    """Instance selections, as a list or a map of them by name."""
+    if isinstance(value, dict):
+        return list(value.values())
+    return as_list(value)
 
 
 def _versions(r: Reading) -> tuple[GroupVersion, ...]:
@@ -292,3 +320,258 @@ def _scaling_schedules(r: Reading, entries: list[Any]) -> tuple[list[Window], st
         if len(windows) > MAX_CHANGES:
             return [], f"more than {MAX_CHANGES:,} scheduled windows a week"
     return windows, None
+
+
+# GKE's defaults: a node's machine type, and the zones of a regional cluster.
+GKE_DEFAULT_MACHINE = "e2-medium"
+GKE_REGIONAL_ZONES = 3
+
+
+def _zones(r: Reading, node_locations: Any, location: Any) -> tuple[float, str | None]:
+    """How many zones a node pool's per-zone counts apply to, and a note when assumed."""
+    if is_unknown(node_locations):
+        r.unknown_value("nodeLocations are")
+        return 1.0, None
+    listed = [z for z in as_list(node_locations) if z]
+    if listed:
+        return float(len(listed)), None
+    if isinstance(location, str) and location.count("-") >= 2:
+        return 1.0, None  # a zonal cluster (its location is a zone)
+    return (
+        float(GKE_REGIONAL_ZONES),
+        f"node counts are per zone: {GKE_REGIONAL_ZONES} zones assumed (a regional "
+        "cluster's default; set nodeLocations to say)",
+    )
+
+
+def gke_pool(
+    r: Reading, pool: Any, cluster_locations: Any, location: Any, part: str | None
+) -> GpuFootprint | None:
+    """One GKE node pool (a resource, or one of a cluster's): GPUs from its node config's
+    machine type and guest accelerators, times its nodes in every zone."""
+    p = r.within(pool)
+    config = p.get("nodeConfig")
+    if is_unknown(config):
+        p.unknown_value("nodeConfig is")
+        config = {}
+    c = p.within(config)
+    machine = _machine(c, c.get("machineType") or GKE_DEFAULT_MACHINE)
+    p.absorb(c)
+    locations = p.get("nodeLocations")
+    zones, assumed = _zones(p, locations if locations is not None else cluster_locations, location)
+    autoscaling = p.get("autoscaling")
+    scales = isinstance(autoscaling, dict) and bool(autoscaling)
+    if scales:
+        total_most = p.count("autoscaling", "totalMaxNodeCount", where="totalMaxNodeCount")
+        most = total_most
+        if most is None:
+            per_zone = p.count("autoscaling", "maxNodeCount", where="maxNodeCount")
+            most = None if per_zone is None else per_zone * zones
+        least = p.count("autoscaling", "totalMinNodeCount", where="totalMinNodeCount")
+        if least is None:
+            per_zone = p.count("autoscaling", "minNodeCount", where="minNodeCount")
+            least = (per_zone or 0.0) * zones
+        p.at_most(least, "min node count", most, "max node count")
+        if total_most is None and p.get("autoscaling", "maxNodeCount") is None:
+            p.undetermined.append("its autoscaling sets no max node count")
+    else:
+        per_zone = p.count("nodeCount", where="nodeCount")
+        if per_zone is None and p.get("nodeCount") is None:
+            per_zone = p.count("initialNodeCount", where="initialNodeCount")
+            if per_zone is None and p.get("initialNodeCount") is None:
+                per_zone = 1.0  # GKE's default
+        least = most = None if per_zone is None else per_zone * zones
+    spot = c.get("spot") is True or c.get("preemptible") is True
+    return p.footprint(
+        cloud="gcp",
+        kind="GKE node pool",
+        is_template=False,
+        machines=[machine],
+        expected_units=least,
+        max_units=most,
+        scales_itself=scales,
+        market="spot" if spot else "on_demand",
+        region=_location_region(location) or _region(r),
+        notes=(assumed,) if assumed and machine is not None else (),
+        part=part,
+    )
+
+
+def _location_region(location: Any) -> str | None:
+    """The region of a GKE or Workbench ``location`` (a region, or a zone in one)."""
+    name = _str(location)
+    if name is None:
+        return None
+    return name.rsplit("-", 1)[0] if name.count("-") >= 2 else name
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value and not is_unknown(value) else None
+
+
+@reads(types.GKE_NODE_POOL, tags="nodeConfig.resourceLabels")
+def gke_node_pool(r: Reading) -> GpuFootprint | None:
+    return gke_pool(r, r.props, None, r.get("location"), None)
+
+
+@reads(types.GKE_CLUSTER, tags="resourceLabels")
+def gke_cluster(r: Reading) -> tuple[GpuFootprint, ...] | None:
+    """A GKE cluster's node pools (its default pool unless removed, or the pools it lists),
+    one part each, and the GPUs node auto-provisioning may add (its resource limits)."""
+    location, locations = r.get("location"), r.get("nodeLocations")
+    parts = []
+    pools = r.get("nodePools")
+    if is_unknown(pools):
+        r.unknown_value("nodePools are")
+    listed = [p for p in as_list(pools) if isinstance(p, dict)]
+    for index, pool in enumerate(listed):
+        name = pool.get("name")
+        part = name if isinstance(name, str) and name else f"nodePools[{index}]"
+        parts.append(gke_pool(r, pool, locations, location, part))
+    if not listed and r.get("removeDefaultNodePool") is not True:
+        default = {"nodeConfig": r.get("nodeConfig"), "initialNodeCount": r.get("initialNodeCount")}
+        parts.append(gke_pool(r, default, locations, location, "default-pool"))
+    parts.append(_auto_provisioned(r, location))
+    found = tuple(p for p in parts if p is not None)
+    if not found and r.undetermined:
+        unread = r.footprint(cloud="gcp", kind="GKE cluster", is_template=False)
+        return (unread,) if unread is not None else None
+    return found or None
+
+
+def _auto_provisioned(r: Reading, location: Any) -> GpuFootprint | None:
+    """GPUs node auto-provisioning may create: up to each GPU resource limit's maximum.
+    Which machines it picks is GKE's choice: counted, not priced."""
+    if r.get("clusterAutoscaling", "enabled") is not True:
+        return None
+    a = r.within({})
+    machines, total = [], 0.0
+    for index, limit in enumerate(as_list(r.get("clusterAutoscaling", "resourceLimits"))):
+        kind = get_path(limit, "resourceType")
+        if a.unreadable(kind, f"resourceLimits[{index}].resourceType"):
+            continue
+        gpu = GPU_OF_ACCELERATOR.get(str(kind).lower())
+        if gpu is None and str(kind).lower() in ("cpu", "memory"):
+            continue
+        most = a.number(get_path(limit, "maximum"), f"resourceLimits[{index}].maximum", None)
+        if gpu is None:
+            gpu = normalize_gpu_name(str(kind))
+            if gpu is None:
+                a.undetermined.append(f"resourceLimits[{index}] {kind!r} is not a known GPU")
+                continue
+        if most:
+            machines.append(Machine("gcp", f"auto-provisioned {kind}", gpu, 1))
+            total += most
+    if machines:
+        a.undetermined.append("node auto-provisioning picks its GPU machines: not priced")
+    found = a.footprint(
+        cloud="gcp",
+        kind="GKE node auto-provisioning",
+        is_template=False,
+        machines=machines,
+        expected_units=0.0,
+        max_units=total if machines else None,
+        scales_itself=True,
+        market="on_demand",
+        region=_location_region(location),
+        part="auto-provisioning",
+    )
+    return found
+
+
+def _spec_machine(r: Reading, spec: Any, where: str) -> Machine | None:
+    """A Vertex AI / Colab machine spec: a machine type with its accelerators, as Vertex
+    spells them (``NVIDIA_TESLA_T4`` x ``acceleratorCount``)."""
+    if r.unreadable(spec, where):
+        return None
+    kind, count = get_path(spec, "acceleratorType"), get_path(spec, "acceleratorCount")
+    attached = []
+    if kind not in (None, "", "ACCELERATOR_TYPE_UNSPECIFIED"):
+        name = kind.lower().replace("_", "-") if isinstance(kind, str) else kind
+        attached = [{"type": name, "count": 1 if count is None else count}]
+    sub = r.within({"guestAccelerators": attached} if attached else {})
+    machine = _machine(sub, get_path(spec, "machineType"))
+    r.absorb(sub)
+    return machine
+
+
+_VERTEX_NOTE = "priced at Compute Engine rates: Vertex AI bills its own, higher"
+
+
+def _replicas(r: Reading, machine: Machine | None, part: str | None, **where: Any) -> Any:
+    least = r.number(where["least"], "minReplicaCount", 1.0, whole=True)
+    most = r.number(where["most"], "maxReplicaCount", least, whole=True)
+    r.at_most(least, "min replica count", most, "max replica count")
+    return r.footprint(
+        cloud="gcp",
+        kind=where["kind"],
+        is_template=False,
+        machines=[machine],
+        expected_units=least,
+        max_units=most,
+        scales_itself=most is not None and least is not None and most > least,
+        market="on_demand",
+        region=_region(r),
+        notes=(_VERTEX_NOTE,),
+        part=part,
+    )
+
+
+@reads(types.VERTEX_DEPLOYMENT_RESOURCE_POOL)
+def vertex_deployment_pool(r: Reading) -> GpuFootprint | None:
+    dedicated = ("dedicatedResources",)
+    machine = _spec_machine(r, r.get(*dedicated, "machineSpec"), "machineSpec")
+    return _replicas(
+        r,
+        machine,
+        None,
+        kind="Vertex AI deployment resource pool",
+        least=r.get(*dedicated, "minReplicaCount"),
+        most=r.get(*dedicated, "maxReplicaCount"),
+    )
+
+
+@reads(types.VERTEX_PERSISTENT_RESOURCE)
+def vertex_persistent_resource(r: Reading) -> tuple[GpuFootprint, ...] | None:
+    parts = []
+    for index, pool in enumerate(as_list(r.get("resourcePools"))):
+        p = r.within(pool)
+        machine = _spec_machine(p, p.get("machineSpec"), f"resourcePools[{index}].machineSpec")
+        count = p.get("replicaCount")
+        scaling = p.get("autoscalingSpec")
+        name = p.get("id")
+        found = _replicas(
+            p,
+            machine,
+            name if isinstance(name, str) and name else f"resourcePools[{index}]",
+            kind="Vertex AI persistent resource pool",
+            least=get_path(scaling, "minReplicaCount") if scaling else count,
+            most=get_path(scaling, "maxReplicaCount") if scaling else count,
+        )
+        if found is not None:
+            parts.append(found)
+    return tuple(parts) or None
+
+
+@reads(types.WORKBENCH_INSTANCE)
+def workbench_instance(r: Reading) -> GpuFootprint | None:
+    setup = r.get("gceSetup")
+    accelerators = [
+        {"type": str(a.get("type", "")).lower().replace("_", "-"), "count": a.get("coreCount")}
+        for a in as_list(get_path(setup, "acceleratorConfigs"))
+        if isinstance(a, dict)
+    ]
+    sub = r.within({"guestAccelerators": accelerators} if accelerators else {})
+    machine = _machine(sub, get_path(setup, "machineType") or "e2-standard-4")
+    r.absorb(sub)
+    stopped = r.get("desiredState") in ("STOPPED", "SUSPENDED")
+    return r.footprint(
+        cloud="gcp",
+        kind="Workbench instance",
+        is_template=False,
+        machines=[machine],
+        expected_units=0.0 if stopped else 1.0,
+        max_units=1.0,
+        market="on_demand",
+        region=_location_region(r.get("location")) or _region(r),
+    )

@@ -114,6 +114,8 @@ class GpuFootprint:
     # such as an always-on base in a reservation under a Spot burst. The rest of the group is
     # priced as the footprint itself.
     fixed_share: GpuFootprint | None = None
+    # Which part of its resource it is, for a resource of several (``nodePools[gpu]``).
+    part: str | None = None
 
     def options(self) -> list[tuple[Machine, float]]:
         """Each machine it may launch, with the capacity units one instance of it counts for."""
@@ -186,9 +188,27 @@ class MachineCatalog:
 
     def __init__(self, catalog: Catalog) -> None:
         self._offers: dict[tuple[str, str], list[Offer]] = {}
+        self._by_cloud: dict[str, list[Machine]] = {}
         for offer in catalog.offers:
             key = (offer.cloud, offer.instance_type.lower())
             self._offers.setdefault(key, []).append(offer)
+
+    def machines_of(self, cloud: Cloud) -> list[Machine]:
+        """Every GPU machine the catalog knows on ``cloud`` (one per type and GPU pairing),
+        for resources that choose among machines by attributes or by family."""
+        if cloud in self._by_cloud:
+            return self._by_cloud[cloud]
+        found: list[Machine] = []
+        for (offer_cloud, _), offers in self._offers.items():
+            if offer_cloud != cloud:
+                continue
+            pairings = {(o.gpu_name, o.gpu_count): o for o in offers}
+            for o in pairings.values():
+                found.append(
+                    Machine(cloud, o.instance_type, o.gpu_name, o.gpu_count, o.vcpus, o.memory_gib)
+                )
+        self._by_cloud[cloud] = found
+        return found
 
     def machine(
         self, cloud: Cloud, instance_type: str, attached: tuple[str, int] | None = None

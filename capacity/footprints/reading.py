@@ -6,9 +6,10 @@ module and register under the resource types they read with ``@reads(type, ...)`
 ``READERS`` is the registry ``read_gpu_footprint`` dispatches on.
 
 ``Reading`` gives every reader the same rules for what it cannot know: a machine type that is
-unknown during a preview, a secret, not a name, or looks like a GPU type the catalog does not
-have, or a count that is unknown or not a whole number in range (never negative, NaN or
-infinite), is recorded as *undetermined* (never silently passed, never priced as $0).
+unknown during a preview, read from an invoke (not run offline), a secret, not a name, or
+looks like a GPU type the catalog does not have, or a count that is unknown or not a whole
+number in range (never negative, NaN or infinite), is recorded as *undetermined* (never
+silently passed, never priced as $0).
 """
 
 from __future__ import annotations
@@ -23,11 +24,16 @@ from gpufleet.capacity.footprints.model import GpuFootprint, Machine, MachineCat
 from gpufleet.capacity.footprints.weekly_use import MAX_CHANGES, SetPoint, Window
 from gpufleet.capacity.property_values import get_path, is_unknown
 from gpufleet.clouds import Cloud
-from gpufleet.engine.wire import SECRET_PLACEHOLDER
+from gpufleet.engine.wire import INVOKE_PLACEHOLDER, SECRET_PLACEHOLDER
 from gpufleet.pricing_models import Market
 
-Reader = Callable[["Reading"], GpuFootprint | None]
+# A resource of several parts (a cluster's node pools, an endpoint's variants) reads as a
+# footprint per part holding GPUs, each named by its ``part``.
+Reader = Callable[["Reading"], "GpuFootprint | tuple[GpuFootprint, ...] | None"]
 READERS: dict[str, Reader] = {}
+# Where a GPU resource carries its cost tags when that is not a top-level ``tags`` / ``labels``
+# map (the taggable table's): a GKE node pool's VMs take ``nodeConfig.resourceLabels``.
+TAG_PATHS: dict[str, str] = {}
 
 
 @dataclass(frozen=True)
@@ -115,14 +121,17 @@ _GPU_FAMILY: dict[Cloud, re.Pattern[str]] = {
 }
 
 
-def reads(*type_tokens: str) -> Callable[[Reader], Reader]:
-    """Register a reader for these resource types."""
+def reads(*type_tokens: str, tags: str | None = None) -> Callable[[Reader], Reader]:
+    """Register a reader for these resource types (``tags``: the dotted path of the map their
+    cost tags are in, where it is not the taggable table's)."""
 
     def register(reader: Reader) -> Reader:
         for token in type_tokens:
             if token in READERS:
                 raise ValueError(f"two footprint readers for {token}")
             READERS[token] = reader
+            if tags is not None:
+                TAG_PATHS[token] = tags
         return reader
 
     return register
@@ -143,6 +152,11 @@ class Reading:
         self.catalog = machines
         self.undetermined: list[str] = []
         self._unknowns = 0  # of those, values only unknown during a preview
+
+    def within(self, props: Any) -> Reading:
+        """A reading of part of this resource (a node pool, a variant): its own record of what
+        it cannot determine, the same provider and catalog."""
+        return Reading(props if isinstance(props, dict) else {}, self.provider, self.catalog)
 
     def unknown_value(self, what: str) -> None:
         """Record that ``what`` ("instanceType is", "overrides are") is unknown during a
@@ -171,6 +185,11 @@ class Reading:
             return True
         if value == SECRET_PLACEHOLDER:
             self.undetermined.append(f"{where} is a secret, not decrypted offline")
+            return True
+        if value == INVOKE_PLACEHOLDER:
+            # Known in a real preview, as an unknown is once deployed: the same class.
+            self.undetermined.append(f"{where} comes from an invoke, not run offline")
+            self._unknowns += 1
             return True
         return False
 
@@ -243,6 +262,19 @@ class Reading:
         """Record a size above the limit it cannot exceed (a desired size above the max)."""
         if size is not None and most is not None and size > most:
             self.undetermined.append(f"its {what} {size:g} is above its {limit} {most:g}")
+
+    def single(
+        self, cloud: Cloud, kind: str, machine: Machine | None, **fields: Any
+    ) -> GpuFootprint | None:
+        """The footprint of one machine held while the resource exists (a VM, a notebook):
+        on-demand unless ``fields`` say otherwise."""
+        return self.footprint(
+            cloud=cloud,
+            kind=kind,
+            is_template=False,
+            machines=[machine],
+            **{"expected_units": 1.0, "max_units": 1.0, "market": "on_demand", **fields},
+        )
 
     def footprint(self, **fields: Any) -> GpuFootprint | None:
         machines = tuple(m for m in fields.pop("machines", ()) if m is not None)

@@ -4,15 +4,16 @@ prod); a cluster that keeps nodes bills for them while nothing runs."""
 from __future__ import annotations
 
 from gpufleet import resource_types as types
-from gpufleet.capacity.property_values import get_path, is_unknown
+from gpufleet.capacity.property_values import camel_keys, get_path, is_unknown
 from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
 
 
 def check_aml_scale_to_zero(resource: ResourceView, settings: Settings) -> Findings:
     findings = Findings()
-    if get_path(resource.props, "properties", "computeType") != "AmlCompute":
+    props = camel_keys(resource.props)  # its properties are a union: dict keys untranslated
+    if get_path(props, "properties", "computeType") != "AmlCompute":
         return findings
-    minimum = get_path(resource.props, "properties", "properties", "scaleSettings", "minNodeCount")
+    minimum = get_path(props, "properties", "properties", "scaleSettings", "minNodeCount")
     if is_unknown(minimum):
         findings.unknown = (["properties", "properties", "scaleSettings", "minNodeCount"], minimum)
     elif minimum is not None and float(minimum) > 0:

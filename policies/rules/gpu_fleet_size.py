@@ -6,6 +6,7 @@ dependencies."""
 
 from __future__ import annotations
 
+from gpufleet.capacity.stack_capacity import StackCapacity
 from gpufleet.capacity.stack_resource import StackResource
 from gpufleet.policies.policy_builders import Findings, Settings, stack_policy
 from gpufleet.policies.shared_reads import stack_footprints
@@ -16,20 +17,27 @@ CONFIG = {"maxGpusPerFleet": {"type": "integer", "minimum": 0, "default": 64}}
 def check_fleet_size(resources: list[StackResource], settings: Settings) -> Findings:
     findings = Findings()
     limit = settings["maxGpusPerFleet"]
+    # A resource of several parts (a cluster's node pools) is one fleet: its parts add up.
+    by_resource: dict[str, list[StackCapacity]] = {}
     for item in stack_footprints(resources):
-        footprint = item.footprint
-        total = footprint.max_gpus
-        if footprint.is_template or total is None or total <= limit:
+        if not item.footprint.is_template and item.footprint.max_gpus is not None:
+            by_resource.setdefault(item.resource.urn, []).append(item)
+    for items in by_resource.values():
+        total = sum(item.footprint.max_gpus or 0.0 for item in items)
+        if total <= limit:
             continue
         holding = " + ".join(
             f"{count:g} x {machine.instance_type}, {machine.gpus} x {machine.gpu_name} each"
-            for machine, count in footprint.largest_holding()
+            + (f" ({item.footprint.part})" if item.footprint.part else "")
+            for item in items
+            for machine, count in item.footprint.largest_holding()
             if count
         )
+        first = items[0]
         findings.violate(
-            f"{footprint.kind} {item.resource.name} can hold {total:g} GPUs "
+            f"{first.footprint.kind} {first.resource.name} can hold {total:g} GPUs "
             f"({holding}); this environment allows at most {limit:g} per fleet",
-            item.resource.urn,
+            first.resource.urn,
         )
     return findings
 

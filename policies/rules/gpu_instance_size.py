@@ -12,7 +12,7 @@ from __future__ import annotations
 from gpufleet.capacity.footprints import GPU_RESOURCE_TYPES
 from gpufleet.planner.gpus import normalize_gpu_name
 from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
-from gpufleet.policies.shared_reads import shared_gpu_footprint
+from gpufleet.policies.shared_reads import shared_gpu_footprints
 from gpufleet.policies.stack_limits import stack_limits
 
 CONFIG = {
@@ -28,14 +28,15 @@ CONFIG = {
 
 def check_instance_size(resource: ResourceView, settings: Settings) -> Findings:
     findings = Findings()
-    footprint = shared_gpu_footprint(resource.type, resource.props, resource.provider_props)
-    if footprint is None:
+    footprints = shared_gpu_footprints(resource.type, resource.props, resource.provider_props)
+    if not footprints:
         return findings
     configured = settings.get("allowedGpuTypes")
     names = configured if configured is not None else stack_limits().allowed_gpus or ()
     allowed = {normalize_gpu_name(g) or g for g in names}
     limit = settings["maxGpusPerInstance"]
-    for machine in footprint.machines:
+    machines = dict.fromkeys(m for f in footprints for m in f.machines)
+    for machine in machines:
         if machine.gpus > limit:
             findings.violate(
                 f"{machine.instance_type} has {machine.gpus} x {machine.gpu_name}; this "

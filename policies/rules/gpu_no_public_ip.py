@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from gpufleet import resource_types as types
-from gpufleet.capacity.property_values import as_list, get_path, is_unknown
+from gpufleet.capacity.property_values import as_list, camel_keys, get_path, is_unknown
 from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
-from gpufleet.policies.shared_reads import shared_gpu_footprint
+from gpufleet.policies.shared_reads import shared_gpu_footprints
 
 
 def _truthy(value: Any) -> bool:
@@ -30,7 +30,11 @@ def _public_ip_settings(resource: ResourceView) -> list[tuple[list[str | int], A
             found.append(
                 (["networkInterfaces", i, "associatePublicIpAddress"], value, _truthy(value))
             )
-    elif resource.type == types.AWS_INSTANCE:
+    elif resource.type in (
+        types.AWS_INSTANCE,
+        types.AWS_SPOT_INSTANCE_REQUEST,
+        types.AWS_LAUNCH_CONFIGURATION,
+    ):
         value = props.get("associatePublicIpAddress")
         found.append((["associatePublicIpAddress"], value, _truthy(value)))
     elif resource.type == types.AWS_SPOT_FLEET_REQUEST:
@@ -43,6 +47,13 @@ def _public_ip_settings(resource: ResourceView) -> list[tuple[list[str | int], A
             for key in ("accessConfigs", "ipv6AccessConfigs"):
                 value = get_path(nic, key)
                 found.append((["networkInterfaces", i, key], value, bool(value)))
+    elif resource.type == types.AKS_AGENT_POOL:
+        value = props.get("enableNodePublicIP")
+        found.append((["enableNodePublicIP"], value, value is True))
+    elif resource.type == types.AKS_MANAGED_CLUSTER:
+        for i, pool in enumerate(as_list(props.get("agentPoolProfiles"))):
+            value = get_path(pool, "enableNodePublicIP")
+            found.append((["agentPoolProfiles", i, "enableNodePublicIP"], value, value is True))
     elif resource.type == types.AZURE_SCALE_SET:
         nics = get_path(
             props, "virtualMachineProfile", "networkProfile", "networkInterfaceConfigurations"
@@ -53,7 +64,8 @@ def _public_ip_settings(resource: ResourceView) -> list[tuple[list[str | int], A
                 path = ["networkInterfaceConfigurations", i, "ipConfigurations", j]
                 found.append(([*path, "publicIPAddressConfiguration"], value, value is not None))
     elif resource.type == types.AZURE_ML_COMPUTE:
-        value = get_path(props, "properties", "properties", "enableNodePublicIp")
+        inner = get_path(camel_keys(props), "properties", "properties")  # a union: see camel_keys
+        value = get_path(inner, "enableNodePublicIp")
         # Azure gives every node a public IP unless told not to.
         found.append(
             (["properties", "properties", "enableNodePublicIp"], value, value is not False)
@@ -63,7 +75,7 @@ def _public_ip_settings(resource: ResourceView) -> list[tuple[list[str | int], A
 
 def check_no_public_ip(resource: ResourceView, settings: Settings) -> Findings:
     findings = Findings()
-    if shared_gpu_footprint(resource.type, resource.props, resource.provider_props) is None:
+    if not shared_gpu_footprints(resource.type, resource.props, resource.provider_props):
         return findings  # not a GPU machine
     unknown = None
     for path, value, public in _public_ip_settings(resource):
@@ -85,7 +97,11 @@ POLICY = resource_policy(
     applies_to={
         types.AWS_LAUNCH_TEMPLATE,
         types.AWS_INSTANCE,
+        types.AWS_SPOT_INSTANCE_REQUEST,
+        types.AWS_LAUNCH_CONFIGURATION,
         types.AWS_SPOT_FLEET_REQUEST,
+        types.AKS_AGENT_POOL,
+        types.AKS_MANAGED_CLUSTER,
         types.GCP_INSTANCE,
         *types.GCP_INSTANCE_TEMPLATES,
         types.AZURE_SCALE_SET,

@@ -1,6 +1,7 @@
-"""Rule ``gpu-size-undetermined`` (advisory by default): GPU resources whose machine or count
-cannot be determined — unknown during a preview, or a GPU-looking type the catalog does not
-know — are listed, never silently passed."""
+"""Rule ``gpu-size-undetermined`` (advisory by default; an environment's policy config can make
+it mandatory): GPU resources whose machine or count cannot be determined — unknown during a
+preview, from an invoke, a GPU-looking type the catalog does not know, or a type gpufleet
+knows can hold GPUs but reads no size of — are listed, never silently passed."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ def check_undetermined(resources: list[StackResource], settings: Settings) -> Fi
         footprint = item.footprint
         if footprint.undetermined:
             findings.violate(
-                f"{footprint.kind} {item.resource.name}: GPU size not determined: "
+                f"{footprint.kind} {item.name}: GPU size not determined: "
                 f"{'; '.join(footprint.undetermined)}",
                 item.resource.urn,
             )

@@ -1,4 +1,5 @@
-"""Rule ``imdsv2-required``: every EC2 launch template and instance requires IMDSv2
+"""Rule ``imdsv2-required``: every EC2 launch template, launch configuration, instance and spot
+instance request requires IMDSv2
 (``metadataOptions.httpTokens: required``) or disables the metadata endpoint; an instance
 launched from a template takes the template's settings, checked there."""
 
@@ -26,8 +27,13 @@ def check_imdsv2(resource: ResourceView, settings: Settings) -> Findings:
 
 POLICY = resource_policy(
     "imdsv2-required",
-    "EC2 launch templates and instances require IMDSv2.",
+    "EC2 launch templates, launch configurations and instances require IMDSv2.",
     check_imdsv2,
     config={},
-    applies_to={types.AWS_LAUNCH_TEMPLATE, types.AWS_INSTANCE},
+    applies_to={
+        types.AWS_LAUNCH_TEMPLATE,
+        types.AWS_INSTANCE,
+        types.AWS_SPOT_INSTANCE_REQUEST,
+        types.AWS_LAUNCH_CONFIGURATION,
+    },
 )

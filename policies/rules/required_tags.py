@@ -9,7 +9,7 @@ the rule says it cannot decide rather than passing or failing blindly.
 from __future__ import annotations
 
 from gpufleet.capacity.property_values import get_path
-from gpufleet.capacity.taggable import read_tags, tag_property, taggable_table
+from gpufleet.capacity.taggable import read_tags, tag_property
 from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
 from gpufleet.tag_keys import COST_KEYS
 
@@ -41,13 +41,13 @@ def check_required_tags(resource: ResourceView, settings: Settings) -> Findings:
     if findings.violations:
         return findings
     if missing:  # and the key set is unknown: cannot tell
-        findings.unknown = ([prop.name], get_path(resource.props, prop.name) or "")
+        findings.unknown = (prop.path, get_path(resource.props, *prop.path) or "")
         return findings
     unknown = [k for k in wanted if k in reading.unknown_values]
     if unknown:
         findings.unknown = (
-            [prop.name, unknown[0]],
-            get_path(resource.props, prop.name, unknown[0]),
+            [*prop.path, unknown[0]],
+            get_path(resource.props, *prop.path, unknown[0]),
         )
     return findings
 
@@ -57,7 +57,7 @@ POLICY = resource_policy(
     "Taggable resources carry the cost tags (GCP labels) so every GPU dollar has an owner.",
     check_required_tags,
     config=CONFIG,
-    applies_to=lambda t: t in taggable_table(),
+    applies_to=lambda t: tag_property(t) is not None,
     remediation_steps="Set the tags on the resource, or on the provider (AWS defaultTags, "
     "GCP defaultLabels), or add them with a stack transform.",
 )

@@ -1019,3 +1019,40 @@ def test_a_fixed_version_that_does_not_fit_its_reservation_says_so() -> None:
     )
     assert group.expected.monthly_usd == pytest.approx(3 * rate * HOURS_PER_MONTH + 3 * burst * 100)
     assert not any("instanceTemplate" in entry.what for entry in cost.not_priced)
+
+
+# --- resources of several parts, and types read by name ---------------------------------------
+
+
+def test_a_cluster_is_priced_per_node_pool_and_a_type_read_by_name_is_unpriced() -> None:
+    def program() -> None:
+        gcp.container.Cluster(
+            "gke",
+            location="us-central1-a",
+            node_pools=[
+                {"name": "cpu", "node_count": 3, "node_config": {"machine_type": "e2-standard-4"}},
+                {"name": "a100", "node_count": 2, "node_config": {"machine_type": "a2-highgpu-1g"}},
+                {
+                    "name": "l4",
+                    "node_count": 1,
+                    "node_config": {"machine_type": "g2-standard-8", "spot": True},
+                },
+            ],
+        )
+        aws.emr.Cluster(
+            "emr",
+            release_label="emr-7.2.0",
+            service_role="arn:aws:iam::123456789012:role/emr",
+            core_instance_group={"instance_type": "p3.8xlarge", "instance_count": 2},
+        )
+
+    cost = price(program)
+    a100, l4 = line(cost, "gke/a100"), line(cost, "gke/l4")
+    assert {r.name for r in cost.resources} == {"gke/a100", "gke/l4", "emr"}  # no CPU pool
+    assert (a100.part, a100.urn) == ("a100", l4.urn)
+    rate = on_demand("gcp", "a2-highgpu-1g", "us-central1")
+    assert a100.expected.monthly_usd == pytest.approx(2 * rate * HOURS_PER_MONTH)
+    assert l4.pricing == "spot"
+    emr = line(cost, "emr")
+    assert emr.unpriced is not None and "reads no size" in emr.unpriced
+    assert emr.expected.monthly_usd is None  # unpriced, never $0

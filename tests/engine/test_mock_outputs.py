@@ -3,7 +3,8 @@ provider's region and project, the same for the same name."""
 
 from __future__ import annotations
 
-from gpufleet.engine.mock_outputs import ACCOUNT, realistic_outputs
+from gpufleet.engine.mock_outputs import ACCOUNT, invoke_result, realistic_outputs
+from gpufleet.engine.wire import INVOKE_PLACEHOLDER
 
 
 def test_aws_outputs_carry_the_providers_region_and_real_shapes() -> None:
@@ -36,3 +37,23 @@ def test_gcp_and_azure_outputs_are_self_links_and_resource_ids() -> None:
     assert realistic_outputs("gcp:compute/instance:Instance", "vm", {"zone": "z"}) == (
         realistic_outputs("gcp:compute/instance:Instance", "vm", {"zone": "z"})
     )
+
+
+def test_an_invoke_nobody_models_answers_its_text_as_not_known() -> None:
+    """What a program reads from an invoke offline must not pass for a real value: its text
+    fields are marked (the footprint readers report a machine type so marked), what it was
+    asked is echoed, and its numbers and lists stay unset for the SDK's type checks."""
+    found = invoke_result("aws:ssm/getParameter:getParameter", {"name": "/ml/gpu-type"})
+    assert found["value"] == INVOKE_PLACEHOLDER and found["name"] == "/ml/gpu-type"
+    # AWS's public parameters still name the images gpufleet's components look up.
+    public = invoke_result("aws:ssm/getParameter:getParameter", {"name": "/aws/service/x"})
+    assert public["value"].startswith("ami-")
+    shape = invoke_result(
+        "aws:ec2/getInstanceType:getInstanceType", {"instanceType": "p5.48xlarge"}
+    )
+    assert shape["instanceType"] == "p5.48xlarge"  # echoed: the real answer too
+    assert shape["hypervisor"] == INVOKE_PLACEHOLDER
+    assert "defaultVcpus" not in shape  # a number: unset
+    vm = invoke_result("gcp:compute/getInstance:getInstance", {"name": "x"})
+    assert vm["machineType"] == INVOKE_PLACEHOLDER
+    assert invoke_result("nope:x:y", {}) == {}

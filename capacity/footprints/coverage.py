@@ -1,0 +1,311 @@
+"""Every resource type the provider SDKs say can name a machine or accelerators, classified.
+
+``data/gpu_capable_types.json`` is generated from the installed SDKs
+(``scripts/generate_gpu_capable_types.py``): each type whose arguments, or the input objects
+nested in them, name an instance type, VM size, machine type or spec, accelerators, GPUs, a
+node configuration or instance requirements, with the property paths that do. Each of those
+types is, by review, one of:
+
+- read by a reader of its own (``aws``, ``gcp``, ``azure``): GPUs per node x the most nodes;
+- read *by name* (``NAMED_MACHINE_TYPES``): a type that can hold GPUs but whose size gpufleet
+  does not read. Its machine and accelerator properties (the table's paths) are looked at;
+  one naming a GPU machine or asking for accelerators makes it a GPU resource whose size is
+  undetermined — reported by ``gpu-size-undetermined``, unpriced in the budget, its machines
+  held to ``gpu-instance-size`` — never passed as holding none;
+- holding no GPUs (``NOT_GPU_CAPACITY``), with the reason.
+
+A test fails while a type of the table is in none of these, so a provider upgrade that adds a
+way to get a GPU is classified before it ships.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from gpufleet.capacity.footprints.model import GpuFootprint, Machine
+from gpufleet.capacity.footprints.reading import Reading, looks_like_gpu, reads, shown
+from gpufleet.capacity.property_values import is_unknown
+from gpufleet.clouds import Cloud, cloud_of_type
+from gpufleet.engine.wire import INVOKE_PLACEHOLDER
+from gpufleet.planner.gcp_machines import built_in_gpus
+
+TABLE_PATH = Path(__file__).parent.parent / "data" / "gpu_capable_types.json"
+
+# Types that can hold GPUs, whose size gpufleet does not read: looked at by name.
+NAMED_MACHINE_TYPES = (
+    "aws:appstream/fleet:Fleet",
+    "aws:appstream/imageBuilder:ImageBuilder",
+    "aws:cloud9/environmentEC2:EnvironmentEC2",
+    "aws:codebuild/fleet:Fleet",
+    "aws:codecatalyst/devEnvironment:DevEnvironment",
+    "aws:ec2/dedicatedHost:DedicatedHost",
+    "aws:ecs/capacityProvider:CapacityProvider",
+    "aws:emr/cluster:Cluster",
+    "aws:emr/instanceFleet:InstanceFleet",
+    "aws:emr/instanceGroup:InstanceGroup",
+    "aws:gamelift/fleet:Fleet",
+    "aws:gamelift/gameServerGroup:GameServerGroup",
+    "aws:imagebuilder/infrastructureConfiguration:InfrastructureConfiguration",
+    "aws:lambda/capacityProvider:CapacityProvider",
+    "aws:sagemaker/dataQualityJobDefinition:DataQualityJobDefinition",
+    "aws:sagemaker/domain:Domain",
+    "aws:sagemaker/hyperParameterTuningJob:HyperParameterTuningJob",
+    "aws:sagemaker/monitoringSchedule:MonitoringSchedule",
+    "aws:sagemaker/space:Space",
+    "aws:sagemaker/userProfile:UserProfile",
+    "azure-native:app:ContainerApp",
+    "azure-native:app:Job",
+    "azure-native:azurefleet:Fleet",
+    "azure-native:computebulkactions:BulkAction",
+    "azure-native:containerinstance:CGProfile",
+    "azure-native:containerinstance:ContainerGroup",
+    "azure-native:containerinstance:ContainerGroupProfile",
+    "azure-native:containerservice:Fleet",
+    "azure-native:discovery:NodePool",
+    "azure-native:hdinsight:Application",
+    "azure-native:hdinsight:Cluster",
+    "azure-native:labservices:Lab",
+    "azure-native:machinelearningservices:BatchDeployment",
+    "azure-native:machinelearningservices:FeaturesetVersion",
+    "azure-native:machinelearningservices:Job",
+    "azure-native:machinelearningservices:Schedule",
+    "azure-native:network:InterconnectGroup",
+    "azure-native:redhatopenshift:OpenShiftCluster",
+    "azure-native:servicefabric:NodeType",
+    "azure-native:virtualmachineimages:VirtualMachineImageTemplate",
+    "azure-native:workloads:SapVirtualInstance",
+    "gcp:backupdisasterrecovery/restoreWorkload:RestoreWorkload",
+    "gcp:cloudrunv2/job:Job",
+    "gcp:cloudrunv2/service:Service",
+    "gcp:cloudrunv2/workerPool:WorkerPool",
+    "gcp:colab/notebookExecution:NotebookExecution",
+    "gcp:colab/runtimeTemplate:RuntimeTemplate",
+    "gcp:colab/schedule:Schedule",
+    "gcp:compute/futureReservation:FutureReservation",
+    "gcp:compute/nodeTemplate:NodeTemplate",
+    "gcp:compute/regionCommitment:RegionCommitment",
+    "gcp:container/awsNodePool:AwsNodePool",
+    "gcp:container/azureNodePool:AzureNodePool",
+    "gcp:dataflow/flexTemplateJob:FlexTemplateJob",
+    "gcp:dataflow/job:Job",
+    "gcp:dataflow/pipeline:Pipeline",
+    "gcp:dataproc/cluster:Cluster",
+    "gcp:dataproc/workflowTemplate:WorkflowTemplate",
+    "gcp:hypercomputecluster/cluster:Cluster",
+    "gcp:vertex/aiEndpointWithModelGardenDeployment:AiEndpointWithModelGardenDeployment",
+    "gcp:workstations/workstationConfig:WorkstationConfig",
+)
+
+# Types whose machine properties never put a GPU in the bill, grouped by why.
+_NOT_GPU_CAPACITY_BY_REASON: dict[str, tuple[str, ...]] = {
+    "a managed data service's own node classes, none with GPUs": (
+        "aws:cloudsearch/domain:Domain",
+        "aws:elasticsearch/domain:Domain",
+        "aws:m2/environment:Environment",
+        "aws:mq/broker:Broker",
+        "aws:msk/cluster:Cluster",
+        "aws:opensearch/domain:Domain",
+        "aws:timestreaminfluxdb/dbCluster:DbCluster",
+        "aws:timestreaminfluxdb/dbInstance:DbInstance",
+        "gcp:alloydb/instance:Instance",
+        "gcp:bigtable/instance:Instance",
+        "gcp:memcache/instance:Instance",
+        "gcp:spanner/instance:Instance",
+        "gcp:sql/databaseInstance:DatabaseInstance",
+        "gcp:apigee/environment:Environment",
+        "gcp:integrationconnectors/connection:Connection",
+        "gcp:composer/environment:Environment",
+        "gcp:vpcaccess/connector:Connector",
+        "gcp:cloudbuild/trigger:Trigger",
+        "gcp:cloudbuild/workerPool:WorkerPool",
+        "gcp:vertex/aiIndexEndpointDeployedIndex:AiIndexEndpointDeployedIndex",
+        "azure-native:networkcloud:ClusterManager",
+        "aws:workspacesweb/portal:Portal",
+    ),
+    "a control plane or service's own servers, not the user's capacity": (
+        "aws:eks/cluster:Cluster",
+        "aws:drs/replicationConfigurationTemplate:ReplicationConfigurationTemplate",
+        "gcp:container/awsCluster:AwsCluster",
+        "gcp:container/azureCluster:AzureCluster",
+    ),
+    "names instance types as a filter, a list of supported types or an override of capacity "
+    "held elsewhere (read there)": (
+        "aws:securityhub/insight:Insight",
+        "aws:sagemaker/algorithm:Algorithm",
+        "aws:pipes/pipe:Pipe",
+        "aws:outposts/capacityTask:CapacityTask",
+        "azure-native:compute:ProximityPlacementGroup",
+        "azure-native:compute:VirtualMachineScaleSetVM",
+        "gcp:compute/resourcePolicy:ResourcePolicy",
+    ),
+    "hardware the user owns (on-premises or edge): no cloud GPU bill": (
+        "azure-native:azurestackhci:VirtualMachine",
+        "azure-native:azurestackhci:VirtualMachineInstance",
+        "gcp:edgecontainer/nodePool:NodePool",
+        "gcp:gkeonprem/bareMetalAdminCluster:BareMetalAdminCluster",
+        "gcp:gkeonprem/bareMetalCluster:BareMetalCluster",
+    ),
+    "its 'instance type' or 'accelerator' is not hardware (a replication scenario, a SQL "
+    "tier, an app template, a pipeline feature)": (
+        "azure-native:appplatform:CustomizedAccelerator",
+        "azure-native:appplatform:DevToolPortal",
+        "azure-native:datareplication:Dra",
+        "azure-native:datareplication:Fabric",
+        "azure-native:datareplication:FabricAgent",
+        "azure-native:datareplication:Policy",
+        "azure-native:datareplication:ProtectedItem",
+        "azure-native:datareplication:ReplicationExtension",
+        "azure-native:migrate:MigrateAgent",
+        "azure-native:migrate:MigrationEntity",
+        "azure-native:migrate:MoveResource",
+        "azure-native:migrate:SqlAssessmentV2Operation",
+        "azure-native:migrate:SqlAssessmentV3Operation",
+        "azure-native:migrate:WorkloadDeployment",
+        "azure-native:migrate:WorkloadInstance",
+        "azure-native:recoveryservices:ReplicationFabric",
+        "azure-native:recoveryservices:ReplicationMigrationItem",
+        "azure-native:recoveryservices:ReplicationNetworkMapping",
+        "azure-native:recoveryservices:ReplicationPolicy",
+        "azure-native:recoveryservices:ReplicationProtectedItem",
+        "azure-native:recoveryservices:ReplicationProtectionCluster",
+        "azure-native:recoveryservices:ReplicationProtectionContainerMapping",
+        "azure-native:recoveryservices:ReplicationRecoveryPlan",
+        "gcp:datafusion/instance:Instance",
+    ),
+    "an inventory of resources in another cloud (Azure's AWS connector): creates nothing": (
+        "azure-native:awsconnector:AutoScalingAutoScalingGroup",
+        "azure-native:awsconnector:Ec2Instance",
+        "azure-native:awsconnector:EcsTaskDefinition",
+        "azure-native:awsconnector:EksCluster",
+        "azure-native:awsconnector:EksNodegroup",
+        "azure-native:awsconnector:OpenSearchDomainStatus",
+        "azure-native:awsconnector:SageMakerApp",
+        "azure-native:awsconnector:SageMakerNotebookInstanceSummary",
+    ),
+    "TPUs: accelerators outside gpufleet's GPU catalog": (
+        "gcp:tpu/v2QueuedResource:V2QueuedResource",
+        "gcp:tpu/v2Vm:V2Vm",
+    ),
+}
+
+NOT_GPU_CAPACITY: dict[str, str] = {
+    type_: reason for reason, types in _NOT_GPU_CAPACITY_BY_REASON.items() for type_ in types
+}
+
+
+@cache
+def gpu_capable_table() -> dict[str, tuple[str, ...]]:
+    """The generated table: each GPU-capable type and its machine / accelerator paths."""
+    data = json.loads(TABLE_PATH.read_text(encoding="utf-8"))
+    return {type_: tuple(paths) for type_, paths in data["types"].items()}
+
+
+# The last step of a path that names accelerators rather than a machine.
+_ACCELERATOR_STEP = re.compile(r"accelerator|gpu", re.I)
+# A service-prefixed EC2 type ("stream.graphics.g4dn.xlarge", "ml.g5.xlarge"): its last two
+# segments are the EC2 machine it runs on.
+_EC2_TAIL = re.compile(r"([a-z][a-z0-9-]*\.[a-z0-9-]+)$")
+
+
+def _values(value: Any, steps: list[str]) -> list[Any]:
+    """Every value at a dotted path, through lists at any step."""
+    if isinstance(value, list):
+        return [v for item in value for v in _values(item, steps)]
+    if not steps:
+        return [value]
+    if is_unknown(value):
+        return [value]
+    if not isinstance(value, dict):
+        return []
+    return _values(value.get(steps[0]), steps[1:])
+
+
+def _requests_accelerators(value: Any) -> bool:
+    """Whether an accelerator / GPU property asks for any: a count above 0, a named type, a
+    spec; not a flag (``gpuZonalRedundancyDisabled``) or an explicit none."""
+    if isinstance(value, bool) or value is None:
+        return False
+    if isinstance(value, int | float):
+        return value > 0
+    if isinstance(value, str):
+        return value.strip().upper() not in ("", "NONE", "ACCELERATOR_TYPE_UNSPECIFIED", "0")
+    if isinstance(value, dict):
+        return any(_requests_accelerators(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_requests_accelerators(v) for v in value)
+    return False
+
+
+def _named_machine(r: Reading, cloud: Cloud, value: str, where: str) -> Machine | None:
+    if cloud == "gcp":
+        name = value.strip().rsplit("/", 1)[-1].lower()
+        if built_in_gpus(name) is None and not looks_like_gpu("gcp", name):
+            return None  # a GCE machine's GPUs are its accelerators, read apart
+    machine = r.machine(cloud, value, where)
+    if machine is None and cloud == "aws":
+        tail = _EC2_TAIL.search(value.strip().lower())
+        if tail is not None and tail[1] != value.strip().lower():
+            found = r.catalog.machine("aws", tail[1])
+            if found is not None:
+                # The GPUs of the EC2 machine it runs on; its own name stays (and its own
+                # price, which the catalog does not have: unpriced, not priced as EC2).
+                return Machine("aws", value.strip(), found.gpu_name, found.gpus)
+    return machine
+
+
+def read_by_name(r: Reading, type_: str) -> GpuFootprint | None:
+    """A GPU-capable type whose size gpufleet does not read: a GPU resource when a machine it
+    names is a GPU machine or it asks for accelerators; its size is undetermined."""
+    cloud = cloud_of_type(type_)
+    if cloud is None:
+        return None
+    machines: list[Machine] = []
+    asks: list[str] = []
+    for path in gpu_capable_table().get(type_, ()):
+        steps = path.split(".")
+        for value in _values(r.props, steps):
+            if is_unknown(value) or value == INVOKE_PLACEHOLDER:
+                r.unreadable(value, path)
+            elif _ACCELERATOR_STEP.search(steps[-1]):
+                if _requests_accelerators(value):
+                    asks.append(f"{path} {shown(value)}")
+            elif isinstance(value, dict):
+                # A machine spec ({machineType, acceleratorType, ...}) or requirements.
+                if _requests_accelerators(
+                    {k: v for k, v in value.items() if _ACCELERATOR_STEP.search(k)}
+                ):
+                    asks.append(f"{path} {shown(value)}")
+                named = value.get("machineType") or value.get("instanceType")
+                if isinstance(named, str) and (found := _named_machine(r, cloud, named, path)):
+                    machines.append(found)
+            elif isinstance(value, str) and (found := _named_machine(r, cloud, value, path)):
+                machines.append(found)
+    if asks:
+        r.undetermined.append(f"it asks for accelerators ({'; '.join(asks)})")
+    if not machines and not r.undetermined:
+        return None
+    r.undetermined.append(f"gpufleet reads no size for {type_}: how many it runs is not known")
+    return r.footprint(
+        cloud=cloud,
+        kind=_kind(type_),
+        is_template=False,
+        machines=list(dict.fromkeys(machines)),
+    )
+
+
+def _kind(type_: str) -> str:
+    """A type's name for messages: ``aws:emr/cluster:Cluster`` -> ``emr Cluster``."""
+    module = type_.split(":")[1].split("/")[0]
+    return f"{module} {type_.rsplit(':', 1)[-1]}"
+
+
+def _register(type_: str) -> None:
+    reads(type_)(lambda r: read_by_name(r, type_))
+
+
+for _type in NAMED_MACHINE_TYPES:
+    _register(_type)

@@ -1,0 +1,374 @@
+"""A property of every reader: for any GPU machine of the catalog (its name in any case, GCP's
+as a URL too) and any size, the footprint holds that machine and at most GPUs per machine x
+the most machines the resource can run. Each recognized type has a builder here that writes
+the resource as its SDK does; a new reader without one fails ``test_every_reader_is_built``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gpufleet.capacity.footprints import (
+    READERS,
+    read_gpu_footprints,
+    resolve_template,
+    shipped_machine_catalog,
+)
+from gpufleet.capacity.footprints.coverage import NAMED_MACHINE_TYPES, gpu_capable_table
+from gpufleet.capacity.footprints.model import Machine
+from gpufleet.clouds import Cloud, cloud_of_type
+from gpufleet.planner.gcp_machines import GPU_OF_ACCELERATOR
+
+Props = dict[str, Any]
+# (props of a resource holding ``count`` machines, GPUs it can hold at most: None for a
+# template, which holds machines but no count)
+Builder = Callable[[str, Machine, int], tuple[Props, int | None]]
+ACCELERATOR_OF_GPU = {gpu: api for api, gpu in GPU_OF_ACCELERATOR.items()}
+
+
+def _gcp_accelerators(machine: Machine, type_key: str = "type", count_key: str = "count") -> Any:
+    return [{type_key: ACCELERATOR_OF_GPU[machine.gpu_name], count_key: machine.gpus}]
+
+
+def _gcp_vm(name: str, machine: Machine, _: int) -> tuple[Props, int | None]:
+    return {"machineType": name, "guestAccelerators": _gcp_accelerators(machine)}, machine.gpus
+
+
+def _gcp_spec(name: str, machine: Machine) -> Props:
+    return {
+        "machineType": name,
+        "acceleratorType": ACCELERATOR_OF_GPU[machine.gpu_name].upper().replace("-", "_"),
+        "acceleratorCount": machine.gpus,
+    }
+
+
+def _one(key: str) -> Builder:
+    """A resource of one machine named at ``key`` (a dotted path)."""
+
+    def build(name: str, machine: Machine, _: int) -> tuple[Props, int | None]:
+        props: Props = {}
+        *parents, last = key.split(".")
+        node = props
+        for step in parents:
+            node = node.setdefault(step, {})
+        node[last] = name
+        return props, machine.gpus
+
+    return build
+
+
+def _template(key: str) -> Builder:
+    one = _one(key)
+    return lambda name, machine, count: (one(name, machine, count)[0], None)
+
+
+BUILDERS: dict[str, tuple[Cloud, Builder]] = {
+    "aws:ec2/launchTemplate:LaunchTemplate": ("aws", _template("instanceType")),
+    "aws:ec2/launchConfiguration:LaunchConfiguration": ("aws", _template("instanceType")),
+    "aws:ec2/instance:Instance": ("aws", _one("instanceType")),
+    "aws:ec2/spotInstanceRequest:SpotInstanceRequest": ("aws", _one("instanceType")),
+    "aws:sagemaker/notebookInstance:NotebookInstance": ("aws", _one("instanceType")),
+    "aws:sagemaker/app:App": ("aws", _one("resourceSpec.instanceType")),
+    "aws:autoscaling/group:Group": (
+        "aws",
+        lambda name, m, n: (
+            {
+                "maxSize": n,
+                "mixedInstancesPolicy": {"launchTemplate": {"overrides": [{"instanceType": name}]}},
+            },
+            n * m.gpus,
+        ),
+    ),
+    "aws:ec2/fleet:Fleet": (
+        "aws",
+        lambda name, m, n: (
+            {
+                "launchTemplateConfigs": [{"overrides": [{"instanceType": name}]}],
+                "targetCapacitySpecification": {"totalTargetCapacity": n},
+            },
+            n * m.gpus,
+        ),
+    ),
+    "aws:ec2/spotFleetRequest:SpotFleetRequest": (
+        "aws",
+        lambda name, m, n: (
+            {"targetCapacity": n, "launchSpecifications": [{"instanceType": name}]},
+            n * m.gpus,
+        ),
+    ),
+    "aws:ec2/capacityReservation:CapacityReservation": (
+        "aws",
+        lambda name, m, n: ({"instanceType": name, "instanceCount": n}, n * m.gpus),
+    ),
+    "aws:ec2/capacityBlockReservation:CapacityBlockReservation": (
+        "aws",
+        lambda name, m, n: ({"instanceType": name, "instanceCount": n}, n * m.gpus),
+    ),
+    "aws:sagemaker/trainingJob:TrainingJob": (
+        "aws",
+        lambda name, m, n: (
+            {"resourceConfig": {"instanceType": name, "instanceCount": n}},
+            n * m.gpus,
+        ),
+    ),
+    "gpufleet:aws:SageMakerSpotTraining": (
+        "aws",
+        lambda name, m, n: ({"instance_type": name, "instance_count": n}, n * m.gpus),
+    ),
+    "aws:eks/nodeGroup:NodeGroup": (
+        "aws",
+        lambda name, m, n: (
+            {"instanceTypes": [name], "scalingConfig": {"desiredSize": 0, "maxSize": n}},
+            n * m.gpus,
+        ),
+    ),
+    "aws:batch/computeEnvironment:ComputeEnvironment": (
+        "aws",
+        lambda name, m, n: (
+            {"computeResources": {"type": "EC2", "instanceTypes": [name], "maxVcpus": n * m.vcpus}},
+            n * m.gpus,
+        ),
+    ),
+    "aws:sagemaker/endpointConfiguration:EndpointConfiguration": (
+        "aws",
+        lambda name, m, n: (
+            {"productionVariants": [{"instanceType": name, "initialInstanceCount": n}]},
+            n * m.gpus,
+        ),
+    ),
+    "gcp:compute/instance:Instance": ("gcp", _gcp_vm),
+    "gcp:compute/instanceFromTemplate:InstanceFromTemplate": ("gcp", _gcp_vm),
+    "gcp:compute/instanceFromMachineImage:InstanceFromMachineImage": ("gcp", _gcp_vm),
+    "gcp:compute/instanceTemplate:InstanceTemplate": (
+        "gcp",
+        lambda name, m, n: (_gcp_vm(name, m, n)[0], None),
+    ),
+    "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate": (
+        "gcp",
+        lambda name, m, n: (_gcp_vm(name, m, n)[0], None),
+    ),
+    # Groups launch from a template: resolved from one of the same machine.
+    "gcp:compute/instanceGroupManager:InstanceGroupManager": (
+        "gcp",
+        lambda name, m, n: ({"targetSize": n}, n * m.gpus),
+    ),
+    "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager": (
+        "gcp",
+        lambda name, m, n: ({"targetSize": n}, n * m.gpus),
+    ),
+    "gcp:compute/reservation:Reservation": (
+        "gcp",
+        lambda name, m, n: (
+            {
+                "specificReservation": {
+                    "count": n,
+                    "instanceProperties": {
+                        "machineType": name,
+                        "guestAccelerators": _gcp_accelerators(
+                            m, "acceleratorType", "acceleratorCount"
+                        ),
+                    },
+                }
+            },
+            n * m.gpus,
+        ),
+    ),
+    "gcp:container/nodePool:NodePool": (
+        "gcp",
+        lambda name, m, n: (
+            {
+                "location": "us-central1-a",
+                "nodeCount": n,
+                "nodeConfig": {"machineType": name, "guestAccelerators": _gcp_accelerators(m)},
+            },
+            n * m.gpus,
+        ),
+    ),
+    "gcp:container/cluster:Cluster": (
+        "gcp",
+        lambda name, m, n: (
+            {
+                "location": "us-central1",
+                "nodeLocations": ["us-central1-a", "us-central1-b"],
+                "nodePools": [
+                    {
+                        "name": "gpu",
+                        "nodeCount": n,
+                        "nodeConfig": {
+                            "machineType": name,
+                            "guestAccelerators": _gcp_accelerators(m),
+                        },
+                    }
+                ],
+            },
+            2 * n * m.gpus,
+        ),
+    ),
+    "gcp:vertex/aiDeploymentResourcePool:AiDeploymentResourcePool": (
+        "gcp",
+        lambda name, m, n: (
+            {
+                "dedicatedResources": {
+                    "machineSpec": _gcp_spec(name, m),
+                    "minReplicaCount": 1,
+                    "maxReplicaCount": n,
+                }
+            },
+            n * m.gpus,
+        ),
+    ),
+    "gcp:vertex/aiPersistentResource:AiPersistentResource": (
+        "gcp",
+        lambda name, m, n: (
+            {"resourcePools": [{"machineSpec": _gcp_spec(name, m), "replicaCount": str(n)}]},
+            n * m.gpus,
+        ),
+    ),
+    "gcp:workbench/instance:Instance": (
+        "gcp",
+        lambda name, m, n: (
+            {
+                "gceSetup": {
+                    "machineType": name,
+                    "acceleratorConfigs": [
+                        {
+                            "type": ACCELERATOR_OF_GPU[m.gpu_name].upper().replace("-", "_"),
+                            "coreCount": str(m.gpus),
+                        }
+                    ],
+                }
+            },
+            m.gpus,
+        ),
+    ),
+    "azure-native:compute:VirtualMachine": ("azure", _one("hardwareProfile.vmSize")),
+    "azure-native:compute:VirtualMachineScaleSet": (
+        "azure",
+        lambda name, m, n: ({"sku": {"name": name, "capacity": n}}, n * m.gpus),
+    ),
+    "azure-native:compute:CapacityReservation": (
+        "azure",
+        lambda name, m, n: ({"sku": {"name": name, "capacity": n}}, n * m.gpus),
+    ),
+    "azure-native:containerservice:AgentPool": (
+        "azure",
+        lambda name, m, n: ({"vmSize": name, "count": n}, n * m.gpus),
+    ),
+    "azure-native:containerservice:ManagedCluster": (
+        "azure",
+        lambda name, m, n: (
+            {
+                "agentPoolProfiles": [
+                    {"name": "sys", "vmSize": "Standard_D4s_v5", "count": 3},
+                    {"name": "gpu", "vmSize": name, "enableAutoScaling": True, "maxCount": n},
+                ]
+            },
+            n * m.gpus,
+        ),
+    ),
+    "azure-native:batch:Pool": (
+        "azure",
+        lambda name, m, n: (
+            {"vmSize": name, "scaleSettings": {"fixedScale": {"targetLowPriorityNodes": n}}},
+            n * m.gpus,
+        ),
+    ),
+    "azure-native:machinelearningservices:Compute": (
+        "azure",
+        lambda name, m, n: (
+            {
+                "properties": {
+                    "computeType": "AmlCompute",
+                    "properties": {"vmSize": name, "scaleSettings": {"maxNodeCount": n}},
+                }
+            },
+            n * m.gpus,
+        ),
+    ),
+    "azure-native:machinelearningservices:OnlineDeployment": (
+        "azure",
+        lambda name, m, n: (
+            {"sku": {"capacity": n}, "properties": {"instanceType": name}},
+            n * m.gpus,
+        ),
+    ),
+}
+
+
+def test_every_reader_is_built() -> None:
+    """Every type with a reader of its own has a builder here; the rest are read by name."""
+    assert set(BUILDERS) == set(READERS) - set(NAMED_MACHINE_TYPES)
+
+
+def _spelled(cloud: Cloud, machine: Machine, how: int) -> str:
+    """The machine's name as a user may write it: any case, GCP's as a URL too."""
+    name = machine.instance_type
+    spellings = [name, name.upper(), name.lower()]
+    if cloud == "gcp":
+        spellings = [name, f"projects/p/zones/us-central1-a/machineTypes/{name}"]
+    return spellings[how % len(spellings)]
+
+
+def _gpu_machines(cloud: Cloud) -> list[Machine]:
+    machines = shipped_machine_catalog().machines_of(cloud)
+    if cloud == "gcp":  # builders attach GPUs by their accelerator name
+        machines = [m for m in machines if m.gpu_name in ACCELERATOR_OF_GPU]
+    return sorted(machines, key=lambda m: (m.instance_type, m.gpu_name, m.gpus))
+
+
+@pytest.mark.parametrize("type_", sorted(BUILDERS))
+@settings(max_examples=30, deadline=None)
+@given(
+    pick=st.integers(min_value=0),
+    count=st.integers(min_value=1, max_value=500),
+    how=st.integers(0, 5),
+)
+def test_any_gpu_machine_any_count(type_: str, pick: int, count: int, how: int) -> None:
+    cloud, build = BUILDERS[type_]
+    machines = _gpu_machines(cloud)
+    machine = machines[pick % len(machines)]
+    props, most = build(_spelled(cloud, machine, how), machine, count)
+    found = read_gpu_footprints(type_, props)
+    if type_.startswith("gcp:compute/") and "GroupManager" in type_:
+        template = read_gpu_footprints(
+            "gcp:compute/instanceTemplate:InstanceTemplate",
+            _gcp_vm(machine.instance_type, machine, 1)[0],
+        )
+        found = tuple(resolve_template(f, list(template)) for f in found)
+    assert found, (type_, props)
+    for footprint in found:
+        assert not footprint.undetermined, (footprint.undetermined, props)
+    held = [m for f in found for m in f.machines]
+    assert any(
+        m.instance_type.lower() == machine.instance_type.lower() and m.gpus == machine.gpus
+        for m in held
+    ), (held, machine)
+    if most is None:
+        assert all(f.is_template for f in found)
+    else:
+        assert sum(f.max_gpus or 0 for f in found) == most
+
+
+def test_named_types_report_a_gpu_machine_they_name() -> None:
+    """A type read by name holds a GPU machine named at any of its machine paths."""
+    table = gpu_capable_table()
+    for type_ in NAMED_MACHINE_TYPES:
+        paths = [p for p in table[type_] if "ccelerator" not in p and "gpu" not in p.lower()]
+        if not paths:
+            continue
+        cloud = cloud_of_type(type_)
+        assert cloud is not None
+        machine = _gpu_machines(cloud)[0]
+        props: Props = {}
+        node = props
+        *parents, last = paths[0].split(".")
+        for step in parents:
+            node = node.setdefault(step, {})
+        node[last] = machine.instance_type
+        (found,) = read_gpu_footprints(type_, props)
+        assert [m.gpus for m in found.machines] == [machine.gpus], type_
+        assert found.max_units is None and found.undetermined, type_

@@ -1,0 +1,18 @@
+"""An EKS node group tagged as training capacity, on-demand."""
+
+import pulumi_aws as aws
+from _tags import TAGS
+
+NAME = __name__.replace("_", "-")  # every resource of the case is NAME or NAME-...
+EXPECT = {"training-on-spot"}
+
+aws.eks.NodeGroup(
+    NAME,
+    cluster_name="ml",
+    node_role_arn="arn:aws:iam::123456789012:role/nodes",
+    subnet_ids=["subnet-0aaaaaaaaaaaaaaaa"],
+    instance_types=["g5.2xlarge"],
+    capacity_type="ON_DEMAND",
+    scaling_config={"desired_size": 1, "max_size": 2, "min_size": 0},
+    tags={**TAGS, "workload-kind": "training"},
+)

@@ -1,0 +1,20 @@
+"""A Dataproc cluster whose workers carry 4 T4s each."""
+
+import pulumi_gcp as gcp
+from _tags import TAGS
+
+NAME = __name__.replace("_", "-")  # every resource of the case is NAME or NAME-...
+EXPECT = {"gpu-size-undetermined", "gpu-budget"}
+
+gcp.dataproc.Cluster(
+    NAME,
+    region="us-central1",
+    cluster_config={
+        "worker_config": {
+            "num_instances": 4,
+            "machine_type": "n1-standard-16",
+            "accelerators": [{"accelerator_type": "nvidia-tesla-t4", "accelerator_count": 4}],
+        }
+    },
+    labels=TAGS,
+)

@@ -1,0 +1,15 @@
+"""A GKE node pool whose owner label is empty."""
+
+import pulumi_gcp as gcp
+from _tags import TAGS
+
+NAME = __name__.replace("_", "-")  # every resource of the case is NAME or NAME-...
+EXPECT = {"required-tags"}
+
+gcp.container.NodePool(
+    NAME,
+    cluster="ml",
+    location="us-central1-a",
+    node_count=1,
+    node_config={"machine_type": "g2-standard-4", "resource_labels": {**TAGS, "owner": ""}},
+)
