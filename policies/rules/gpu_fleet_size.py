@@ -34,9 +34,12 @@ def check_fleet_size(resources: list[StackResource], settings: Settings) -> Find
             if count
         )
         first = items[0]
+        what = f"{first.footprint.kind} {first.resource.name}"
+        if first.footprint.part is not None:
+            what = f"{first.resource.name} ({first.footprint.kind}s)"
         findings.violate(
-            f"{first.footprint.kind} {first.resource.name} can hold {total:g} GPUs "
-            f"({holding}); this environment allows at most {limit:g} per fleet",
+            f"{what} can hold {total:g} GPUs ({holding}); this environment allows at most "
+            f"{limit:g} per fleet",
             first.resource.urn,
         )
     return findings

@@ -375,3 +375,38 @@ def test_both_versions_in_one_reservation_take_from_it_once() -> None:
     share = item.footprint.fixed_share
     assert share is not None and share.market == "in_reservation"
     assert item.footprint.market == "in_reservation" and item.footprint.notes == ()
+
+
+def test_a_group_whose_template_in_the_stack_holds_no_gpus_is_no_gpu_capacity() -> None:
+    """Its template is there and is a CPU machine: the group holds no GPUs (where a template
+    missing from the stack leaves it undetermined)."""
+    template = resource(
+        "aws:ec2/launchTemplate:LaunchTemplate", "cpu-tpl", {"instanceType": "m7i.large"}
+    )
+    group = resource(
+        "aws:autoscaling/group:Group",
+        "web",
+        {"maxSize": 50, "launchTemplate": {"id": UNKNOWN}},
+        launchTemplate=["urn::cpu-tpl"],
+    )
+    assert stack_footprints([template, group]) == []
+    (alone,) = stack_footprints([group])
+    assert alone.footprint.undetermined == ("its template is not in this stack",)
+
+
+def test_a_cluster_is_one_fleet_of_its_pools() -> None:
+    """Each GPU pool is a part of its own; the CPU pool none."""
+    cluster = resource(
+        "gcp:container/cluster:Cluster",
+        "gke",
+        {
+            "location": "us-central1-a",
+            "nodePools": [
+                {"name": "cpu", "nodeCount": 9, "nodeConfig": {"machineType": "e2-standard-4"}},
+                {"name": "a", "nodeCount": 1, "nodeConfig": {"machineType": "a3-highgpu-8g"}},
+                {"name": "b", "nodeCount": 2, "nodeConfig": {"machineType": "a2-highgpu-4g"}},
+            ],
+        },
+    )
+    items = stack_capacity([cluster])
+    assert [(i.name, i.footprint.max_gpus) for i in items] == [("gke/a", 8), ("gke/b", 8)]

@@ -190,3 +190,18 @@ def test_a_version_whose_machine_cannot_be_read_does_not_hide_the_group() -> Non
     verdicts = harness.analyze_stack(two_version_mig("a9-highgpu-8g", "g2-standard-4", 1000))
     (violation,) = [v for v in verdicts if v.policy == "gpu-fleet-size"]
     assert "can hold 1000 GPUs" in violation.message
+
+
+def test_a_clusters_pools_add_up_to_one_fleet() -> None:
+    """Two pools of 8 and 16 GPUs, each within a limit of 16, are a cluster of 24."""
+    harness = PolicyHarness(config={"gpu-fleet-size": {"maxGpusPerFleet": 16}})
+    pools = [
+        {"name": "a", "nodeCount": 1, "nodeConfig": {"machineType": "a3-highgpu-8g"}},
+        {"name": "b", "nodeCount": 2, "nodeConfig": {"machineType": "a2-highgpu-8g"}},
+    ]
+    cluster = StackInput(
+        "gcp:container/cluster:Cluster", {"location": "us-central1-a", "nodePools": pools}, "gke"
+    )
+    (found,) = [v for v in harness.analyze_stack([cluster]) if v.policy == "gpu-fleet-size"]
+    assert found.message.startswith("gke (GKE node pools) can hold 24 GPUs")
+    assert "(a)" in found.message and "(b)" in found.message
