@@ -11,7 +11,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from gpufleet.atomic_write import atomic_write_text
 from gpufleet.checks.check_run import CheckReport
 
 VERSION = 1
@@ -21,13 +20,14 @@ class BaselineError(ValueError):
     """An unreadable or malformed baseline file (exit 2)."""
 
 
-def write_baseline(report: CheckReport, path: Path) -> None:
+def baseline_text(report: CheckReport) -> str:
+    """The baseline file recording every finding of ``report``."""
     entries = [
         {"fingerprint": f.fingerprint, "policy": f.policy, "urn": f.urn, "message": f.message}
         for f in report.findings + report.baselined
     ]
     document = {"version": VERSION, "stack": report.stack, "findings": entries}
-    atomic_write_text(path, json.dumps(document, indent=2) + "\n")
+    return json.dumps(document, indent=2) + "\n"
 
 
 def load_baseline(path: Path) -> set[str]:

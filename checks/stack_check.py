@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpufleet.checks.baseline import BaselineError, apply_baseline, load_baseline, write_baseline
+from gpufleet.checks.baseline import BaselineError, apply_baseline, baseline_text, load_baseline
 from gpufleet.checks.check_run import CheckReport, run_check
 from gpufleet.checks.policy_config import PolicyConfigError
 from gpufleet.checks.policy_pack_process import PolicyPackError, PolicyPackProcess
@@ -56,7 +56,10 @@ class CheckRequest:
 class CheckOutcome:
     report: CheckReport  # with the baseline applied
     fallback_uri: str  # for findings without a location (the stack config, else Pulumi.yaml)
-    baseline_recorded: int | None  # findings written to --write-baseline, if asked
+    # --write-baseline's file (path, text) and how many findings it records: written by the
+    # caller together with the report, all or none.
+    baseline_file: tuple[Path, str] | None
+    baseline_recorded: int | None
     program: ProgramRun | None = None  # the program's run; None for an export
 
 
@@ -117,9 +120,9 @@ def _check(request: CheckRequest, root: Path) -> CheckOutcome:
             pack.close()
     if loaded.run is not None and not loaded.run.ending.finished:
         report.program_unfinished = loaded.run.ending.summary
-    recorded = None
+    recorded = baseline_file = None
     if request.write_baseline is not None:
-        write_baseline(report, request.write_baseline)
+        baseline_file = (request.write_baseline, baseline_text(report))
         recorded = len(report.findings)
     apply_baseline(report, known)
     fallback = (
@@ -127,4 +130,4 @@ def _check(request: CheckRequest, root: Path) -> CheckOutcome:
         if stack_file is not None and stack_file.exists()
         else FALLBACK_URI
     )
-    return CheckOutcome(report, fallback, recorded, loaded.run)
+    return CheckOutcome(report, fallback, baseline_file, recorded, loaded.run)

@@ -16,9 +16,13 @@ import os
 import sys
 
 from gpufleet.cli.main import main
+from gpufleet.process_signals import exit_on_terminating_signals
 
 
 def run() -> None:
+    # Stopped by a CI runner (SIGTERM) or a closed terminal (SIGHUP): unwind as on an error,
+    # so a program's process group is killed and no temporary file stays behind.
+    exit_on_terminating_signals()
     try:
         main()
         code = 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -41,8 +41,9 @@ stack_config_option = click.option(
 report_output_option = click.option(
     "--output",
     "output",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Write the report to this file (atomically) instead of standard output.",
+    type=click.Path(path_type=Path, dir_okay=False, allow_dash=True),
+    help="Write the report to this file instead of standard output (- is standard output; a "
+    "symlink is written through, a FIFO or device streamed to, a file replaced atomically).",
 )
 
 
@@ -70,12 +71,19 @@ def _fail_input(lines: list[str]) -> NoReturn:
     sys.exit(2)
 
 
-def _emit_report(text: str, output: Path | None, *, job_summary: str | None = None) -> None:
-    """A report to ``--output`` (atomically) or standard output, and with ``--format github``
-    its markdown appended to GitHub's job summary (``$GITHUB_STEP_SUMMARY``) when the job has
-    one. A file that cannot be written is one line, exit 2; the summary's path is checked
-    before anything is written, so a bad one leaves nothing half-done."""
-    from gpufleet.atomic_write import atomic_write_text
+def _emit_report(
+    text: str,
+    output: Path | None,
+    *,
+    job_summary: str | None = None,
+    also: Sequence[tuple[Path, str]] = (),
+) -> None:
+    """A report to ``--output`` or standard output, with the command's other files (``also``:
+    a baseline) written all or none; with ``--format github`` its markdown appended to
+    GitHub's job summary (``$GITHUB_STEP_SUMMARY``) when the job has one. A file that cannot
+    be written is one line, exit 2; the summary's path is checked before anything is written,
+    so a bad one leaves nothing half-done."""
+    from gpufleet.atomic_write import STDOUT
 
     summary_path = os.environ.get("GITHUB_STEP_SUMMARY") if job_summary is not None else None
     summary = Path(summary_path) if summary_path else None
@@ -86,19 +94,29 @@ def _emit_report(text: str, output: Path | None, *, job_summary: str | None = No
             _fail_input([f"{where}: cannot write: not a regular file"])
         if not summary.parent.is_dir():
             _fail_input([f"{where}: cannot write: {summary.parent} is not a folder"])
-    if output is None:
+    files = list(also)
+    if output is None or output == STDOUT:
         click.echo(text, nl=False)
     else:
-        try:
-            atomic_write_text(output, text)
-        except OSError as exc:
-            _fail_input([f"{output}: cannot write: {exc.strerror or exc}"])
+        files.insert(0, (output, text))
+    _write_files(files)
     if summary is not None and job_summary is not None:
         try:
             with summary.open("a", encoding="utf-8") as handle:
                 handle.write(job_summary + "\n")
         except OSError as exc:
             _fail_input([f"{where}: cannot write: {exc.strerror or exc}"])
+
+
+def _write_files(files: Sequence[tuple[Path, str]]) -> None:
+    """All or none; a failure is one line naming the file, exit 2."""
+    from gpufleet.atomic_write import write_files
+
+    try:
+        write_files(files)
+    except OSError as exc:
+        written = " (nothing written)" if len(files) > 1 else ""
+        _fail_input([f"{exc.filename}: cannot write: {exc.strerror or exc}{written}"])
 
 
 def _load_catalog(path: Path | None) -> Catalog:
@@ -323,7 +341,6 @@ def generate(
     Exit status: 0 written (or unchanged); 1 with --check when a file would change, or when a
     workload cannot be placed (nothing is written then); 2 bad input.
     """
-    from gpufleet.atomic_write import atomic_write_text
     from gpufleet.planner.optimizer import Planner
     from gpufleet.stacks.config_writer import StackFileError
     from gpufleet.stacks.generate import UnplacedError, plan_stack_file
@@ -355,6 +372,7 @@ def generate(
         click.echo("nothing written: every workload must be placed first", err=True)
         sys.exit(1)
     stale = []
+    to_write = []
     for change in changes:
         if change.diff:
             click.echo(change.diff, nl=False)
@@ -376,8 +394,11 @@ def generate(
         elif dry_run:
             click.echo(f"{change.path}: would change (dry run, not written)", err=True)
         else:
-            atomic_write_text(change.path, change.new)
-            click.echo(f"{change.path}: written", err=True)
+            to_write.append(change)
+    # Every environment's file, or none of them.
+    _write_files([(change.path, change.new) for change in to_write])
+    for change in to_write:
+        click.echo(f"{change.path}: written", err=True)
     if stale:
         for change in stale:
             click.echo(
@@ -462,7 +483,7 @@ def preview(
         return
     from gpufleet.cli import preview_render
     from gpufleet.engine.program_dir import ProgramError, ProgramRunError, run_program
-    from gpufleet.engine.stack_export import write_deployment
+    from gpufleet.engine.stack_export import deployment_text
 
     try:
         run = run_program(program, stack, config_file=config_file, preview=as_preview)
@@ -475,7 +496,7 @@ def preview(
     capture = run.capture
     preview_render.preview(capture, fmt)
     if export_path is not None:
-        write_deployment(capture, export_path)
+        _write_files([(export_path, deployment_text(capture))])
         click.echo(f"{export_path}: written ({len(capture.registrations)} resources)", err=True)
 
 
@@ -577,13 +598,14 @@ def check(
         _fail_input(exc.problems)
     if outcome.program is not None:
         _echo_program_output(outcome.program)
+    text = check_render.render(outcome.report, fmt, fallback_uri=outcome.fallback_uri)
+    summary = check_render.job_summary(outcome.report) if fmt == "github" else None
+    baseline_file = [outcome.baseline_file] if outcome.baseline_file else []
+    _emit_report(text, output, job_summary=summary, also=baseline_file)
     if outcome.baseline_recorded is not None:
         click.echo(
             f"{write_baseline_to}: {outcome.baseline_recorded} finding(s) recorded", err=True
         )
-    text = check_render.render(outcome.report, fmt, fallback_uri=outcome.fallback_uri)
-    summary = check_render.job_summary(outcome.report) if fmt == "github" else None
-    _emit_report(text, output, job_summary=summary)
     unfinished = outcome.report.program_unfinished
     if unfinished is not None:
         # The resources it registered were checked; the gate still fails.

@@ -171,8 +171,9 @@ def run_program_process(
                 child.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 timed_out = True
+            finally:
+                # Past the timeout, anything it left running, or gpufleet itself stopped.
                 _kill_group(child)
-            _kill_group(child)  # anything it left running
     finally:
         monitor.close()
         pulumi.runtime.set_all_config({}, [])

@@ -63,9 +63,12 @@ def deployment(capture: Capture, *, time: datetime | None = None) -> dict[str, A
     }
 
 
+def deployment_text(capture: Capture) -> str:
+    return json.dumps(deployment(capture), indent=2) + "\n"
+
+
 def write_deployment(capture: Capture, path: Path) -> None:
-    text = json.dumps(deployment(capture), indent=2) + "\n"
-    atomic_write_text(path, text)
+    atomic_write_text(path, deployment_text(capture))
 
 
 def _resource(r: Registration, provider: str) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from importlib import metadata
 from pathlib import Path
 
 import gpufleet
+from gpufleet.atomic_write import staged_folder
 from gpufleet.policies import rules
 from gpufleet.policies.pack import CONFIG_DIR, PACK_DIR
 
@@ -53,7 +54,17 @@ def build_pack(out: Path) -> BuiltPack:
     for rule in pkgutil.iter_modules(rules.__path__):
         finder.import_hook(f"{rules.__name__}.{rule.name}")
     modules = sorted(name for name in finder.modules if name.split(".")[0] == "gpufleet")
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        with staged_folder(out) as staging:
+            requirements = _write_pack(staging, finder, modules)
+    except OSError as exc:
+        where = exc.filename or out
+        raise PackBuildError(f"{where}: cannot write: {exc.strerror or exc}") from None
+    return BuiltPack(out, tuple(modules), tuple(requirements))
+
+
+def _write_pack(staging: Path, finder: modulefinder.ModuleFinder, modules: list[str]) -> list[str]:
+    """Everything in the pack, into ``staging``; its requirements."""
     packages = set()
     for name in modules:
         file = getattr(finder.modules[name], "__file__", None)
@@ -62,9 +73,9 @@ def build_pack(out: Path) -> BuiltPack:
         source = Path(file)
         is_package = source.name == "__init__.py"
         target = (
-            out.joinpath(*name.split("."), "__init__.py")
+            staging.joinpath(*name.split("."), "__init__.py")
             if is_package
-            else (out.joinpath(*name.split(".")).with_suffix(".py"))
+            else (staging.joinpath(*name.split(".")).with_suffix(".py"))
         )
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source.resolve(), target)
@@ -72,13 +83,13 @@ def build_pack(out: Path) -> BuiltPack:
             packages.add((source.resolve().parent, target.parent))
     for source_dir, target_dir in packages:
         _copy_data(source_dir, target_dir)
-    shutil.copyfile(PACK_DIR / "__main__.py", out / "__main__.py")
-    shutil.copytree(CONFIG_DIR, out / "config")
+    shutil.copyfile(PACK_DIR / "__main__.py", staging / "__main__.py")
+    shutil.copytree(CONFIG_DIR, staging / "config")
     used = {name.split(".")[0] for name in finder.badmodules} | {"pulumi_policy"}
     requirements = _requirements(used)
-    (out / "requirements.txt").write_text("\n".join(requirements) + "\n", encoding="utf-8")
-    (out / "PulumiPolicy.yaml").write_text(_policy_yaml(), encoding="utf-8")
-    return BuiltPack(out, tuple(modules), tuple(requirements))
+    (staging / "requirements.txt").write_text("\n".join(requirements) + "\n", encoding="utf-8")
+    (staging / "PulumiPolicy.yaml").write_text(_policy_yaml(), encoding="utf-8")
+    return requirements
 
 
 def _copy_data(source_dir: Path, target_dir: Path) -> None:

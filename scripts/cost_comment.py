@@ -28,6 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from gpufleet.atomic_write import atomic_write_text
 from gpufleet.github_text import markdown_code, markdown_text
 
 MARKER = "<!-- gpufleet-cost -->"
@@ -98,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             sections.append(text)
             worst = max(worst, status)
-    args.output.write_text(comment(sections), encoding="utf-8")
+    atomic_write_text(args.output, comment(sections))
     print(f"{args.output}: written ({len(args.envs)} environments)", file=sys.stderr)
     return worst
 

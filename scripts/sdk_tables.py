@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterator
 from importlib import metadata
 from pathlib import Path
 
+from gpufleet.atomic_write import atomic_write_text
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # Python SDK module -> its distribution
@@ -61,10 +63,7 @@ def generate(table: Path, build: Callable[[], dict[str, object]], what: str, doc
             print(f"{table}: out of date; run {script}", file=sys.stderr)
             return 1
         return 0
-    table.parent.mkdir(parents=True, exist_ok=True)
-    tmp = table.with_suffix(".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(table)
+    atomic_write_text(table, text)
     types = data.get("types")
     print(f"{table.relative_to(ROOT)}: {len(types) if isinstance(types, dict) else 0} {what}")
     return 0

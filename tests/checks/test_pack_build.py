@@ -12,6 +12,8 @@ import sys
 import sysconfig
 from pathlib import Path
 
+import pytest
+
 from gpufleet.checks.check_run import run_check
 from gpufleet.checks.policy_pack_process import PolicyPackProcess
 from gpufleet.engine.analyzer_resources import from_capture
@@ -76,3 +78,19 @@ def test_the_pack_is_not_written_over_a_directory_in_use(tmp_path: Path) -> None
     assert done.returncode == 2
     assert done.stderr.splitlines() == [f"{tmp_path}: exists and is not an empty directory"]
     assert [p.name for p in tmp_path.iterdir()] == ["kept.txt"]
+
+
+def test_a_pack_that_cannot_be_finished_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gpufleet.policies import pack_build
+
+    def fail_after_some_files(staging: Path, *_: object) -> list[str]:
+        (staging / "__main__.py").write_text("half a pack")
+        raise OSError(28, "No space left on device", str(staging / "config"))
+
+    monkeypatch.setattr(pack_build, "_write_pack", fail_after_some_files)
+    out = tmp_path / "pack"
+    with pytest.raises(pack_build.PackBuildError, match="No space left on device"):
+        pack_build.build_pack(out)
+    assert list(tmp_path.iterdir()) == []  # neither the pack nor its staging folder

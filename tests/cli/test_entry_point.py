@@ -3,8 +3,11 @@ reader goes away."""
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -59,3 +62,31 @@ def test_console_script_keeps_every_byte_and_the_status(args: list[str], status:
     assert done.returncode == status == expected.exit_code
     assert done.stdout == expected.stdout
     assert done.stderr == expected.stderr
+
+
+def test_sigterm_stops_gpufleet_and_the_program_it_runs(tmp_path: Path) -> None:
+    program = tmp_path / "program"
+    program.mkdir()
+    (program / "Pulumi.yaml").write_text("name: sleeper\nruntime: python\n")
+    pid_file = tmp_path / "program.pid"
+    (program / "__main__.py").write_text(
+        f"import os, pathlib, time\npathlib.Path({str(pid_file)!r}).write_text(str(os.getpid()))\n"
+        "time.sleep(600)\n"
+    )
+    gpufleet = subprocess.Popen(
+        [sys.executable, "-m", "gpufleet", "preview", "--program", str(program), "--stack", "dev"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not pid_file.exists() or not pid_file.read_text():
+        assert time.monotonic() < deadline and gpufleet.poll() is None, "the program never ran"
+        time.sleep(0.1)
+    program_pid = int(pid_file.read_text())
+    gpufleet.terminate()
+    _, stderr = gpufleet.communicate(timeout=60)
+    assert gpufleet.returncode == 128 + signal.SIGTERM
+    assert "Traceback" not in stderr
+    with pytest.raises(ProcessLookupError):
+        os.kill(program_pid, 0)  # killed with gpufleet, not left running

@@ -95,3 +95,13 @@ def test_config_file_option_replaces_the_stack_file(tmp_path: Path) -> None:
     assert [n["name"] for n in tree if n["type"] == "aws:ec2/instance:Instance"] == ["worker-0"]
     cap = run_program_dir(PROGRAMS / "plain_aws", "dev", config_file=other)
     assert cap.one("aws:s3/bucket:Bucket").inputs["tags"]["team"] == "ranking"
+
+
+def test_an_export_to_a_full_device_is_one_line_and_the_device_stays() -> None:
+    args = ["preview", "--program", str(PROGRAMS / "plain_aws"), "--stack", "dev"]
+    result = CliRunner().invoke(main, [*args, "--export", "/dev/full"])
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines()[-1] == (
+        "/dev/full: cannot write: No space left on device"
+    )
+    assert Path("/dev/full").is_char_device()

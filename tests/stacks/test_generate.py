@@ -159,3 +159,30 @@ def test_generated_config_for_prod() -> None:
     assert workloads["ranker-train"]["parts"][0]["component"] == "aws:SageMakerSpotTraining"
     names = {p["name"] for p in config["gpufleet:providers"]}
     assert {w["provider"] for w in workloads.values()} == names
+
+
+def test_several_environments_are_written_all_or_none(tmp_path: Path) -> None:
+    stacks = tmp_path / "stacks"
+    stacks.mkdir()
+    # staging's file is a symlink into a folder that cannot exist (its parent is a file).
+    (tmp_path / "blocker").write_text("not a folder")
+    (stacks / "Pulumi.staging.yaml").symlink_to(tmp_path / "blocker" / "Pulumi.staging.yaml")
+    code, _, err = generate(
+        str(EXAMPLE), "--env", "dev", "--env", "staging", "--stacks-dir", str(stacks)
+    )
+    assert code == 2
+    assert err.strip().splitlines()[-1].startswith(f"{stacks / 'Pulumi.staging.yaml'}: cannot")
+    assert "nothing written" in err and "Traceback" not in err
+    assert sorted(p.name for p in stacks.iterdir()) == ["Pulumi.staging.yaml"]  # no dev, no temp
+
+
+def test_a_symlinked_stack_file_is_written_through(tmp_path: Path) -> None:
+    real = tmp_path / "shared" / "Pulumi.prod.yaml"
+    real.parent.mkdir()
+    stacks = tmp_path / "stacks"
+    stacks.mkdir()
+    (stacks / "Pulumi.prod.yaml").symlink_to(real)
+    code, _, err = generate(str(EXAMPLE), "--env", "prod", "--stacks-dir", str(stacks))
+    assert code == 0, err
+    assert (stacks / "Pulumi.prod.yaml").is_symlink()
+    assert "gpufleet:environment: prod" in real.read_text()
