@@ -19,7 +19,7 @@ from typing import Any
 import jsonschema
 
 from gpufleet.capacity.cost_engine import FIGURES, Amount, Figure, ResourceCost, StackCost
-from gpufleet.json_input import JsonInputError, read_json_file
+from gpufleet.json_input import JsonInputError, problem_at, read_json_file
 
 FORMAT = "gpufleet-cost"
 VERSION = 1
@@ -185,21 +185,26 @@ def is_report(data: Any) -> bool:
     return isinstance(data, dict) and data.get("format") == FORMAT
 
 
-def check_report(data: Any, source: str) -> dict[str, Any]:
-    """``data`` if it is a valid cost report; ReportError naming the first bad field."""
+def check_report(data: Any, source: str, text: str = "") -> dict[str, Any]:
+    """``data`` if it is a valid cost report; ReportError naming the first bad field (its
+    line, given the file's ``text``)."""
     validator = jsonschema.Draft202012Validator(report_schema())
     # The first problem only: a hostile report can hold millions.
     error = next(validator.iter_errors(data), None)
     if error is not None:
-        field = ".".join(str(p) for p in error.path) or "(top level)"
-        raise ReportError(f"{source}: {field}: {error.message} (not a gpufleet cost report)")
-    _check_consistent(data, source)
+        message = f"{error.message} (not a gpufleet cost report)"
+        raise ReportError(problem_at(source, text, tuple(error.path), message))
+    _check_consistent(data, source, text)
     return data
 
 
-def _check_consistent(data: dict[str, Any], source: str) -> None:
+def _check_consistent(data: dict[str, Any], source: str, text: str) -> None:
     """What the schema cannot say: each resource and workload once, and totals that are the
     sums of their resources (a hand-edited base would otherwise make a diff say anything)."""
+
+    def bad(path: tuple[str | int, ...], message: str) -> ReportError:
+        return ReportError(problem_at(source, text, path, message))
+
     workloads: set[str] = set()
     # A resource of several parts has a line per part (reports before parts had none).
     urns: set[tuple[str, str | None]] = set()
@@ -207,14 +212,12 @@ def _check_consistent(data: dict[str, Any], source: str) -> None:
     unpriced = resources = 0
     for i, workload in enumerate(data["workloads"]):
         if workload["name"] in workloads:
-            raise ReportError(f"{source}: workloads.{i}.name: {workload['name']!r} appears twice")
+            raise bad(("workloads", i, "name"), f"{workload['name']!r} appears twice")
         workloads.add(workload["name"])
         for j, r in enumerate(workload["resources"]):
             key = (r["urn"], r.get("part"))
             if key in urns:
-                raise ReportError(
-                    f"{source}: workloads.{i}.resources.{j}.urn: {r['urn']!r} appears twice"
-                )
+                raise bad(("workloads", i, "resources", j, "urn"), f"{r['urn']!r} appears twice")
             urns.add(key)
             resources += 1
             if not r["in_totals"]:
@@ -227,21 +230,21 @@ def _check_consistent(data: dict[str, Any], source: str) -> None:
         stated = totals[which]["monthly_usd"]
         # Each resource's figure is rounded to the cent, and so is the total.
         if abs(stated - sums[which]) > HALF_CENT * (resources + 1):
-            raise ReportError(
-                f"{source}: totals.{which}.monthly_usd: {stated:,.2f} is not the sum of its "
-                f"resources ({sums[which]:,.2f})"
+            raise bad(
+                ("totals", which, "monthly_usd"),
+                f"{stated:,.2f} is not the sum of its resources ({sums[which]:,.2f})",
             )
     if totals["unpriced"] != unpriced:
-        raise ReportError(
-            f"{source}: totals.unpriced: {totals['unpriced']} is not the number of unpriced "
-            f"resources ({unpriced})"
+        raise bad(
+            ("totals", "unpriced"),
+            f"{totals['unpriced']} is not the number of unpriced resources ({unpriced})",
         )
 
 
 def load_report(path: Path) -> dict[str, Any]:
     """A saved ``gpufleet cost --format json`` report; ReportError if unusable."""
     try:
-        data, _ = read_json_file(path, what="a cost report")
+        data, text = read_json_file(path, what="a cost report")
     except JsonInputError as exc:
         raise ReportError(str(exc)) from None
-    return check_report(data, str(path))
+    return check_report(data, str(path), text)

@@ -169,16 +169,16 @@ def _pack_info() -> PackInfo:
 def _base(path: Path, rates: RateCard) -> dict[str, Any]:
     """The base to compare with: a saved cost report, or a stack export priced here."""
     try:
-        data, _ = read_json_file(path, what="a cost report or a stack export")
+        data, text = read_json_file(path, what="a cost report or a stack export")
     except JsonInputError as exc:
         raise ReportError(str(exc)) from None
     if is_report(data):
-        return check_report(data, str(path))
+        return check_report(data, str(path), text)
     if isinstance(data, dict) and "deployment" in data:
-        resources = from_deployment(data, str(path))
+        resources = from_deployment(data, str(path), text)
         stack = resources[0].urn.split("::", 1)[0].rsplit(":", 1)[-1] if resources else ""
         cost = price_stack(stack_resources(resources), rates)
         return CostReport(project_of(resources), stack, cost).as_dict()
     raise ReportError(
-        f"{path}: neither a gpufleet cost report (--format json) nor a pulumi stack export"
+        f"{path}:1: json: neither a gpufleet cost report (--format json) nor a pulumi stack export"
     )

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from gpufleet.checks.check_run import CheckReport
+from gpufleet.json_input import JsonInputError, problem_at, read_json_file
 
 VERSION = 1
 
@@ -32,18 +32,20 @@ def baseline_text(report: CheckReport) -> str:
 
 def load_baseline(path: Path) -> set[str]:
     try:
-        data: Any = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise BaselineError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise BaselineError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+        data, text = read_json_file(path, what="a gpufleet baseline")
+    except JsonInputError as exc:
+        raise BaselineError(str(exc)) from None
     if not isinstance(data, dict) or data.get("version") != VERSION:
-        raise BaselineError(f"{path}: not a gpufleet baseline (expected version: {VERSION})")
+        raise BaselineError(
+            problem_at(
+                str(path), text, ("version",), f"not a gpufleet baseline (expected {VERSION})"
+            )
+        )
     findings = data.get("findings")
     if not isinstance(findings, list) or not all(
         isinstance(f, dict) and isinstance(f.get("fingerprint"), str) for f in findings
     ):
-        raise BaselineError(f"{path}: findings must be a list of objects with a fingerprint")
+        raise BaselineError(f"{path}:1: findings: must be a list of objects with a fingerprint")
     return {f["fingerprint"] for f in findings}
 
 

@@ -14,8 +14,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import yaml
-
 from gpufleet.checks.analyzer_protocol import (
     PackInfo,
     analyze,
@@ -27,6 +25,8 @@ from gpufleet.checks.analyzer_protocol import (
 from gpufleet.checks.policy_config import load_policy_config, reconcile
 from gpufleet.checks.policy_pack_process import PolicyPackProcess
 from gpufleet.engine.analyzer_resources import AnalyzerResource
+from gpufleet.text_input import InputFileError
+from gpufleet.yaml_input import read_yaml_file
 
 SUPPRESSED_PREFIX = "suppressed: "
 
@@ -153,8 +153,8 @@ def run_check(
 def _with_declared_version(info: PackInfo, pack_dir: Path) -> PackInfo:
     # Python packs always answer 0.0.1; the CLI uses PulumiPolicy.yaml's version instead.
     try:
-        declared = yaml.safe_load((pack_dir / "PulumiPolicy.yaml").read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError):
+        declared = read_yaml_file(pack_dir / "PulumiPolicy.yaml", what="a policy pack file").data
+    except InputFileError:
         return info
     version = declared.get("version") if isinstance(declared, dict) else None
     return replace(info, version=str(version)) if version else info

@@ -11,14 +11,13 @@ properties are errors too.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 
 from gpufleet.checks.analyzer_protocol import LEVELS, PackInfo
-from gpufleet.json_input import JsonInputError, read_json_file
+from gpufleet.json_input import JsonInputError, line_of, read_json_file
 
 ALL = "all"
 
@@ -36,7 +35,7 @@ def load_policy_config(path: Path) -> tuple[dict[str, Any], str]:
     except JsonInputError as exc:
         raise PolicyConfigError([str(exc)]) from None
     if not isinstance(data, dict):
-        raise PolicyConfigError([f"{path}:1: expected an object of policy name -> settings"])
+        raise PolicyConfigError([f"{path}:1: json: expected an object of policy name -> settings"])
     return data, text
 
 
@@ -48,8 +47,7 @@ def reconcile(
     problems: list[str] = []
 
     def at(key: str) -> str:
-        match = re.search(rf'"{re.escape(key)}"\s*:', text)
-        return f"{where}:{text.count(chr(10), 0, match.start()) + 1}" if match else where
+        return f"{where}:{line_of(text, (key,))}"
 
     known = {p.name for p in pack.policies}
     for key in config:

@@ -121,11 +121,12 @@ def _write_files(files: Sequence[tuple[Path, str]]) -> None:
 
 def _load_catalog(path: Path | None) -> Catalog:
     from gpufleet.planner.catalog import load_catalog
+    from gpufleet.text_input import InputFileError
 
     try:
         return load_catalog(path)
-    except (OSError, ValueError) as exc:
-        _fail_input([f"{path}: cannot use as a catalog: {exc}"])
+    except InputFileError as exc:
+        _fail_input([str(exc)])
 
 
 def _load_spec(path: Path, catalog: Catalog) -> WorkloadSpec:
@@ -363,7 +364,7 @@ def generate(
                 )
             )
         except StackFileError as exc:
-            _fail_input([f"{path}: {exc}"])
+            _fail_input([str(exc)])
         except UnplacedError as exc:
             failed = True
             for reason in exc.reasons:

@@ -28,7 +28,7 @@ from gpufleet.engine.wire import (
     SIG_KEY,
     UNKNOWN,
 )
-from gpufleet.json_input import JsonInputError, read_json_file
+from gpufleet.json_input import JsonInputError, problem_at, read_json_file
 
 
 class DeploymentError(ValueError):
@@ -148,10 +148,10 @@ def _config_value(text: str) -> Any:
 def load_deployment(path: Path) -> tuple[list[AnalyzerResource], str]:
     """(the resources, the project name) of a stack export file; DeploymentError if unusable."""
     try:
-        data, _ = read_json_file(path, what="a stack export")
+        data, text = read_json_file(path, what="a stack export")
     except JsonInputError as exc:
         raise DeploymentError(str(exc)) from None
-    resources = from_deployment(data, str(path))
+    resources = from_deployment(data, str(path), text)
     return resources, project_of(resources)
 
 
@@ -162,44 +162,53 @@ def project_of(resources: list[AnalyzerResource]) -> str:
     return stack_urn.split("::")[1] if stack_urn.count("::") >= 2 else "project"
 
 
-def from_deployment(data: Any, source: str) -> list[AnalyzerResource]:
+def from_deployment(data: Any, source: str, text: str = "") -> list[AnalyzerResource]:
     """Resources of a ``pulumi stack export`` document (version 3); DeploymentError naming the
-    first field that is not what a deployment holds."""
+    first field that is not what a deployment holds (its line, given the file's ``text``)."""
+
+    def bad(path: tuple[str | int, ...], message: str) -> DeploymentError:
+        return DeploymentError(problem_at(source, text, path, message))
+
     if not isinstance(data, dict) or data.get("version") != 3:
-        raise DeploymentError(f"{source}: not a stack export (expected version: 3)")
+        raise bad(("version",), "not a stack export (expected version: 3)")
     deployment = data.get("deployment")
     resources = deployment.get("resources") if isinstance(deployment, dict) else None
     if not isinstance(resources, list):
-        raise DeploymentError(f"{source}: deployment.resources is missing")
+        raise bad(("deployment", "resources"), "missing (not a stack export?)")
     by_urn = {
         r.get("urn"): r for r in resources if isinstance(r, dict) and r.get("delete") is not True
     }
     out = []
     seen: set[str] = set()
     for index, r in enumerate(resources):
-        where = f"{source}: deployment.resources[{index}]"
+        where: tuple[str | int, ...] = ("deployment", "resources", index)
         if not isinstance(r, dict) or not isinstance(r.get("urn"), str) or not r["urn"]:
-            raise DeploymentError(f"{where}: has no urn")
+            raise bad((*where, "urn"), "missing or not a string")
         if not isinstance(r.get("type"), str):
-            raise DeploymentError(f"{where}.type: missing or not a string")
+            raise bad((*where, "type"), "missing or not a string")
         if r.get("delete") is True:
             # The old half of a replacement, waiting to be deleted: not what the stack runs.
             continue
         # Pulumi refuses such a checkpoint too; here it would count one resource twice.
         if r["urn"] in seen:
-            raise DeploymentError(f"{where}.urn: {r['urn']} appears more than once")
+            raise bad((*where, "urn"), f"{r['urn']} appears more than once")
         seen.add(r["urn"])
         try:
             out.append(_deployed(r, by_urn))
         except _BadFieldError as exc:
-            raise DeploymentError(f"{where}.{exc}") from None
+            raise bad((*where, *exc.path), exc.message) from None
         except RecursionError:
-            raise DeploymentError(f"{where}: nested too deeply") from None
+            raise bad(where, "nested too deeply") from None
     return out
 
 
 class _BadFieldError(Exception):
     """A field of one deployed resource that is not what a deployment holds."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(f"{key}: {message}")
+        self.path = (key,)
+        self.message = message
 
 
 def _deployed(r: dict[str, Any], by_urn: dict[Any, Any]) -> AnalyzerResource:
@@ -216,12 +225,12 @@ def _deployed(r: dict[str, Any], by_urn: dict[Any, Any]) -> AnalyzerResource:
     dependencies = _typed(r, "dependencies", list, [])
     property_dependencies = _typed(r, "propertyDependencies", dict, {})
     if not all(isinstance(d, str) for d in dependencies):
-        raise _BadFieldError("dependencies: not a list of URNs")
+        raise _BadFieldError("dependencies", "not a list of URNs")
     if not all(
         isinstance(urns, list) and all(isinstance(u, str) for u in urns)
         for urns in property_dependencies.values()
     ):
-        raise _BadFieldError("propertyDependencies: not a map of property to URNs")
+        raise _BadFieldError("propertyDependencies", "not a map of property to URNs")
     position = r.get("sourcePosition")
     return AnalyzerResource(
         urn=r["urn"],
@@ -244,7 +253,7 @@ def _typed(r: dict[str, Any], key: str, kind: type, default: Any) -> Any:
     if value is None:
         return default
     if not isinstance(value, kind):
-        raise _BadFieldError(f"{key}: expected {_KINDS[kind]}, not {type(value).__name__}")
+        raise _BadFieldError(key, f"expected {_KINDS[kind]}, not {type(value).__name__}")
     return value
 
 
@@ -256,9 +265,9 @@ def _state_field(r: dict[str, Any], key: str) -> dict[str, Any]:
     try:
         return _from_state(value)
     except (ValueError, TypeError):
-        raise _BadFieldError(f"{key}: a secret's plaintext is not JSON text") from None
+        raise _BadFieldError(key, "a secret's plaintext is not JSON text") from None
     except RecursionError:
-        raise _BadFieldError(f"{key}: nested too deeply") from None
+        raise _BadFieldError(key, "nested too deeply") from None
 
 
 def _urn_name(urn: str) -> str:

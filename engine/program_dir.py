@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import pulumi
-import yaml
 
 from gpufleet.engine.capture import Capture
 from gpufleet.engine.program_process import ProgramEnding, ProgramRun, run_program_process
 from gpufleet.engine.run_limits import DEFAULT_TIMEOUT_SECONDS
 from gpufleet.engine.wire import SECRET_PLACEHOLDER
+from gpufleet.text_input import InputFileError
+from gpufleet.yaml_input import read_yaml_file
 
 
 class ProgramError(Exception):
@@ -92,11 +93,11 @@ def load_project(directory: Path) -> PulumiProject:
     else:
         raise ProgramError(f"{directory}: no Pulumi.yaml (not a Pulumi project directory)")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        raise ProgramError(f"{path}: cannot read: {exc}") from None
+        data = read_yaml_file(path, what="a Pulumi project file").data or {}
+    except InputFileError as exc:
+        raise ProgramError(str(exc)) from None
     if not isinstance(data, dict) or not isinstance(data.get("name"), str):
-        raise ProgramError(f"{path}: needs a project name (name: ...)")
+        raise ProgramError(f"{path}:1: name: needs a project name (name: ...)")
     runtime = data.get("runtime")
     runtime_name = runtime.get("name") if isinstance(runtime, dict) else runtime
     if runtime_name != "python":
@@ -113,18 +114,16 @@ def load_project(directory: Path) -> PulumiProject:
 def load_stack_config(project: str, path: Path) -> tuple[dict[str, str], list[str]]:
     """The engine's flat config map and secret keys from a ``Pulumi.<stack>.yaml``."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except OSError as exc:
-        raise ProgramError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise ProgramError(f"{path}{line}: not valid YAML: {exc}") from None
+        document = read_yaml_file(path, what="a stack config")
+    except InputFileError as exc:
+        raise ProgramError(str(exc)) from None
+    data = document.data or {}
     if not isinstance(data, dict):
-        raise ProgramError(f"{path}:1: expected a mapping with a config: key")
+        raise ProgramError(f"{path}:1: config: expected a mapping with a config: key")
     config = data.get("config") or {}
     if not isinstance(config, dict):
-        raise ProgramError(f"{path}: config: must be a mapping of key: value")
+        line = document.line_of(("config",))
+        raise ProgramError(f"{path}:{line}: config: must be a mapping of key: value")
     flat: dict[str, str] = {}
     secret_keys: list[str] = []
     for key, value in config.items():

@@ -1,26 +1,28 @@
 """Read a JSON file a user hands gpufleet (a stack export, a saved cost report, a policy config)
 so that no file, however made, gets past as a traceback, a hang or unbounded memory.
 
-Only regular files are read (a FIFO or ``/dev/zero`` would block or never end), up to a size
-limit; text must be UTF-8; ``NaN`` and ``Infinity`` are refused (they are not JSON, and a price
-that is not a number must never reach a total); nesting too deep for the parser and integers
-too long to convert are one-line problems like any other.
+Read as ``text_input`` reads (regular files only, a size limit, UTF-8); ``NaN`` and
+``Infinity`` are refused (they are not JSON, and a price that is not a number must never reach
+a total); nesting too deep and integers too long to convert are one-line problems like any
+other.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import stat
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from gpufleet.text_input import MAX_NESTING, InputFileError, read_text_file
+
 # Stack exports of thousands of resources stay well under this; the parsed document costs a few
-# times the file's size in memory.
-MAX_JSON_BYTES = 256 * 1024 * 1024
+# times the file's size in memory, which stays under half a gigabyte.
+MAX_JSON_BYTES = 64 * 1024 * 1024
 
 
-class JsonInputError(Exception):
+class JsonInputError(InputFileError):
     """One line: the file, where in it when known, and what is wrong."""
 
 
@@ -28,43 +30,50 @@ def read_json_file(path: Path, *, what: str) -> tuple[Any, str]:
     """(the parsed document, its text). ``what`` names the kind of file in messages
     ("a stack export")."""
     try:
-        info = path.stat()
-    except OSError as exc:
-        raise JsonInputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise JsonInputError(f"{path}: cannot read: not a regular file")
-    if info.st_size > MAX_JSON_BYTES:
-        raise JsonInputError(
-            f"{path}: too large to be {what} ({info.st_size:,} bytes; the limit is "
-            f"{MAX_JSON_BYTES:,})"
-        )
-    try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_JSON_BYTES + 1)
-    except OSError as exc:
-        raise JsonInputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if len(raw) > MAX_JSON_BYTES:  # grew while we read it
-        raise JsonInputError(f"{path}: too large to be {what}")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise JsonInputError(f"{path}:{line}: not valid JSON: not UTF-8 text") from None
+        text = read_text_file(path, what=what, limit=MAX_JSON_BYTES)
+    except InputFileError as exc:
+        raise JsonInputError(exc.file, exc.message, line=exc.line, field=exc.field) from None
     return parse_json(text, str(path), what=what), text
 
 
 def parse_json(text: str, source: str, *, what: str) -> Any:
-    """``text`` parsed as strict JSON; JsonInputError naming ``source`` otherwise."""
+    """``text`` parsed as strict JSON, nested at most ``MAX_NESTING`` deep; JsonInputError
+    naming ``source`` otherwise."""
     try:
-        return json.loads(text, parse_constant=_not_json, parse_float=_finite)
+        data = json.loads(text, parse_constant=_not_json, parse_float=_finite)
     except json.JSONDecodeError as exc:
-        raise JsonInputError(f"{source}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+        raise JsonInputError(
+            source, f"not valid JSON: {exc.msg}", line=exc.lineno, field="json"
+        ) from None
     except _NotJsonError as exc:
-        raise JsonInputError(f"{source}: not valid JSON: {exc} is not a finite number") from None
+        raise JsonInputError(
+            source, f"not valid JSON: {exc} is not a finite number", field="json"
+        ) from None
     except RecursionError:
-        raise JsonInputError(f"{source}: not {what}: nested too deeply") from None
+        raise JsonInputError(source, f"not {what}: nested too deeply", field="json") from None
     except ValueError:  # an integer with more digits than Python converts
-        raise JsonInputError(f"{source}: not {what}: a number too long to read") from None
+        raise JsonInputError(
+            source, f"not {what}: a number too long to read", field="json"
+        ) from None
+    if _depth_over(data, MAX_NESTING):
+        raise JsonInputError(
+            source, f"not {what}: nested more than {MAX_NESTING} levels deep", field="json"
+        )
+    return data
+
+
+def _depth_over(data: Any, limit: int) -> bool:
+    """Deeper than ``limit``? Walked without recursion: what reads the document next may
+    recurse, and must not meet a depth that breaks it."""
+    pending = [(data, 0)]
+    while pending:
+        value, depth = pending.pop()
+        if isinstance(value, dict | list):
+            if depth >= limit:
+                return True
+            children = value.values() if isinstance(value, dict) else value
+            pending.extend((child, depth + 1) for child in children)
+    return False
 
 
 class _NotJsonError(ValueError):
@@ -80,3 +89,69 @@ def _finite(literal: str) -> float:
     if math.isinf(value):  # 1e999 parses as infinity
         raise _NotJsonError(literal)
     return value
+
+
+def problem_at(source: str, text: str, path: Sequence[str | int], message: str) -> str:
+    """``source:line: field: message`` for the value at ``path`` (keys and list indexes) of the
+    JSON ``text``; the line of the deepest part of the path that exists."""
+    field = "".join(
+        f"[{part}]" if isinstance(part, int) else (f".{part}" if i else str(part))
+        for i, part in enumerate(path)
+    )
+    return f"{source}:{line_of(text, path)}: {field or 'json'}: {message}"
+
+
+def line_of(text: str, path: Sequence[str | int]) -> int:
+    """The line (1-based) where the value at ``path`` starts in the JSON ``text`` (for a key,
+    the line of the key). Walks the text with the standard library's scanner, skipping the
+    values off the path whole: linear in the text, no recursion."""
+    decoder = json.JSONDecoder()
+    position = _skip_space(text, 0)
+    found = position
+    for part in path:
+        if position >= len(text):
+            break
+        opening = text[position]
+        position = _skip_space(text, position + 1)
+        index = 0
+        located = False
+        while position < len(text) and text[position] not in "]}":
+            key_start = position
+            if opening == "{":
+                if text[position] != '"':
+                    return _line(text, found)
+                try:
+                    key, position = decoder.raw_decode(text, position)
+                except ValueError:
+                    return _line(text, found)
+                position = _skip_space(text, _skip_space(text, position) + 1)  # past ':'
+                if key == part:
+                    found, located = key_start, True
+                    break
+            elif opening == "[":
+                if index == part:
+                    found, located = position, True
+                    break
+                index += 1
+            else:
+                return _line(text, found)
+            try:
+                _, position = decoder.raw_decode(text, position)
+            except ValueError:
+                return _line(text, found)
+            position = _skip_space(text, position)
+            if position < len(text) and text[position] == ",":
+                position = _skip_space(text, position + 1)
+        if not located:
+            break
+    return _line(text, found)
+
+
+def _skip_space(text: str, position: int) -> int:
+    while position < len(text) and text[position] in " \t\r\n":
+        position += 1
+    return position
+
+
+def _line(text: str, position: int) -> int:
+    return text.count("\n", 0, position) + 1

@@ -1,5 +1,6 @@
 """Planning without Pulumi: workload spec models (``spec``) and loader (``spec_loader``,
-``yaml_lines``), environment profiles, the GPU vocabulary (``gpus``) and GCP's machine tables
+through ``gpufleet.yaml_input``), environment profiles, the GPU vocabulary (``gpus``) and GCP's
+machine tables
 (``gcp_machines``), the offer catalog (``catalog``; built offline by ``catalog_build``), the
 VRAM estimator (``vram``) and GPU needs (``gpu_need``), pricing assumptions (``pricing``),
 cluster networking (``interconnect``), and the optimizer: its search (``optimizer``), what one

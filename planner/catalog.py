@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from collections.abc import Iterable, Iterator
 from dataclasses import astuple, dataclass
 from functools import cache, cached_property
 from pathlib import Path
 
 from gpufleet.clouds import CLOUDS, Cloud, is_cloud
+from gpufleet.text_input import InputFileError, read_text_file
 
 COLUMNS = (
     "cloud",
@@ -34,6 +36,8 @@ COLUMNS = (
 )
 
 DEFAULT_CATALOG_PATH = Path(__file__).parent / "data" / "catalog.csv"
+# The shipped catalog is a few hundred kilobytes; a hundred times that is still a catalog.
+MAX_CATALOG_BYTES = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,58 +87,99 @@ def write_catalog_csv(offers: Iterable[Offer]) -> str:
     return buffer.getvalue()
 
 
-def _parse_rows(lines: Iterable[str]) -> Iterator[Offer]:
-    """Offers from catalog CSV lines; ValueError naming the line and column of a bad row."""
+class CatalogError(InputFileError):
+    """A catalog file that cannot be used: ``file:line: column: message``."""
+
+
+# Every number a row holds must be positive and finite: a price of 0, below 0 or NaN would make
+# the cheapest plan a nonsense one.
+_POSITIVE = ("gpu_memory_gib", "vcpus", "memory_gib", "on_demand_hourly", "spot_hourly")
+
+
+def _parse_rows(lines: Iterable[str], file: str) -> Iterator[Offer]:
+    """Offers from catalog CSV lines; CatalogError naming the line and column of a bad row."""
     reader = csv.reader(lines)
-    header = next(reader, [])
-    if tuple(header) != COLUMNS:
-        raise ValueError(f"line 1: header is {header}, expected {list(COLUMNS)}")
-    for row in reader:
-        try:
-            (cloud, region, zone, itype, gpu, count, mem, vcpus, ram, od, spot, source, as_of) = row
-            if not is_cloud(cloud):
-                raise ValueError(cloud)
-            yield Offer(
-                cloud,
-                region,
-                zone,
-                itype,
-                gpu,
-                int(count),
-                float(mem),
-                float(vcpus),
-                float(ram),
-                float(od),
-                float(spot) if spot else None,
-                source,
-                as_of,
+    try:
+        header = next(reader, [])
+        if tuple(header) != COLUMNS:
+            raise CatalogError(
+                file, f"header is {header}, expected {list(COLUMNS)}", field="header"
             )
-        except ValueError:
-            # Rare, so the slow path names the column only when a row is bad.
-            raise ValueError(f"line {reader.line_num}: {_row_problem(row)}") from None
+        for row in reader:
+            try:
+                (
+                    cloud,
+                    region,
+                    zone,
+                    itype,
+                    gpu,
+                    count,
+                    mem,
+                    vcpus,
+                    ram,
+                    od,
+                    spot,
+                    source,
+                    as_of,
+                ) = row
+                if not is_cloud(cloud):
+                    raise ValueError(cloud)
+                offer = Offer(
+                    cloud,
+                    region,
+                    zone,
+                    itype,
+                    gpu,
+                    int(count),
+                    float(mem),
+                    float(vcpus),
+                    float(ram),
+                    float(od),
+                    float(spot) if spot else None,
+                    source,
+                    as_of,
+                )
+                if not _sensible(offer):
+                    raise ValueError(row)
+                yield offer
+            except ValueError:
+                # Rare, so the slow path names the column only when a row is bad.
+                column, problem = _row_problem(row)
+                raise CatalogError(file, problem, line=reader.line_num, field=column) from None
+    except csv.Error as exc:  # a field past csv's size limit, a NUL byte
+        raise CatalogError(
+            file, f"not a CSV row: {exc}", line=reader.line_num, field="row"
+        ) from None
 
 
-def _row_problem(row: list[str]) -> str:
+def _sensible(offer: Offer) -> bool:
+    numbers = [offer.gpu_memory_gib, offer.vcpus, offer.memory_gib, offer.on_demand_hourly]
+    if offer.spot_hourly is not None:
+        numbers.append(offer.spot_hourly)
+    return offer.gpu_count >= 1 and all(math.isfinite(n) and n > 0 for n in numbers)
+
+
+def _row_problem(row: list[str]) -> tuple[str, str]:
     if len(row) != len(COLUMNS):
-        return f"{len(row)} columns, expected {len(COLUMNS)}"
+        return "row", f"{len(row)} columns, expected {len(COLUMNS)}"
     field: dict[str, str] = dict(zip(COLUMNS, row, strict=True))
     if not is_cloud(field["cloud"]):
-        return f"cloud: {field['cloud']!r} is not one of {', '.join(CLOUDS)}"
-    numeric: dict[str, type[int] | type[float]] = {
-        "gpu_count": int,
-        "gpu_memory_gib": float,
-        "vcpus": float,
-        "memory_gib": float,
-        "on_demand_hourly": float,
-        "spot_hourly": float,
-    }
-    for column, kind in numeric.items():
+        return "cloud", f"{field['cloud']!r} is not one of {', '.join(CLOUDS)}"
+    try:
+        if int(field["gpu_count"]) < 1:
+            return "gpu_count", f"{field['gpu_count']!r} is not a GPU count (1 or more)"
+    except ValueError:
+        return "gpu_count", f"{field['gpu_count']!r} is not a whole number"
+    for column in _POSITIVE:
+        if column == "spot_hourly" and not field[column]:
+            continue  # no spot offer
         try:
-            if field[column] or column != "spot_hourly":
-                kind(field[column])
+            number = float(field[column])
         except ValueError:
-            return f"{column}: {field[column]!r} is not a number"
-    return "unreadable row"
+            return column, f"{field[column]!r} is not a number"
+        if not (math.isfinite(number) and number > 0):
+            return column, f"{field[column]!r} must be a positive number"
+    return "row", "unreadable row"
 
 
 @dataclass(frozen=True)
@@ -201,14 +246,14 @@ class Catalog:
 
 
 def load_catalog(path: Path | None = None) -> Catalog:
-    """Load a catalog CSV (the shipped one by default); OSError / ValueError for a bad file."""
+    """Load a catalog CSV (the shipped one by default); CatalogError for a bad file."""
     if path is None:
         return _load_default()
-    with path.open(newline="", encoding="utf-8") as handle:
-        return Catalog(tuple(_parse_rows(handle)))
+    text = read_text_file(path, what="a catalog", limit=MAX_CATALOG_BYTES)
+    return Catalog(tuple(_parse_rows(io.StringIO(text, newline=""), str(path))))
 
 
 @cache
 def _load_default() -> Catalog:
     with DEFAULT_CATALOG_PATH.open(newline="", encoding="utf-8") as handle:
-        return Catalog(tuple(_parse_rows(handle)))
+        return Catalog(tuple(_parse_rows(handle, str(DEFAULT_CATALOG_PATH))))

@@ -33,8 +33,9 @@ from gpufleet.planner.spec import (
     Workload,
     WorkloadSpec,
 )
-from gpufleet.planner.yaml_lines import LocatedDocument, YamlSyntaxError, load_yaml_with_lines
 from gpufleet.tag_keys import set_by_gpufleet
+from gpufleet.text_input import InputFileError, read_text_file
+from gpufleet.yaml_input import MAX_YAML_BYTES, LocatedDocument, parse_yaml
 
 _FORBIDDEN_TAG_CHARS = set("<>%&\\?")
 
@@ -121,9 +122,9 @@ def _problem(file: str, doc: LocatedDocument, loc: Loc, message: str) -> SpecPro
 def parse_spec(text: str, file: str, catalog: Catalog | None = None) -> WorkloadSpec:
     """Validate spec text; raise SpecError with every problem found."""
     try:
-        doc = load_yaml_with_lines(text)
-    except YamlSyntaxError as exc:
-        raise SpecError([SpecProblem(file, exc.line or 1, "yaml", exc.message)]) from None
+        doc = parse_yaml(text, file)
+    except InputFileError as exc:
+        raise SpecError([SpecProblem(file, exc.line, exc.field, exc.message)]) from None
     if not isinstance(doc.data, dict):
         raise SpecError([SpecProblem(file, 1, "spec", "expected a mapping of spec fields")])
     try:
@@ -149,10 +150,9 @@ def parse_spec(text: str, file: str, catalog: Catalog | None = None) -> Workload
 def load_spec(path: Path, catalog: Catalog | None = None) -> WorkloadSpec:
     """Read and validate a spec file. Unreadable files raise SpecError too (line 1)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise SpecError([SpecProblem(str(path), 1, "file", f"cannot read: {reason}")]) from None
+        text = read_text_file(path, what="a workload spec", limit=MAX_YAML_BYTES)
+    except InputFileError as exc:
+        raise SpecError([SpecProblem(str(path), exc.line, exc.field, exc.message)]) from None
     return parse_spec(text, str(path), catalog)
 
 

@@ -37,6 +37,8 @@ from gpufleet.stacks.stack_config import (
     StackSettings,
     WorkloadPlacement,
 )
+from gpufleet.text_input import InputFileError
+from gpufleet.yaml_input import parse_yaml
 
 NAMESPACE = f"{config_keys.GPUFLEET}:"
 HEADER = (
@@ -46,8 +48,8 @@ HEADER = (
 )
 
 
-class StackFileError(ValueError):
-    """The existing stack file cannot be read as a Pulumi stack config."""
+class StackFileError(InputFileError):
+    """The existing stack file cannot be read as a Pulumi stack config, or merged into."""
 
 
 def stack_settings(
@@ -134,6 +136,7 @@ def render_stack_file(
     *,
     spec_label: str,
     env: str,
+    file: str,
 ) -> str:
     """The new stack file: our header and keys, the user's text kept byte for byte.
 
@@ -156,7 +159,12 @@ def render_stack_file(
         comments, body = _split_key_line(lines)
         out += comments
         if body[0].rstrip().split("#", 1)[0].strip() not in ("config:",):
-            raise StackFileError("config: must be a block mapping (key: value lines)")
+            raise StackFileError(
+                file,
+                "must be a block mapping (key: value lines)",
+                line=_line_of_config(existing),
+                field="config",
+            )
         indent = _child_indent(body[1:])
         out.append(_dump_config(generated, indent))
         for child_key, child_lines in _segments(body[1:], indent=indent):
@@ -169,29 +177,42 @@ def render_stack_file(
     text = "".join(out)
     if not text.endswith("\n"):
         text += "\n"
-    _check_result(text, generated)
+    _check_result(text, generated, file)
     return text
 
 
-def existing_config(existing: str | None) -> CommentedMap:
+def existing_config(existing: str | None, file: str) -> CommentedMap:
     """The ``config:`` mapping of an existing stack file (empty if there is none);
-    StackFileError if the file is not a stack config."""
+    StackFileError if the file is not a stack config. Read first within ``yaml_input``'s
+    limits (depth, aliases, tags), so the round-trip parser only sees a file that passed."""
     if existing is None or not existing.strip():
         return CommentedMap()
+    try:
+        document = parse_yaml(existing, file)
+    except InputFileError as exc:
+        raise StackFileError(file, exc.message, line=exc.line, field=exc.field) from None
+    if not isinstance(document.data, dict):
+        raise StackFileError(file, "expected a mapping with a config: key", line=1, field="config")
+    config_line = document.line_of(("config",)) or 1
+    if document.data.get("config") is not None and not isinstance(document.data["config"], dict):
+        raise StackFileError(
+            file, "must be a mapping of key: value", line=config_line, field="config"
+        )
     try:
         old = _yaml().load(existing)
     except Exception as exc:  # ruamel raises many error types; all mean "not YAML"
         mark = getattr(exc, "problem_mark", None)
-        line = f"line {mark.line + 1}: " if mark is not None else ""
-        raise StackFileError(f"{line}not valid YAML: {exc}") from None
-    if not isinstance(old, CommentedMap):
-        raise StackFileError("line 1: expected a mapping with a config: key")
-    config = old.get("config")
-    if config is None:
-        return CommentedMap()
-    if not isinstance(config, CommentedMap):
-        raise StackFileError("config: must be a mapping of key: value")
-    return config
+        line = mark.line + 1 if mark is not None else 1
+        raise StackFileError(file, f"not valid YAML: {exc}", line=line, field="yaml") from None
+    config = old.get("config") if isinstance(old, CommentedMap) else None
+    return config if isinstance(config, CommentedMap) else CommentedMap()
+
+
+def _line_of_config(text: str) -> int:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith("config:"):
+            return number
+    return 1
 
 
 def _dump_config(generated: dict[str, Any], indent: int) -> str:
@@ -253,15 +274,15 @@ def _generated_key(key: str, old_config: CommentedMap, generated: dict[str, Any]
     return key.startswith(NAMESPACE) and not _is_secure(old_config.get(key))
 
 
-def _check_result(text: str, generated: dict[str, Any]) -> None:
+def _check_result(text: str, generated: dict[str, Any], file: str) -> None:
     # The splice is text surgery: make sure it produced the intended document.
     try:
         config = (_yaml().load(text) or {}).get("config") or {}
     except Exception as exc:  # ruamel raises many error types
-        raise StackFileError(f"cannot merge into this file's layout: {exc}") from None
+        raise StackFileError(file, f"cannot merge into this file's layout: {exc}") from None
     for key, value in generated.items():
         if config.get(key) != value:
-            raise StackFileError(f"cannot merge into this file's layout (key {key})")
+            raise StackFileError(file, "cannot merge into this file's layout", field=key)
 
 
 def _is_secure(value: Any) -> bool:

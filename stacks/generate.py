@@ -14,6 +14,7 @@ from gpufleet.planner.optimizer import Planner
 from gpufleet.planner.spec import WorkloadSpec
 from gpufleet.stacks.config_writer import (
     SiteNeed,
+    StackFileError,
     existing_config,
     generated_config,
     missing_site_settings,
@@ -21,6 +22,8 @@ from gpufleet.stacks.config_writer import (
     stack_settings,
     unified_diff,
 )
+from gpufleet.text_input import InputFileError, read_text_file
+from gpufleet.yaml_input import MAX_YAML_BYTES
 
 
 class UnplacedError(Exception):
@@ -66,10 +69,15 @@ def plan_stack_file(
         raise UnplacedError(environment, [f"{u.name}: {u.reason}" for u in env_plan.unplaced])
     as_of = max((o.as_of for o in catalog.offers), default="")
     settings = stack_settings(spec, env_plan, as_of, planner.assumptions)
-    old = path.read_text(encoding="utf-8") if path.exists() else None
-    old_config = existing_config(old)
+    old = _existing_text(path)
+    old_config = existing_config(old, str(path))
     new = render_stack_file(
-        old, old_config, generated_config(settings), spec_label=spec_label, env=environment
+        old,
+        old_config,
+        generated_config(settings),
+        spec_label=spec_label,
+        env=environment,
+        file=str(path),
     )
     return StackFileChange(
         environment=environment,
@@ -80,3 +88,15 @@ def plan_stack_file(
         over_budget_usd=env_plan.over_budget_usd,
         missing_site=missing_site_settings(settings, old_config),
     )
+
+
+def _existing_text(path: Path) -> str | None:
+    """The stack file's text as it is on disk (line endings kept), None when there is none."""
+    if not path.exists() and not path.is_symlink():
+        return None
+    try:
+        return read_text_file(path, what="a stack config", limit=MAX_YAML_BYTES)
+    except InputFileError as exc:
+        if not path.exists():  # a dangling symlink: the file it names is made
+            return None
+        raise StackFileError(exc.file, exc.message, line=exc.line, field=exc.field) from None

@@ -20,8 +20,9 @@ def test_a_document_and_its_text(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (b'{"a": 1,\n "b": }', "a.json:2: not valid JSON: Expecting value"),
-        (b'{"a":\n "\xff"}', "a.json:2: not valid JSON: not UTF-8 text"),
+        (b'{"a": 1,\n "b": }', "a.json:2: json: not valid JSON: Expecting value"),
+        (b'{"a":\n "\xff"}', "a.json:2: file: not UTF-8 text (byte 0xff)"),
+        (b"[" * 101 + b"]" * 101, "a.json:1: json: not a thing: nested more than 100 levels"),
         (b'{"price": NaN}', "not valid JSON: NaN is not a finite number"),
         (b'{"price": -Infinity}', "not valid JSON: -Infinity is not a finite number"),
         (b'{"price": 1e999}', "not valid JSON: 1e999 is not a finite number"),

@@ -109,12 +109,15 @@ def test_compare_to_a_saved_report_or_an_export(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
-        ("{not json", ":1: not valid JSON: Expecting property name enclosed in double quotes"),
-        ('{"format": "gpufleet-cost", "version": 1}', ": (top level): 'project' is a required"),
-        ('{"format": "gpufleet-cost", "version": 2}', ": (top level): 'project' is a required"),
-        ("[1, 2]", ": neither a gpufleet cost report (--format json) nor a pulumi stack export"),
-        ('{"version": 3, "deployment": {}}', ": deployment.resources is missing"),
-        ("[" * 100_000 + "]" * 100_000, ": not a cost report or a stack export: nested too deeply"),
+        (
+            "{not json",
+            ":1: json: not valid JSON: Expecting property name enclosed in double quotes",
+        ),
+        ('{"format": "gpufleet-cost", "version": 1}', ":1: json: 'project' is a required"),
+        ('{"format": "gpufleet-cost", "version": 2}', ":1: json: 'project' is a required"),
+        ("[1, 2]", ":1: json: neither a gpufleet cost report (--format json) nor a pulumi stack"),
+        ('{"version": 3, "deployment": {}}', ":1: deployment.resources: missing"),
+        ("[" * 100_000 + "]" * 100_000, ":1: json: not a cost report or a stack export: nested"),
     ],
 )
 def test_a_base_that_is_neither_is_one_line(tmp_path: Path, text: str, problem: str) -> None:
@@ -166,10 +169,15 @@ def test_a_malformed_export_is_one_line_naming_the_field(
     tmp_path: Path, deployment: dict[str, object], problem: str
 ) -> None:
     export = tmp_path / "state.json"
-    export.write_text(json.dumps({"version": 3, "deployment": deployment}))
+    export.write_text(json.dumps({"version": 3, "deployment": deployment}, indent=1))
     with pytest.raises(CostInputError) as raised:
         cost_stack(request(export_file=export))
-    assert raised.value.problems == [f"{export}: {problem}"]
+    (line,) = raised.value.problems
+    field = problem.split(":", 1)[0].rsplit(".", 1)[-1]
+    text = export.read_text()
+    # The line of the field named (or of its resource, when the field is missing).
+    expected = text[: text.index(f'"{field}"')].count("\n") + 1 if f'"{field}"' in text else 4
+    assert line == f"{export}:{expected}: {problem}"
 
 
 def test_an_export_that_is_not_text_is_one_line(tmp_path: Path) -> None:
@@ -177,7 +185,7 @@ def test_an_export_that_is_not_text_is_one_line(tmp_path: Path) -> None:
     export.write_bytes(b"\xff\xfe\x00garbage")
     with pytest.raises(CostInputError) as raised:
         cost_stack(request(export_file=export))
-    assert raised.value.problems == [f"{export}:1: not valid JSON: not UTF-8 text"]
+    assert raised.value.problems == [f"{export}:1: file: not UTF-8 text (byte 0xff)"]
 
 
 def test_a_policy_configs_estimate_holds_the_specs_budget_too(tmp_path: Path) -> None:
@@ -223,7 +231,7 @@ def test_an_exported_base_is_priced_with_the_heads_commitment_discounts(tmp_path
         ),
         (
             lambda d: d["workloads"][1]["resources"].append(d["workloads"][0]["resources"][0]),
-            "workloads.1.resources.1.urn: 'urn:pulumi:prod::gpufleet::",
+            "workloads[1].resources[1].urn: 'urn:pulumi:prod::gpufleet::",
         ),
         (
             lambda d: d["workloads"].append(dict(d["workloads"][0], resources=[])),

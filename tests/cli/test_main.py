@@ -250,17 +250,42 @@ def test_custom_catalog_file(tmp_path: Path) -> None:
     broken.write_text("not,a,catalog\n")
     result = run("plan", EXAMPLE, "--catalog", str(broken))
     assert result.exit_code == 2
-    assert result.stderr.startswith(f"{broken}: cannot use as a catalog: line 1: header is")
+    assert result.stderr.startswith(f"{broken}:1: header: header is")
     bad_row = tmp_path / "bad_row.csv"
     bad_row.write_text(shipped[0] + "\n" + shipped[1].replace(",8,", ",eight,", 1) + "\n")
     result = run("catalog", "list", "--catalog", str(bad_row))
     assert result.exit_code == 2
-    assert result.stderr == (
-        f"{bad_row}: cannot use as a catalog: line 2: gpu_count: 'eight' is not a number\n"
-    )
+    assert result.stderr == (f"{bad_row}:2: gpu_count: 'eight' is not a whole number\n")
     short_row = tmp_path / "short_row.csv"
     short_row.write_text(shipped[0] + "\n" + shipped[1].rsplit(",", 1)[0] + "\n")
     result = run("catalog", "list", "--catalog", str(short_row))
-    assert (
-        result.stderr == f"{short_row}: cannot use as a catalog: line 2: 12 columns, expected 13\n"
-    )
+    assert result.stderr == f"{short_row}:2: row: 12 columns, expected 13\n"
+
+
+@pytest.mark.parametrize(
+    ("edit", "problem"),
+    [
+        (lambda row: row.replace(",8,", ",0,", 1), "gpu_count: '0' is not a GPU count (1 or more)"),
+        (lambda row: _column(row, 9, "-98.32"), "on_demand_hourly: '-98.32' must be a positive"),
+        (lambda row: _column(row, 9, "0"), "on_demand_hourly: '0' must be a positive number"),
+        (lambda row: _column(row, 9, "NaN"), "on_demand_hourly: 'NaN' must be a positive number"),
+        (lambda row: _column(row, 10, "inf"), "spot_hourly: 'inf' must be a positive number"),
+        (lambda row: _column(row, 11, "x" * 200_000), "row: not a CSV row: field larger than"),
+    ],
+)
+def test_a_catalog_with_prices_that_are_not_prices_is_refused(
+    tmp_path: Path, edit: Callable[[str], str], problem: str
+) -> None:
+    shipped = (ROOT / "planner" / "data" / "catalog.csv").read_text().splitlines()
+    bad = tmp_path / "bad.csv"
+    bad.write_text(shipped[0] + "\n" + edit(shipped[1]) + "\n")
+    result = run("plan", EXAMPLE, "--catalog", str(bad))
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"{bad}:2: {problem}"), result.stderr
+    assert result.stderr.count("\n") == 1 and result.stdout == ""
+
+
+def _column(row: str, index: int, value: str) -> str:
+    cells = row.split(",")
+    cells[index] = value
+    return ",".join(cells)

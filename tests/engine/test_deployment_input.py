@@ -61,7 +61,7 @@ def test_the_old_half_of_a_replacement_is_not_counted() -> None:
             ),
             r"resources\[1\]\.outputs: a secret's plaintext is not JSON text",
         ),
-        ({"type": "x"}, r"resources\[1\]: has no urn"),
+        ({"type": "x"}, r"resources\[1\]\.urn: missing or not a string"),
     ],
 )
 def test_a_bad_field_is_named(resource: dict[str, Any], message: str) -> None:

@@ -129,7 +129,7 @@ def test_bad_existing_file_and_unknown_environment(tmp_path: Path) -> None:
     stacks.mkdir()
     (stacks / "Pulumi.dev.yaml").write_text("config:\n  a: [1,\n")
     code, _, err = generate(str(EXAMPLE), "--env", "dev", "--stacks-dir", str(stacks))
-    assert code == 2 and "Pulumi.dev.yaml: line" in err and "not valid YAML" in err
+    assert code == 2 and "Pulumi.dev.yaml:3: yaml: not valid YAML" in err
     code, _, err = generate(str(EXAMPLE), "--env", "qa", "--stacks-dir", str(stacks))
     assert code == 2 and "no environment 'qa'" in err
 

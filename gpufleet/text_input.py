@@ -1,0 +1,63 @@
+"""Read a text file a user hands gpufleet (a spec, a stack config, a policy config, a baseline, an
+export, a catalog): only a regular file (a FIFO or ``/dev/zero`` would block or never end), up to
+a size limit, UTF-8 (a byte-order mark allowed) — anything else one ``InputFileError`` naming the
+file and the line, never a traceback or unbounded memory."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+_BOM = "\ufeff"
+# How deep a YAML or JSON document may nest: no spec, config or export comes near it, and code
+# that reads documents recursively stays far from Python's recursion limit.
+MAX_NESTING = 100
+
+
+class InputFileError(Exception):
+    """One line: ``file:line: field: message``. A problem with the whole file (it cannot be
+    read, it is too large, not UTF-8) is at line 1 (or the first bad line), field ``file``."""
+
+    def __init__(self, file: str, message: str, *, line: int = 1, field: str = "file") -> None:
+        # One line, whatever a parser's message holds (PyYAML's span several).
+        message = " ".join(message.split())
+        self.file = file
+        self.line = line
+        self.field = field
+        self.message = message
+        super().__init__(f"{file}:{line}: {field}: {message}")
+
+
+def read_text_file(path: Path, *, what: str, limit: int) -> str:
+    """The text of ``path``; ``what`` names the kind of file in messages ("a workload spec")."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        raise InputFileError(str(path), f"cannot read: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise InputFileError(str(path), "cannot read: not a regular file")
+    if info.st_size > limit:
+        raise InputFileError(
+            str(path),
+            f"too large to be {what} ({info.st_size:,} bytes; the limit is {limit:,})",
+        )
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(limit + 1)
+    except OSError as exc:
+        raise InputFileError(str(path), f"cannot read: {exc.strerror or exc}") from None
+    if len(raw) > limit:  # grew while we read it
+        raise InputFileError(str(path), f"too large to be {what} (the limit is {limit:,} bytes)")
+    return decode_utf8(raw, str(path))
+
+
+def decode_utf8(raw: bytes, file: str) -> str:
+    """``raw`` as text, without a leading byte-order mark; not UTF-8 names the first bad line."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputFileError(
+            file, f"not UTF-8 text (byte 0x{raw[exc.start]:02x})", line=line
+        ) from None
+    return text.removeprefix(_BOM)
