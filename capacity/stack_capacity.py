@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from gpufleet.capacity.footprints import (
     apply_scaler,
@@ -21,6 +22,7 @@ from gpufleet.capacity.footprints import (
 )
 from gpufleet.capacity.footprints.model import GpuFootprint
 from gpufleet.capacity.footprints.reading import Scaler
+from gpufleet.capacity.property_values import is_unknown
 from gpufleet.capacity.stack_resource import StackResource
 
 
@@ -200,15 +202,47 @@ def _with_share(footprint: GpuFootprint, share: GpuFootprint) -> GpuFootprint:
 
 def _scalers(resources: list[StackResource]) -> dict[str, Scaler]:
     """The scaler of each group that has one, found through the scaler's property
-    dependencies (its target), as templates are."""
+    dependencies (its target), as templates are, or else by the name, id, ARN or URL its
+    target holds (a scaler written with the group's literal name still sizes it)."""
     found: dict[str, Scaler] = {}
+    by_name: dict[str, list[str]] | None = None
     for r in resources:
         scaler = read_scaler(r.type, r.props)
-        if scaler is not None:
-            for urn in r.property_dependencies.get(scaler.target_property, []):
-                # A group may have several (AWS: one resource per scheduled action).
-                found[urn] = found[urn].merged(scaler) if urn in found else scaler
+        if scaler is None:
+            continue
+        targets = r.property_dependencies.get(scaler.target_property, [])
+        if not targets:
+            by_name = by_name if by_name is not None else _resources_by_name(resources)
+            targets = _named_targets(r.props.get(scaler.target_property), by_name)
+        for urn in targets:
+            # A group may have several (AWS: one resource per scheduled action).
+            found[urn] = found[urn].merged(scaler) if urn in found else scaler
     return found
+
+
+# The properties that name a resource in the cloud: what a scaler's target can hold.
+_NAME_PROPERTIES = ("name", "vmScaleSetName", "autoScalingGroupName", "arn", "selfLink", "id")
+
+
+def _resources_by_name(resources: list[StackResource]) -> dict[str, list[str]]:
+    index: dict[str, list[str]] = {}
+    for r in resources:
+        for key in _NAME_PROPERTIES:
+            value = r.props.get(key)
+            if isinstance(value, str) and value and not is_unknown(value):
+                index.setdefault(value.lower(), []).append(r.urn)
+    return index
+
+
+def _named_targets(target: Any, by_name: dict[str, list[str]]) -> list[str]:
+    """The resources a literal target names: the whole value (an id, ARN or URL), else its
+    last path segment (a URL's or an ARN's name)."""
+    if not isinstance(target, str) or not target or is_unknown(target):
+        return []
+    whole = target.strip().lower()
+    if whole in by_name:
+        return by_name[whole]
+    return by_name.get(whole.rstrip("/").rsplit("/", 1)[-1], [])
 
 
 RESERVATION_UNKNOWN = "its reservation's machine type is unknown during preview"

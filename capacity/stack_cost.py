@@ -37,6 +37,7 @@ from gpufleet.engine.analyzer_resources import DeploymentError, from_deployment,
 from gpufleet.engine.program_dir import ProgramError
 from gpufleet.engine.stack_source import StackSource, load_stack
 from gpufleet.json_input import JsonInputError, read_json_file
+from gpufleet.planner.catalog import load_catalog
 from gpufleet.planner.rates import RateCard, shipped_rate_card
 from gpufleet.policies.rules.gpu_budget import budget_of
 from gpufleet.policies.stack_limits import StackLimits, config_json, current_limits, limits_in
@@ -71,13 +72,17 @@ def cost_stack(request: CostRequest) -> CostOutcome:
     """The stack's cost report (and its diff against ``compare_to``). CostInputError for bad
     input; ProgramRunError when the program raises."""
     try:
+        # What the command reads is read before the program runs (it is untrusted, and could
+        # rewrite a file read after it started): the policy config, the base, the catalog.
         setting = _budget_setting(request)
+        base_file = _read_base(request.compare_to) if request.compare_to is not None else None
+        load_catalog()
         loaded = load_stack(request.source)
         limits = limits_in(loaded.config)
         # The base is priced with the head's rate card, so the diff shows what the change does
         # to the resources, not a difference in assumed discounts.
         rates = shipped_rate_card(limits.commitment_discounts if limits else None)
-        base = _base(request.compare_to, rates) if request.compare_to is not None else None
+        base = _base(base_file, rates) if base_file is not None else None
     except (ProgramError, DeploymentError, ReportError) as exc:
         raise CostInputError([str(exc)]) from None
     except PolicyConfigError as exc:
@@ -166,12 +171,17 @@ def _pack_info() -> PackInfo:
     )
 
 
-def _base(path: Path, rates: RateCard) -> dict[str, Any]:
-    """The base to compare with: a saved cost report, or a stack export priced here."""
+def _read_base(path: Path) -> tuple[Path, Any, str]:
     try:
         data, text = read_json_file(path, what="a cost report or a stack export")
     except JsonInputError as exc:
         raise ReportError(str(exc)) from None
+    return path, data, text
+
+
+def _base(base_file: tuple[Path, Any, str], rates: RateCard) -> dict[str, Any]:
+    """The base to compare with: a saved cost report, or a stack export priced here."""
+    path, data, text = base_file
     if is_report(data):
         return check_report(data, str(path), text)
     if isinstance(data, dict) and "deployment" in data:

@@ -12,6 +12,7 @@ node pool's ``nodeConfig.resourceLabels``) says where, with its footprint reader
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -69,24 +70,39 @@ def tag_property(type_: str) -> TagProperty | None:
 def read_tags(
     prop: TagProperty, props: dict[str, Any], provider_props: dict[str, Any] | None
 ) -> TagReading:
-    entries, keys_unknown = tag_entries(prop, props, provider_props)
+    # Cost tags must reach the machines: a group's tag it does not give its instances does not.
+    entries, keys_unknown = tag_entries(prop, props, provider_props, launched_only=True)
     return TagReading(
         keys=frozenset(entries),
         unknown_values=tuple(sorted(k for k, v in entries.items() if is_unknown(v))),
-        empty_values=tuple(
-            sorted(
-                k for k, v in entries.items() if v is None or (isinstance(v, str) and not v.strip())
-            )
-        ),
+        empty_values=tuple(sorted(k for k, v in entries.items() if _blank(v))),
         keys_unknown=keys_unknown,
     )
 
 
+# Characters that show nothing: spaces of every kind, zero-width and other format characters,
+# controls. A value made only of them is as missing as an empty one.
+_INVISIBLE = frozenset(("Zs", "Zl", "Zp", "Cc", "Cf"))
+
+
+def _blank(value: Any) -> bool:
+    if value is None:
+        return True
+    if not isinstance(value, str):
+        return False
+    return all(unicodedata.category(ch) in _INVISIBLE for ch in value)
+
+
 def tag_entries(
-    prop: TagProperty, props: dict[str, Any], provider_props: dict[str, Any] | None
+    prop: TagProperty,
+    props: dict[str, Any],
+    provider_props: dict[str, Any] | None,
+    *,
+    launched_only: bool = False,
 ) -> tuple[dict[str, Any], bool]:
     """The tags a resource will carry (provider defaults, then its own) and whether some
-    keys cannot be known yet."""
+    keys cannot be known yet; ``launched_only``: an Auto Scaling group's tags its instances
+    get (``propagateAtLaunch``), not the group's own."""
     entries: dict[str, Any] = {}
     keys_unknown = False
     for source in (_provider_defaults(prop, provider_props or {}), get_path(props, *prop.path)):
@@ -100,6 +116,8 @@ def tag_entries(
             for item in source:
                 if not isinstance(item, dict) or is_unknown(item.get("key", item.get("name"))):
                     keys_unknown = True
+                    continue
+                if launched_only and item.get("propagateAtLaunch") is False:
                     continue
                 entries[str(item.get("key", item.get("name")))] = item.get("value")
     return entries, keys_unknown

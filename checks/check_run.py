@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from gpufleet.checks.analyzer_protocol import (
     PackInfo,
@@ -99,11 +100,16 @@ def run_check(
     stack_config: dict[str, str],
     locate: Locator | None = None,
     started: PolicyPackProcess | None = None,
+    loaded_config: tuple[dict[str, Any], str] | None = None,
 ) -> CheckReport:
     """Analyze ``resources`` with the pack in ``pack_dir`` (``started`` already, when given:
     the same pack, project, stack and config). PolicyConfigError for a bad config file,
-    PolicyPackError when the pack cannot run."""
-    config, text = load_policy_config(policy_config) if policy_config else ({}, "")
+    PolicyPackError when the pack cannot run. ``loaded_config``: the policy config file's
+    (content, text) read already, before a program ran."""
+    if loaded_config is not None:
+        config, text = loaded_config
+    else:
+        config, text = load_policy_config(policy_config) if policy_config else ({}, "")
     pack = started or PolicyPackProcess(
         pack_dir, project=project, stack=stack, dry_run=dry_run, config=stack_config
     )

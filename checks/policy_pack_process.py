@@ -78,6 +78,8 @@ class PolicyPackProcess:
         return self
 
     def __enter__(self) -> PolicyPackProcess:
+        if self.stub is not None:  # already waited for (``ready``)
+            return self
         self.start()
         port = self._read_port()
         target = f"127.0.0.1:{port}"
@@ -88,6 +90,10 @@ class PolicyPackProcess:
             raise PolicyPackError(f"{self.pack_dir}: policy pack did not accept calls") from None
         self.stub = _UnaryCalls(analyzer_pb2_grpc.AnalyzerStub(self._channel), target)
         return self
+
+    def ready(self) -> PolicyPackProcess:
+        """Wait until the pack has loaded its policies and data and accepts calls."""
+        return self.__enter__()
 
     def _read_port(self) -> int:
         assert self._process is not None and self._process.stdout is not None

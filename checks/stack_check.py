@@ -16,7 +16,7 @@ from pathlib import Path
 
 from gpufleet.checks.baseline import BaselineError, apply_baseline, baseline_text, load_baseline
 from gpufleet.checks.check_run import CheckReport, run_check
-from gpufleet.checks.policy_config import PolicyConfigError
+from gpufleet.checks.policy_config import PolicyConfigError, load_policy_config
 from gpufleet.checks.policy_pack_process import PolicyPackError, PolicyPackProcess
 from gpufleet.checks.source_locations import make_locator, relative_uri
 from gpufleet.engine.analyzer_resources import DeploymentError
@@ -89,9 +89,12 @@ def _check(request: CheckRequest, root: Path) -> CheckOutcome:
         export_file=request.export_file,
         timeout=request.timeout,
     )
+    # Everything the check reads is read before the program runs: the program is untrusted
+    # and runs as the same user, so it could rewrite any file read after it started (the
+    # policy config, the pack's rules and data, gpufleet's own modules).
+    config_read = load_policy_config(policy_config) if policy_config else ({}, "")
     pack = setup = None
     if request.export_file is None:
-        # The pack loads its policies while the program runs (its config is the stack's).
         setup = program_setup(request.program, request.stack, request.config_file)
         pack = PolicyPackProcess(
             request.pack_dir,
@@ -99,8 +102,11 @@ def _check(request: CheckRequest, root: Path) -> CheckOutcome:
             stack=request.stack,
             dry_run=request.preview,
             config=setup.config,
-        ).start()
+        )
     try:
+        if pack is not None:
+            pack.ready()  # its rules and data loaded
+
         # What a program registered before it ended early is checked too; the check fails.
         loaded = load_stack(source, partial=True, setup=setup)
         resources, stack_file = loaded.resources, loaded.config_file
@@ -114,6 +120,7 @@ def _check(request: CheckRequest, root: Path) -> CheckOutcome:
             stack_config=loaded.config,
             locate=make_locator(resources, stack_file, root),
             started=pack,
+            loaded_config=config_read,
         )
     finally:
         if pack is not None:

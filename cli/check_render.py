@@ -10,23 +10,22 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+# Imported with this module, before gpufleet check runs the (untrusted) program: a module
+# imported after it could have been rewritten by it.
 from gpufleet.checks.check_run import CheckReport, Finding
+from gpufleet.checks.github_report import workflow_annotations
+from gpufleet.checks.junit_report import junit_xml
+from gpufleet.checks.sarif import sarif_log
 
 
 def render(report: CheckReport, fmt: str, *, fallback_uri: str) -> str:
     if fmt == "json":
         return json.dumps(report_json(report), indent=2) + "\n"
     if fmt == "sarif":
-        from gpufleet.checks.sarif import sarif_log
-
         return json.dumps(sarif_log(report, fallback_uri=fallback_uri), indent=2) + "\n"
     if fmt == "junit":
-        from gpufleet.checks.junit_report import junit_xml
-
         return junit_xml(report) + "\n"
     if fmt == "github":
-        from gpufleet.checks.github_report import workflow_annotations
-
         return "".join(line + "\n" for line in workflow_annotations(report))
     return table(report)
 

@@ -16,6 +16,10 @@ from typing import TYPE_CHECKING, NoReturn
 import click
 
 from gpufleet import __version__
+
+# At import, with the command: check and cost write their output after running an untrusted
+# program, which must not get to rewrite the module that writes it.
+from gpufleet.atomic_write import STDOUT, write_files
 from gpufleet.clouds import CLOUDS, Cloud
 from gpufleet.engine.run_limits import DEFAULT_TIMEOUT_SECONDS
 from gpufleet.terminal_text import escape_controls
@@ -83,8 +87,6 @@ def _emit_report(
     GitHub's job summary (``$GITHUB_STEP_SUMMARY``) when the job has one. A file that cannot
     be written is one line, exit 2; the summary's path is checked before anything is written,
     so a bad one leaves nothing half-done."""
-    from gpufleet.atomic_write import STDOUT
-
     summary_path = os.environ.get("GITHUB_STEP_SUMMARY") if job_summary is not None else None
     summary = Path(summary_path) if summary_path else None
     where = f"{summary} ($GITHUB_STEP_SUMMARY)"
@@ -110,8 +112,6 @@ def _emit_report(
 
 def _write_files(files: Sequence[tuple[Path, str]]) -> None:
     """All or none; a failure is one line naming the file, exit 2."""
-    from gpufleet.atomic_write import write_files
-
     try:
         write_files(files)
     except OSError as exc:

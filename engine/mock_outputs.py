@@ -53,6 +53,9 @@ def realistic_outputs(
     service = type_.split(":")[1].split("/")[0]
     arn = f"arn:aws:{service}:{aws_region}:{ACCOUNT}:{name}"
     out: dict[str, Any] = {"arn": arn}
+    # The name the resource has in the cloud: the one given, as the provider keeps it.
+    given = inputs.get("name")
+    cloud_name = given if isinstance(given, str) and given else name
     if type_ == types.AWS_SECURITY_GROUP:
         rid = f"sg-{_hex(name)}"
         out["arn"] = f"arn:aws:ec2:{aws_region}:{ACCOUNT}:security-group/{rid}"
@@ -60,24 +63,35 @@ def realistic_outputs(
         rid = f"lt-{_hex(name)}"
         out |= {"latestVersion": 1, "defaultVersion": 1, "name": inputs.get("name", name)}
     elif type_ == types.AWS_IAM_ROLE:
-        rid = name
-        out |= {"name": name, "arn": f"arn:aws:iam::{ACCOUNT}:role/{name}", "uniqueId": _hex(name)}
+        rid = cloud_name
+        out |= {
+            "name": cloud_name,
+            "arn": f"arn:aws:iam::{ACCOUNT}:role/{cloud_name}",
+            "uniqueId": _hex(cloud_name),
+        }
     elif type_ == types.AWS_INSTANCE_PROFILE:
-        rid = name
-        out |= {"name": name, "arn": f"arn:aws:iam::{ACCOUNT}:instance-profile/{name}"}
+        rid = cloud_name
+        out |= {"name": cloud_name, "arn": f"arn:aws:iam::{ACCOUNT}:instance-profile/{cloud_name}"}
     elif type_ == types.AWS_SQS_QUEUE:
-        url = f"https://sqs.{aws_region}.amazonaws.com/{ACCOUNT}/{name}"
+        url = f"https://sqs.{aws_region}.amazonaws.com/{ACCOUNT}/{cloud_name}"
         rid = url
-        out |= {"url": url, "name": name, "arn": f"arn:aws:sqs:{aws_region}:{ACCOUNT}:{name}"}
+        out |= {
+            "url": url,
+            "name": cloud_name,
+            "arn": f"arn:aws:sqs:{aws_region}:{ACCOUNT}:{cloud_name}",
+        }
     elif type_ == types.AWS_EVENT_RULE:
-        rid = name
-        out |= {"name": name, "arn": f"arn:aws:events:{aws_region}:{ACCOUNT}:rule/{name}"}
+        rid = cloud_name
+        out |= {
+            "name": cloud_name,
+            "arn": f"arn:aws:events:{aws_region}:{ACCOUNT}:rule/{cloud_name}",
+        }
     elif type_ == types.AWS_AUTOSCALING_GROUP:
-        rid = name
-        out |= {"name": name}
+        rid = cloud_name
+        out |= {"name": cloud_name}
     elif type_ == types.AWS_PLACEMENT_GROUP:
-        rid = name
-        out |= {"name": name, "placementGroupId": f"pg-{_hex(name)}"}
+        rid = cloud_name
+        out |= {"name": cloud_name, "placementGroupId": f"pg-{_hex(cloud_name)}"}
     elif type_ in (types.AWS_CAPACITY_RESERVATION, types.AWS_CAPACITY_BLOCK):
         rid = f"cr-{_hex(name)}"
         out["arn"] = f"arn:aws:ec2:{aws_region}:{ACCOUNT}:capacity-reservation/{rid}"

@@ -36,4 +36,19 @@ def analyzer() -> PackAnalyzer:
 
 
 def serve() -> None:
-    serve_analyzer(analyzer())
+    pack = analyzer()
+    _load_data()
+    serve_analyzer(pack)
+
+
+def _load_data() -> None:
+    """Read every data file the rules use now, before the pack says it is ready (its port):
+    ``gpufleet check`` starts the program under check only then, so a program cannot rewrite
+    a table or the catalog before the pack reads it."""
+    from gpufleet.capacity.footprints.coverage import gpu_capable_table
+    from gpufleet.capacity.footprints.model import shipped_machine_catalog
+    from gpufleet.capacity.taggable import taggable_table
+
+    shipped_machine_catalog()
+    gpu_capable_table()
+    taggable_table()

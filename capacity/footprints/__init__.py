@@ -12,6 +12,7 @@ template) names the properties that reference it; ``resolve_template`` fills it 
 stack's property dependencies, which stay known in a preview even when the template's id does
 not. GPUs per machine come from the shipped catalog; a machine type that looks like a GPU type
 but is not in the catalog, or is unknown during a preview, is "undetermined", never ignored.
+A type with no reader that names a GPU machine anyway is caught by ``named_anywhere``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from typing import Any
 
 # Imported for their @reads registrations.
 from gpufleet.capacity.footprints import aws, azure, coverage, gcp  # noqa: F401
+from gpufleet.capacity.footprints.coverage import NOT_GPU_CAPACITY
 from gpufleet.capacity.footprints.model import GpuFootprint, MachineCatalog, shipped_machine_catalog
+from gpufleet.capacity.footprints.named_anywhere import read_named_anywhere
 from gpufleet.capacity.footprints.reading import READERS, SCALERS, TAG_PATHS, Reading, Scaler
 from gpufleet.capacity.footprints.weekly_use import set_point_use, window_use
 
@@ -45,6 +48,8 @@ def apply_scaler(footprint: GpuFootprint, scaler: Scaler) -> GpuFootprint:
         least, most = footprint.expected_units, footprint.max_units
         if scaler.bounds:
             least, most = scaler.least, scaler.most
+        elif scaler.most is not None and most is not None:
+            most = max(most, scaler.most)  # an action that raises the group's size for a while
         notes = footprint.notes
         unread = _unread(scaler)
         if unread:
@@ -96,10 +101,14 @@ def read_gpu_footprints(
 ) -> tuple[GpuFootprint, ...]:
     """The GPU footprints of one resource: one per part holding GPUs (most resources have
     one); none when it holds no GPUs (or is no compute)."""
+    reading = Reading(props, provider_props or {}, machines or shipped_machine_catalog())
     reader = READERS.get(type_)
-    if reader is None:
+    if reader is not None:
+        found = reader(reading)
+    elif type_ in NOT_GPU_CAPACITY:
         return ()
-    found = reader(Reading(props, provider_props or {}, machines or shipped_machine_catalog()))
+    else:
+        found = read_named_anywhere(reading, type_)
     if found is None:
         return ()
     return found if isinstance(found, tuple) else (found,)

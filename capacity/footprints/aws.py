@@ -463,10 +463,17 @@ def scheduled_action(r: Reading) -> Scaler | None:
             except ScheduleError as exc:
                 unread = str(exc)
     zone = r.get("timeZone")
+    # Whatever it sets, the group may hold that many while it does: the most the group holds.
+    sizes = [
+        r.number(r.get(key), key, None, whole=True)
+        for key in ("minSize", "maxSize", "desiredCapacity")
+        if r.get(key) not in (None, -1)
+    ]
+    most = max((size for size in sizes if size is not None), default=None)
     return Scaler(
         "autoscalingGroupName",
         None,
-        None,
+        most,
         active=True,
         set_points=tuple(points),
         schedule_unread=unread,

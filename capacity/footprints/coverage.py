@@ -29,7 +29,7 @@ from typing import Any
 from gpufleet.capacity.footprints.model import GpuFootprint, Machine
 from gpufleet.capacity.footprints.reading import Reading, looks_like_gpu, reads, shown
 from gpufleet.capacity.property_values import is_unknown
-from gpufleet.clouds import Cloud, cloud_of_type
+from gpufleet.clouds import CLOUDS, Cloud, cloud_of_type
 from gpufleet.engine.wire import INVOKE_PLACEHOLDER
 from gpufleet.planner.gcp_machines import built_in_gpus
 
@@ -224,7 +224,7 @@ def _values(value: Any, steps: list[str]) -> list[Any]:
     return _values(value.get(steps[0]), steps[1:])
 
 
-def _requests_accelerators(value: Any) -> bool:
+def requests_accelerators(value: Any) -> bool:
     """Whether an accelerator / GPU property asks for any: a count above 0, a named type, a
     spec; not a flag (``gpuZonalRedundancyDisabled``) or an explicit none."""
     if isinstance(value, bool) or value is None:
@@ -234,13 +234,18 @@ def _requests_accelerators(value: Any) -> bool:
     if isinstance(value, str):
         return value.strip().upper() not in ("", "NONE", "ACCELERATOR_TYPE_UNSPECIFIED", "0")
     if isinstance(value, dict):
-        return any(_requests_accelerators(v) for v in value.values())
+        return any(requests_accelerators(v) for v in value.values())
     if isinstance(value, list):
-        return any(_requests_accelerators(v) for v in value)
+        return any(requests_accelerators(v) for v in value)
     return False
 
 
 def _named_machine(r: Reading, cloud: Cloud, value: str, where: str) -> Machine | None:
+    # Another cloud's machine first (GKE Multi-Cloud's AWS and Azure node pools are GCP
+    # resources naming EC2 or Azure machines); then the resource's own cloud's rules.
+    for other in CLOUDS:
+        if other != cloud and (found := r.catalog.machine(other, value.strip())) is not None:
+            return found
     if cloud == "gcp":
         name = value.strip().rsplit("/", 1)[-1].lower()
         if built_in_gpus(name) is None and not looks_like_gpu("gcp", name):
@@ -271,11 +276,11 @@ def read_by_name(r: Reading, type_: str) -> GpuFootprint | None:
             if is_unknown(value) or value == INVOKE_PLACEHOLDER:
                 r.unreadable(value, path)
             elif _ACCELERATOR_STEP.search(steps[-1]):
-                if _requests_accelerators(value):
+                if requests_accelerators(value):
                     asks.append(f"{path} {shown(value)}")
             elif isinstance(value, dict):
                 # A machine spec ({machineType, acceleratorType, ...}) or requirements.
-                if _requests_accelerators(
+                if requests_accelerators(
                     {k: v for k, v in value.items() if _ACCELERATOR_STEP.search(k)}
                 ):
                     asks.append(f"{path} {shown(value)}")

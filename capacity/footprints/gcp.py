@@ -61,7 +61,11 @@ def _machine(r: Reading, machine_type: Any) -> Machine | None:
             return None
         gpu, count = attached
         if count == 0:
-            return None  # no GPU attached after all
+            # No GPU attached; a machine with built-in GPUs (a3, a2, g2) has them anyway: the
+            # provider drops accelerators of count 0.
+            if built_in_gpus(name) is None:
+                return None
+            return r.machine("gcp", name, "machineType")
         # The accelerators say what the machine carries, whether or not the catalog prices
         # this pairing (unpriced pairings show up in the budget instead).
         known = r.catalog.machine("gcp", name, (gpu, count))

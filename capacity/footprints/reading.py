@@ -116,7 +116,7 @@ MAX_COUNT = 1_000_000
 # reported as undetermined rather than taken for a CPU machine.
 _GPU_FAMILY: dict[Cloud, re.Pattern[str]] = {
     "aws": re.compile(r"^(?:ml\.)?(p\d|g\d|trn\d|inf\d|dl\d|gr\d|vt\d)", re.I),
-    "gcp": re.compile(r"^(a\d|g\d)-"),
+    "gcp": re.compile(r"^(a\d+[a-z]?|g\d+)-", re.I),
     "azure": re.compile(r"^standard_n", re.I),
 }
 
