@@ -21,6 +21,8 @@ template = {
 az.resources.Deployment(
     NAME,
     resource_group_name="ml",
-    properties={"mode": "Incremental", "template": template},
+    properties=az.resources.DeploymentPropertiesArgs(
+        mode=az.resources.DeploymentMode.INCREMENTAL, template=template
+    ),
     tags=TAGS,
 )
