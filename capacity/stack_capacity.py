@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from gpufleet import resource_types as types
 from gpufleet.capacity.footprints import (
     apply_scaler,
     read_gpu_footprints,
@@ -54,7 +55,9 @@ def stack_footprints(resources: list[StackResource]) -> list[StackCapacity]:
         for r in resources
         if (
             parts := read_gpu_footprints(
-                r.type, r.props, r.provider_props or child_provider.get(r.urn)
+                r.type,
+                _with_cluster_zones(r, by_urn),
+                r.provider_props or child_provider.get(r.urn),
             )
         )
     }
@@ -70,6 +73,33 @@ def stack_footprints(resources: list[StackResource]) -> list[StackCapacity]:
             if found is not None:
                 out.append(found)
     return out
+
+
+def _with_cluster_zones(r: StackResource, by_urn: dict[str, StackResource]) -> dict[str, Any]:
+    """A GKE node pool's properties, with its cluster's node locations when it sets none: its
+    node counts are per zone of the cluster (``gcp._zones``)."""
+    if r.type != types.GKE_NODE_POOL or r.props.get("nodeLocations"):
+        return r.props
+    clusters = [
+        by_urn[urn]
+        for urn in r.property_dependencies.get("cluster", [])
+        if urn in by_urn and by_urn[urn].type == types.GKE_CLUSTER
+    ]
+    if not clusters:
+        named = r.props.get("cluster")
+        name = named.rsplit("/", 1)[-1] if isinstance(named, str) else None
+        clusters = [
+            c
+            for c in by_urn.values()
+            if c.type == types.GKE_CLUSTER and name and c.props.get("name") == name
+        ]
+    if len(clusters) != 1:
+        return r.props
+    cluster = clusters[0].props
+    inherited = {"nodeLocations": cluster.get("nodeLocations")}
+    if cluster.get("location") is not None:
+        inherited["location"] = cluster.get("location")
+    return {**r.props, **{k: v for k, v in inherited.items() if v is not None}}
 
 
 def _resolved(

@@ -380,8 +380,19 @@ def _reserved(r: Reading, kind: str) -> GpuFootprint | None:
 
 @reads(types.AWS_TRAINING_JOB)
 def training_job(r: Reading) -> GpuFootprint | None:
-    machine = r.machine("aws", r.get("resourceConfig", "instanceType"), "resourceConfig")
-    count = r.count("resourceConfig", "instanceCount", where="instanceCount")
+    groups = r.get("resourceConfig", "instanceGroups")
+    notes: tuple[str, ...] = ()
+    if isinstance(groups, list) and groups and r.get("resourceConfig", "instanceType") is None:
+        # A heterogeneous cluster: its groups' machines, all its instances counted at the
+        # largest of them (a gate errs high), as a note says.
+        machines, count = _instance_groups(r, groups)
+        notes = (
+            "a heterogeneous cluster: its instances counted and priced at its largest machine",
+        )
+    else:
+        machine = r.machine("aws", r.get("resourceConfig", "instanceType"), "resourceConfig")
+        machines = [machine]
+        count = r.count("resourceConfig", "instanceCount", where="instanceCount")
     max_run = r.number(
         r.get("stoppingCondition", "maxRuntimeInSeconds"),
         "maxRuntimeInSeconds",
@@ -393,13 +404,28 @@ def training_job(r: Reading) -> GpuFootprint | None:
         cloud="aws",
         kind="SageMaker training job",
         is_template=False,
-        machines=[machine],
+        machines=machines,
         expected_units=count,
         max_units=count,
+        notes=notes,
         market="spot" if r.get("enableManagedSpotTraining") is True else "on_demand",
         region=_region(r),
         run_hours=(max_run or SAGEMAKER_DEFAULT_RUNTIME_SECONDS) / 3600.0,
     )
+
+
+def _instance_groups(r: Reading, groups: list[Any]) -> tuple[list[Machine | None], float | None]:
+    machines: list[Machine | None] = []
+    total: float | None = 0.0
+    for index, group in enumerate(groups):
+        group_props = group if isinstance(group, dict) else {}
+        where = f"resourceConfig.instanceGroups[{index}]"
+        machines.append(r.machine("aws", group_props.get("instanceType"), f"{where}.instanceType"))
+        count = r.number(
+            group_props.get("instanceCount"), f"{where}.instanceCount", None, whole=True
+        )
+        total = None if total is None or count is None else total + count
+    return machines, total
 
 
 @reads(types.GPUFLEET_SAGEMAKER_SPOT_TRAINING)

@@ -29,7 +29,15 @@ def _region(r: Reading) -> str | None:
 
 @reads(types.AZURE_SCALE_SET)
 def scale_set(r: Reading) -> GpuFootprint | None:
-    machine = r.machine("azure", r.get("sku", "name"), "sku.name")
+    sizes = [v for v in as_list(r.get("skuProfile", "vmSizes")) if isinstance(v, dict)]
+    if sizes:
+        # Instance mix (sku.name "Mix"): its VMs are any of the listed sizes.
+        machines = [
+            r.machine("azure", size.get("name"), f"skuProfile.vmSizes[{index}].name")
+            for index, size in enumerate(sizes)
+        ]
+    else:
+        machines = [r.machine("azure", r.get("sku", "name"), "sku.name")]
     priority = r.get(_PROFILE, "priority")
     capacity = r.count("sku", "capacity", where="sku.capacity")
     bought: Market = "spot" if priority in ("Spot", "Low") else "on_demand"
@@ -48,7 +56,7 @@ def scale_set(r: Reading) -> GpuFootprint | None:
         cloud="azure",
         kind="VM scale set",
         is_template=False,
-        machines=[machine],
+        machines=machines,
         expected_units=capacity,
         max_units=capacity,
         region=_region(r),

@@ -338,7 +338,9 @@ def _zones(r: Reading, node_locations: Any, location: Any) -> tuple[float, str |
         return 1.0, None
     listed = [z for z in as_list(node_locations) if z]
     if listed:
-        return float(len(listed)), None
+        # A zonal cluster's node locations are its other zones: its own zone has nodes too.
+        own = location if isinstance(location, str) and location.count("-") >= 2 else None
+        return float(len(set(listed) | ({own} if own else set()))), None
     if isinstance(location, str) and location.count("-") >= 2:
         return 1.0, None  # a zonal cluster (its location is a zone)
     return (
