@@ -12,7 +12,7 @@ from rich.tree import Tree
 
 from gpufleet.engine.capture import Capture
 from gpufleet.engine.resource_tree import TreeNode, capture_summary, resource_tree, type_counts
-from gpufleet.engine.wire import UNKNOWN
+from gpufleet.engine.wire import UNKNOWN, redacted
 
 
 def preview(capture: Capture, fmt: str) -> None:
@@ -34,7 +34,7 @@ def preview(capture: Capture, fmt: str) -> None:
     if capture.exports:
         console.print(Text("outputs", style="bold"))
         for key, value in capture.exports.items():
-            shown = json.dumps(value).replace(f'"{UNKNOWN}"', "(unknown)")
+            shown = json.dumps(redacted(value)).replace(f'"{UNKNOWN}"', "(unknown)")
             console.print(f"  {key}: {shown}")
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 import grpc
 import pulumi
+from google.protobuf import struct_pb2
 from pulumi.runtime import mocks
 from pulumi.runtime.proto import callback_pb2, callback_pb2_grpc, resource_pb2
 from pulumi.runtime.settings import ROOT, SETTINGS, _get_rpc_manager
@@ -34,7 +35,7 @@ from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from gpufleet.engine.mock_outputs import invoke_result, realistic_outputs
-from gpufleet.engine.wire import UNKNOWN, decode_struct
+from gpufleet.engine.wire import SECRET_SIG, SIG_KEY, UNKNOWN, decode_struct
 
 STACK_TYPE = "pulumi:pulumi:Stack"
 
@@ -200,6 +201,7 @@ class CaptureMonitor(mocks.MockMonitor):
             self._own_transforms[urn] = list(request.transforms)
         request = self._transformed(urn, request)
         response = super().RegisterResource(request)
+        _mark_secret_outputs(response.object, request.additionalSecretOutputs)
         registration = _registration(request, response)
         if registration.is_provider:
             ref = f"{response.urn}::{response.id or UNKNOWN}"
@@ -302,6 +304,18 @@ class CaptureMonitor(mocks.MockMonitor):
             exports=exports,
             config=dict(config),
         )
+
+
+def _mark_secret_outputs(outputs: struct_pb2.Struct, keys: Iterable[str]) -> None:
+    """The outputs ``additional_secret_outputs`` names, made secrets, as the engine does: the
+    program then sees them as secrets, and so do its exports that use them."""
+    for key in keys:
+        if key not in outputs.fields:
+            continue
+        wrapper = struct_pb2.Struct()
+        wrapper.fields[SIG_KEY].string_value = SECRET_SIG
+        wrapper.fields["value"].CopyFrom(outputs.fields[key])
+        outputs.fields[key].struct_value.CopyFrom(wrapper)
 
 
 def _transform_options(request: Any) -> resource_pb2.TransformResourceOptions:

@@ -40,7 +40,7 @@ from gpufleet.engine.run_limits import (
     MAX_REGISTRATIONS,
     MAX_REQUEST_BYTES,
 )
-from gpufleet.engine.wire import plain
+from gpufleet.engine.wire import keeping_secrets
 from gpufleet.terminal_text import escape_controls
 
 _MAX_REPORT_BYTES = 64 * 1024
@@ -179,13 +179,14 @@ def run_program_process(
         pulumi.runtime.set_all_config({}, [])
         if report_write >= 0:
             os.close(report_write)
-    # Exports as a program sees them: secrets unwrapped, unknowns the sentinel.
+    # Exports with their secrets still marked (shown as [secret], exported as secrets),
+    # unknowns the sentinel.
     capture = monitor.capture(
         project=project,
         stack=stack,
         preview=preview,
         config=config,
-        exports={key: plain(value) for key, value in monitor.exports.items()},
+        exports={key: keeping_secrets(value) for key, value in monitor.exports.items()},
     )
     ending = _ending(child.returncode, report.text(), timed_out, timeout)
     if monitor.overflow is not None:

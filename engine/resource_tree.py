@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpufleet.engine.capture import Capture, Registration
+from gpufleet.engine.wire import redacted
 
 
 @dataclass
@@ -55,5 +56,5 @@ def capture_summary(capture: Capture) -> dict[str, Any]:
         "resources": len(capture.registrations),
         "counts": type_counts(capture),
         "tree": [node.as_dict() for node in resource_tree(capture)],
-        "exports": capture.exports,
+        "exports": redacted(capture.exports),
     }

@@ -55,7 +55,8 @@ def deployment(capture: Capture, *, time: datetime | None = None) -> dict[str, A
         "deployment": {
             "manifest": {
                 "time": (time or _now()).isoformat(),
-                "magic": hashlib.sha256(engine_version.encode()).hexdigest(),
+                # As the CLI's Manifest.NewMagic: the SHA-256 of the version string written.
+                "magic": hashlib.sha256(f"v{engine_version}".encode()).hexdigest(),
                 "version": f"v{engine_version}",
             },
             "resources": resources,

@@ -49,6 +49,48 @@ def contains_unknown(value: Any) -> bool:
     return False
 
 
+SECRET_SHOWN = "[secret]"
+
+
+def secret(value: Any) -> dict[str, Any]:
+    """``value`` wrapped as the engine marks a secret."""
+    return {SIG_KEY: SECRET_SIG, "value": value}
+
+
+def keeping_secrets(value: Any) -> Any:
+    """``value`` as ``plain`` makes it, except that secrets stay marked (``secret``): for
+    values gpufleet keeps, shows (``redacted``) and exports."""
+    if isinstance(value, list):
+        return [keeping_secrets(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    sig = value.get(SIG_KEY)
+    if sig == SECRET_SIG:
+        return secret(keeping_secrets(value.get("value", UNKNOWN)))
+    if sig == OUTPUT_VALUE_SIG:
+        inner = keeping_secrets(value.get("value", UNKNOWN))
+        return secret(inner) if value.get("secret") is True else inner
+    if sig == RESOURCE_REF_SIG:
+        return value.get("urn")
+    return {k: keeping_secrets(v) for k, v in value.items()}
+
+
+def redacted(value: Any) -> Any:
+    """``value`` for a screen or a report: every secret as ``[secret]``, never its text."""
+    if isinstance(value, list):
+        return [redacted(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    sig = value.get(SIG_KEY)
+    if sig == SECRET_SIG or (sig == OUTPUT_VALUE_SIG and value.get("secret") is True):
+        return SECRET_SHOWN
+    if sig == OUTPUT_VALUE_SIG:
+        return redacted(value.get("value", UNKNOWN))
+    if sig == RESOURCE_REF_SIG:
+        return value.get("urn")
+    return {k: redacted(v) for k, v in value.items()}
+
+
 def plain(value: Any) -> Any:
     """``value`` with secrets and output values unwrapped and resource references as their
     URN; unknowns stay the sentinel. For reading captured inputs, not for re-sending them."""

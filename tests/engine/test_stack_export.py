@@ -3,6 +3,7 @@ through the SDK, unknowns and secrets kept."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from typing import Any
@@ -85,3 +86,10 @@ def test_the_export_schema_rejects_broken_documents(
     mutate(document)
     with pytest.raises(jsonschema.ValidationError):
         validate_export(document)
+
+
+def test_the_manifest_magic_is_what_the_cli_computes() -> None:
+    manifest = export_of(small_program)["deployment"]["manifest"]
+    # The CLI's Manifest.NewMagic: sha256 of the version string as written (with its "v").
+    assert manifest["version"].startswith("v")
+    assert manifest["magic"] == hashlib.sha256(manifest["version"].encode()).hexdigest()
