@@ -60,6 +60,9 @@ class Registration:
     inputs: dict[str, Any]
     id: str = ""
     outputs: dict[str, Any] = field(default_factory=dict)
+    deleted_with: str = ""
+    # Former URNs given as URNs (an alias given as a name/type/parent spec is not resolved).
+    aliases: list[str] = field(default_factory=list)
 
     @property
     def is_provider(self) -> bool:
@@ -387,6 +390,11 @@ def _registration(request: Any, response: Any) -> Registration:
         inputs=decode_struct(request.object),
         id=response.id,
         outputs=decode_struct(response.object) if request.custom else {},
+        deleted_with=request.deletedWith,
+        aliases=[
+            *request.aliasURNs,
+            *(alias.urn for alias in request.aliases if alias.WhichOneof("alias") == "urn"),
+        ],
     )
 
 

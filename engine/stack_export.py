@@ -89,6 +89,15 @@ def _resource(r: Registration, provider: str) -> dict[str, Any]:
     if r.custom and provider:
         entry["provider"] = provider
     entry["propertyDependencies"] = {k: list(v) for k, v in sorted(r.property_dependencies.items())}
+    # The options the engine records in a checkpoint, where set.
+    options = {
+        "additionalSecretOutputs": list(r.additional_secret_outputs),
+        "aliases": list(r.aliases),
+        "deletedWith": r.deleted_with,
+        "ignoreChanges": list(r.ignore_changes),
+        "replaceOnChanges": list(r.replace_on_changes),
+    }
+    entry.update({key: value for key, value in options.items() if value})
     return entry
 
 

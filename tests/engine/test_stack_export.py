@@ -93,3 +93,28 @@ def test_the_manifest_magic_is_what_the_cli_computes() -> None:
     # The CLI's Manifest.NewMagic: sha256 of the version string as written (with its "v").
     assert manifest["version"].startswith("v")
     assert manifest["magic"] == hashlib.sha256(manifest["version"].encode()).hexdigest()
+
+
+def test_the_export_keeps_the_resource_options_the_engine_records() -> None:
+    def program() -> None:
+        bucket = aws.s3.Bucket("keep")
+        aws.s3.Bucket(
+            "logs",
+            opts=pulumi.ResourceOptions(
+                ignore_changes=["tags"],
+                replace_on_changes=["bucket"],
+                additional_secret_outputs=["arn"],
+                deleted_with=bucket,
+                aliases=["urn:pulumi:dev::acme::aws:s3/bucket:Bucket::old-logs"],
+            ),
+        )
+
+    document = export_of(program, project="acme", stack="dev")
+    validate_export(document)
+    logs = next(r for r in document["deployment"]["resources"] if r["urn"].endswith("::logs"))
+    keep = next(r for r in document["deployment"]["resources"] if r["urn"].endswith("::keep"))
+    assert logs["ignoreChanges"] == ["tags"] and logs["replaceOnChanges"] == ["bucket"]
+    assert logs["additionalSecretOutputs"] == ["arn"]
+    assert logs["deletedWith"] == keep["urn"]
+    assert logs["aliases"] == ["urn:pulumi:dev::acme::aws:s3/bucket:Bucket::old-logs"]
+    assert "ignoreChanges" not in keep  # only what is set
