@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import json
 
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
@@ -16,6 +15,7 @@ from gpufleet.checks.check_run import CheckReport, Finding
 from gpufleet.checks.github_report import workflow_annotations
 from gpufleet.checks.junit_report import junit_xml
 from gpufleet.checks.sarif import sarif_log
+from gpufleet.cli import tables
 
 
 def render(report: CheckReport, fmt: str, *, fallback_uri: str) -> str:
@@ -77,7 +77,7 @@ def report_json(report: CheckReport) -> dict[str, object]:
 
 def table(report: CheckReport) -> str:
     out = io.StringIO()
-    console = Console(file=out, width=160, highlight=False, markup=False, color_system=None)
+    console = tables.console(out, width=160, color_system=None)
     if report.findings:
         grid = Table(title=f"gpufleet check: {report.stack}", title_justify="left")
         grid.add_column("level", no_wrap=True)

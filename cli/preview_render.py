@@ -5,23 +5,25 @@ from __future__ import annotations
 import json
 import sys
 
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
+from gpufleet.cli import tables
 from gpufleet.engine.capture import Capture
 from gpufleet.engine.resource_tree import TreeNode, capture_summary, resource_tree, type_counts
 from gpufleet.engine.wire import UNKNOWN, redacted
+from gpufleet.terminal_text import escape_controls
 
 
 def preview(capture: Capture, fmt: str) -> None:
     if fmt == "json":
         sys.stdout.write(json.dumps(capture_summary(capture), indent=2) + "\n")
         return
-    console = Console(file=sys.stdout, width=10_000, highlight=False, markup=False)
+    console = tables.console()
     mode = "preview: computed values unknown" if capture.preview else "ids and outputs mocked"
-    root = Tree(Text(f"{capture.project}-{capture.stack} ({mode})", style="bold"))
+    title = escape_controls(f"{capture.project}-{capture.stack} ({mode})")
+    root = Tree(Text(title, style="bold"))
     for node in resource_tree(capture):
         _add(root, node)
     console.print(root)
@@ -40,8 +42,8 @@ def preview(capture: Capture, fmt: str) -> None:
 
 def _add(tree: Tree, node: TreeNode) -> None:
     r = node.registration
-    label = Text(f"{r.type} ")
-    label.append(r.name, style="bold")
+    label = Text(f"{escape_controls(r.type)} ")
+    label.append(escape_controls(r.name), style="bold")
     if r.protect:
         label.append(" [protected]", style="yellow")
     branch = tree.add(label)

@@ -6,22 +6,37 @@ Shared by the renderers of ``plan``, ``catalog list`` and ``cost``.
 from __future__ import annotations
 
 import sys
-from typing import IO
+from typing import IO, Any
 
 from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from gpufleet.terminal_text import escape_controls
+
 L, R = "left", "right"
 
 
-def console(file: IO[str] | None = None) -> Console:
-    # Tables print at their natural width, in a terminal too: squeezing ten columns into 80 or 110
-    # characters folds names mid-word or collapses columns to nothing, which is worse than a
-    # soft-wrapped line. Colour still follows whether stdout is a terminal. Markup is off so text
-    # from specs and catalogs prints as written; styling is explicit (Text).
-    return Console(file=file or sys.stdout, width=10_000, highlight=False, markup=False)
+class SafeConsole(Console):
+    """A console that shows control characters in the text it is given as escapes (``\\x1b``):
+    resource, workload and stack names come from users' programs and files, and an escape
+    sequence in one must not move the cursor, clear the screen or retitle the terminal. Its own
+    styling is unaffected. ``Text`` built by hand must escape its parts (``escape_controls``)."""
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        return super().render_str(escape_controls(text), **kwargs)
+
+
+def console(file: IO[str] | None = None, **options: Any) -> Console:
+    """The console every renderer prints through (``SafeConsole``).
+
+    Tables print at their natural width, in a terminal too: squeezing ten columns into 80 or
+    110 characters folds names mid-word or collapses columns to nothing, which is worse than a
+    soft-wrapped line. Colour still follows whether stdout is a terminal. Markup is off so text
+    from specs and catalogs prints as written; styling is explicit (Text)."""
+    settings: dict[str, Any] = {"width": 10_000, "highlight": False, "markup": False}
+    return SafeConsole(file=file or sys.stdout, **(settings | options))
 
 
 def bold(text: str) -> Text:
@@ -48,7 +63,8 @@ def print_table(out: Console, grid: Table) -> None:
 
 
 def _cell_width(cell: object) -> int:
-    return cell.cell_len if isinstance(cell, Text) else cell_len(str(cell))
+    # As printed: a string's control characters are shown as escapes (``SafeConsole``).
+    return cell.cell_len if isinstance(cell, Text) else cell_len(escape_controls(str(cell)))
 
 
 def money(value: float) -> str:
