@@ -45,7 +45,8 @@ def load_baseline(path: Path) -> set[str]:
     if not isinstance(findings, list) or not all(
         isinstance(f, dict) and isinstance(f.get("fingerprint"), str) for f in findings
     ):
-        raise BaselineError(f"{path}:1: findings: must be a list of objects with a fingerprint")
+        message = "must be a list of objects with a fingerprint"
+        raise BaselineError(problem_at(str(path), text, ("findings",), message))
     return {f["fingerprint"] for f in findings}
 
 

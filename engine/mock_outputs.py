@@ -61,7 +61,7 @@ def realistic_outputs(
         out["arn"] = f"arn:aws:ec2:{aws_region}:{ACCOUNT}:security-group/{rid}"
     elif type_ == types.AWS_LAUNCH_TEMPLATE:
         rid = f"lt-{_hex(name)}"
-        out |= {"latestVersion": 1, "defaultVersion": 1, "name": inputs.get("name", name)}
+        out |= {"latestVersion": 1, "defaultVersion": 1, "name": cloud_name}
     elif type_ == types.AWS_IAM_ROLE:
         rid = cloud_name
         out |= {

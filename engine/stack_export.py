@@ -30,7 +30,8 @@ STACK_EXPORT_SCHEMA = Path(__file__).with_name("stack_export.schema.json")
 
 
 def deployment(capture: Capture, *, time: datetime | None = None) -> dict[str, Any]:
-    engine_version = _version("pulumi")
+    # The engine's version as the CLI writes it, and the magic the CLI derives from it.
+    engine_version = f"v{_version('pulumi')}"
     resources: list[dict[str, Any]] = [
         {
             "urn": capture.stack_urn,
@@ -55,9 +56,8 @@ def deployment(capture: Capture, *, time: datetime | None = None) -> dict[str, A
         "deployment": {
             "manifest": {
                 "time": (time or _now()).isoformat(),
-                # As the CLI's Manifest.NewMagic: the SHA-256 of the version string written.
-                "magic": hashlib.sha256(f"v{engine_version}".encode()).hexdigest(),
-                "version": f"v{engine_version}",
+                "magic": hashlib.sha256(engine_version.encode()).hexdigest(),  # NewMagic
+                "version": engine_version,
             },
             "resources": resources,
         },

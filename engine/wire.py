@@ -10,6 +10,7 @@ Python objects and lose the difference between "unknown" and "absent".
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from google.protobuf import json_format, struct_pb2
@@ -60,47 +61,32 @@ def secret(value: Any) -> dict[str, Any]:
 def keeping_secrets(value: Any) -> Any:
     """``value`` as ``plain`` makes it, except that secrets stay marked (``secret``): for
     values gpufleet keeps, shows (``redacted``) and exports."""
-    if isinstance(value, list):
-        return [keeping_secrets(v) for v in value]
-    if not isinstance(value, dict):
-        return value
-    sig = value.get(SIG_KEY)
-    if sig == SECRET_SIG:
-        return secret(keeping_secrets(value.get("value", UNKNOWN)))
-    if sig == OUTPUT_VALUE_SIG:
-        inner = keeping_secrets(value.get("value", UNKNOWN))
-        return secret(inner) if value.get("secret") is True else inner
-    if sig == RESOURCE_REF_SIG:
-        return value.get("urn")
-    return {k: keeping_secrets(v) for k, v in value.items()}
+    return _unwrapped(value, secret)
 
 
 def redacted(value: Any) -> Any:
     """``value`` for a screen or a report: every secret as ``[secret]``, never its text."""
-    if isinstance(value, list):
-        return [redacted(v) for v in value]
-    if not isinstance(value, dict):
-        return value
-    sig = value.get(SIG_KEY)
-    if sig == SECRET_SIG or (sig == OUTPUT_VALUE_SIG and value.get("secret") is True):
-        return SECRET_SHOWN
-    if sig == OUTPUT_VALUE_SIG:
-        return redacted(value.get("value", UNKNOWN))
-    if sig == RESOURCE_REF_SIG:
-        return value.get("urn")
-    return {k: redacted(v) for k, v in value.items()}
+    return _unwrapped(value, lambda _: SECRET_SHOWN)
 
 
 def plain(value: Any) -> Any:
     """``value`` with secrets and output values unwrapped and resource references as their
     URN; unknowns stay the sentinel. For reading captured inputs, not for re-sending them."""
+    return _unwrapped(value, lambda inner: inner)
+
+
+def _unwrapped(value: Any, on_secret: Callable[[Any], Any]) -> Any:
+    """``value`` with output values unwrapped and resource references as their URN; what a
+    secret becomes is ``on_secret`` of its (unwrapped) value."""
     if isinstance(value, list):
-        return [plain(v) for v in value]
+        return [_unwrapped(v, on_secret) for v in value]
     if not isinstance(value, dict):
         return value
     sig = value.get(SIG_KEY)
     if sig in (SECRET_SIG, OUTPUT_VALUE_SIG):
-        return plain(value.get("value", UNKNOWN))
+        inner = _unwrapped(value.get("value", UNKNOWN), on_secret)
+        is_secret = sig == SECRET_SIG or value.get("secret") is True
+        return on_secret(inner) if is_secret else inner
     if sig == RESOURCE_REF_SIG:
         return value.get("urn")
-    return {k: plain(v) for k, v in value.items()}
+    return {k: _unwrapped(v, on_secret) for k, v in value.items()}

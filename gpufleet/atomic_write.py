@@ -22,13 +22,14 @@ renamed onto it at the end: it appears whole or not at all.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import stat
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from gpufleet.process_signals import signals_as_exit
@@ -102,7 +103,7 @@ class _Destination:
             # A new file, or a dangling symlink: the link's target is created.
             return cls(path, path.resolve(), streams=False)
         if stat.S_ISDIR(mode):
-            raise IsADirectoryError(21, "is a folder", str(path))
+            raise IsADirectoryError(errno.EISDIR, "is a folder", str(path))
         if stat.S_ISREG(mode):
             return cls(path, path.resolve(), streams=False)
         return cls(path, path, streams=True)
@@ -126,7 +127,6 @@ class _Staged:
     temp: Path
     backup: Path | None = None
     existed: bool = False
-    committed: bool = field(default=False)
 
     @classmethod
     def write(cls, destination: _Destination, text: str) -> _Staged:
@@ -161,7 +161,6 @@ class _Staged:
             self.temp.replace(target)
         except OSError as exc:
             raise _naming(exc, self.destination.given) from None
-        self.committed = True
 
     def roll_back(self) -> None:
         # Best effort: the original error is the one to report.

@@ -32,7 +32,7 @@ def read_json_file(path: Path, *, what: str) -> tuple[Any, str]:
     try:
         text = read_text_file(path, what=what, limit=MAX_JSON_BYTES)
     except InputFileError as exc:
-        raise JsonInputError(exc.file, exc.message, line=exc.line, field=exc.field) from None
+        raise JsonInputError.of(exc) from None
     return parse_json(text, str(path), what=what), text
 
 

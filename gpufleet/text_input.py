@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import stat
 from pathlib import Path
+from typing import Self
 
 _BOM = "\ufeff"
 # How deep a YAML or JSON document may nest: no spec, config or export comes near it, and code
@@ -26,6 +27,11 @@ class InputFileError(Exception):
         self.field = field
         self.message = message
         super().__init__(f"{file}:{line}: {field}: {message}")
+
+    @classmethod
+    def of(cls, problem: InputFileError) -> Self:
+        """The same problem as this more specific kind (a stack file's, a JSON file's)."""
+        return cls(problem.file, problem.message, line=problem.line, field=problem.field)
 
 
 def read_text_file(path: Path, *, what: str, limit: int) -> str:

@@ -153,10 +153,11 @@ def _parse_rows(lines: Iterable[str], file: str) -> Iterator[Offer]:
 
 
 def _sensible(offer: Offer) -> bool:
-    numbers = [offer.gpu_memory_gib, offer.vcpus, offer.memory_gib, offer.on_demand_hourly]
-    if offer.spot_hourly is not None:
-        numbers.append(offer.spot_hourly)
-    return offer.gpu_count >= 1 and all(math.isfinite(n) and n > 0 for n in numbers)
+    numbers = [getattr(offer, column) for column in _POSITIVE]
+    return offer.gpu_count >= 1 and all(
+        n is None or (math.isfinite(n) and n > 0)
+        for n in numbers  # None: no spot offer
+    )
 
 
 def _row_problem(row: list[str]) -> tuple[str, str]:

@@ -190,7 +190,7 @@ def existing_config(existing: str | None, file: str) -> CommentedMap:
     try:
         document = parse_yaml(existing, file)
     except InputFileError as exc:
-        raise StackFileError(file, exc.message, line=exc.line, field=exc.field) from None
+        raise StackFileError.of(exc) from None
     if not isinstance(document.data, dict):
         raise StackFileError(file, "expected a mapping with a config: key", line=1, field="config")
     config_line = document.line_of(("config",)) or 1

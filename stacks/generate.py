@@ -99,4 +99,4 @@ def _existing_text(path: Path) -> str | None:
     except InputFileError as exc:
         if not path.exists():  # a dangling symlink: the file it names is made
             return None
-        raise StackFileError(exc.file, exc.message, line=exc.line, field=exc.field) from None
+        raise StackFileError.of(exc) from None

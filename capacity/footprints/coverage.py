@@ -29,7 +29,7 @@ from typing import Any
 from gpufleet.capacity.footprints.model import GpuFootprint, Machine
 from gpufleet.capacity.footprints.reading import Reading, looks_like_gpu, reads, shown
 from gpufleet.capacity.property_values import is_unknown
-from gpufleet.clouds import CLOUDS, Cloud, cloud_of_type
+from gpufleet.clouds import Cloud, cloud_of_type
 from gpufleet.engine.wire import INVOKE_PLACEHOLDER
 from gpufleet.planner.gcp_machines import built_in_gpus
 
@@ -206,9 +206,6 @@ def gpu_capable_table() -> dict[str, tuple[str, ...]]:
 
 # The last step of a path that names accelerators rather than a machine.
 _ACCELERATOR_STEP = re.compile(r"accelerator|gpu", re.I)
-# A service-prefixed EC2 type ("stream.graphics.g4dn.xlarge", "ml.g5.xlarge"): its last two
-# segments are the EC2 machine it runs on.
-_EC2_TAIL = re.compile(r"([a-z][a-z0-9-]*\.[a-z0-9-]+)$")
 
 
 def _values(value: Any, steps: list[str]) -> list[Any]:
@@ -241,25 +238,17 @@ def requests_accelerators(value: Any) -> bool:
 
 
 def _named_machine(r: Reading, cloud: Cloud, value: str, where: str) -> Machine | None:
-    # Another cloud's machine first (GKE Multi-Cloud's AWS and Azure node pools are GCP
-    # resources naming EC2 or Azure machines); then the resource's own cloud's rules.
-    for other in CLOUDS:
-        if other != cloud and (found := r.catalog.machine(other, value.strip())) is not None:
-            return found
+    # A machine the catalog knows, on any cloud (GKE Multi-Cloud's AWS and Azure node pools
+    # are GCP resources naming EC2 or Azure machines; "ml." and other service prefixes on EC2
+    # types); else the resource's own cloud's rules (a GPU-looking name is undetermined).
+    found = r.catalog.machine_on_any_cloud(value)
+    if found is not None:
+        return found
     if cloud == "gcp":
         name = value.strip().rsplit("/", 1)[-1].lower()
         if built_in_gpus(name) is None and not looks_like_gpu("gcp", name):
             return None  # a GCE machine's GPUs are its accelerators, read apart
-    machine = r.machine(cloud, value, where)
-    if machine is None and cloud == "aws":
-        tail = _EC2_TAIL.search(value.strip().lower())
-        if tail is not None and tail[1] != value.strip().lower():
-            found = r.catalog.machine("aws", tail[1])
-            if found is not None:
-                # The GPUs of the EC2 machine it runs on; its own name stays (and its own
-                # price, which the catalog does not have: unpriced, not priced as EC2).
-                return Machine("aws", value.strip(), found.gpu_name, found.gpus)
-    return machine
+    return r.machine(cloud, value, where)
 
 
 def read_by_name(r: Reading, type_: str) -> GpuFootprint | None:

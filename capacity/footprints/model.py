@@ -12,10 +12,11 @@ Prices are not here: ``planner.rates`` has them, for the cost engine and the pla
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, replace
 from functools import cache
 
-from gpufleet.clouds import Cloud
+from gpufleet.clouds import CLOUDS, Cloud
 from gpufleet.planner.catalog import Catalog, Offer, load_catalog
 from gpufleet.planner.rates import ec2_type, is_sagemaker_type
 from gpufleet.pricing_models import Market
@@ -224,6 +225,30 @@ class MachineCatalog:
         return Machine(
             cloud, instance_type, first.gpu_name, first.gpu_count, first.vcpus, first.memory_gib
         )
+
+    def machine_on_any_cloud(self, named: str) -> Machine | None:
+        """The GPU machine a name gives, on whichever cloud sells it (a URL's last segment
+        read); a service-prefixed EC2 type (``stream.graphics.g4dn.xlarge``) gives the EC2
+        machine it runs on, under its own name (its own price is not the catalog's)."""
+        name = named.strip().rsplit("/", 1)[-1]
+        if not name or len(name) > _LONGEST_NAME:
+            return None
+        for cloud in CLOUDS:
+            # As each cloud's readers spell it: AWS and GCP names in lower case.
+            spelled = name if cloud == "azure" else name.lower()
+            if (found := self.machine(cloud, spelled)) is not None:
+                return found
+        tail = _EC2_TAIL.search(name.lower())
+        if tail is None or tail[1] == name.lower():
+            return None
+        found = self.machine("aws", tail[1])
+        return None if found is None else replace(found, instance_type=name.lower())
+
+
+# A service-prefixed EC2 type's last two segments: the EC2 machine it runs on.
+# Names longer than any machine's are not looked up (nor searched: the pattern is quadratic).
+_LONGEST_NAME = 200
+_EC2_TAIL = re.compile(r"([a-z][a-z0-9-]*\.[a-z0-9-]+)$")
 
 
 @cache

@@ -19,9 +19,9 @@ import re
 from typing import Any
 
 from gpufleet.capacity.footprints.coverage import requests_accelerators
-from gpufleet.capacity.footprints.model import GpuFootprint, Machine
+from gpufleet.capacity.footprints.model import GpuFootprint
 from gpufleet.capacity.footprints.reading import Reading
-from gpufleet.clouds import CLOUDS, cloud_of_type
+from gpufleet.clouds import cloud_of_type
 from gpufleet.text_input import InputFileError
 from gpufleet.yaml_input import parse_yaml
 
@@ -33,7 +33,6 @@ _PAIR_KEYS = {"key", "name"}
 # A key that asks for GPUs without naming a machine: a Kubernetes-style resource limit
 # ("nvidia.com/gpu": "1"), an accelerator type or count.
 _GPU_REQUEST = re.compile(r"nvidia\.com/gpu|amd\.com/gpu|accelerator", re.I)
-_ASKS_FOR_GPUS = "\0asks for GPUs"
 _NOT_SEARCHED = re.compile(r"^(tags|labels|tagsAll|resourceLabels|userLabels)$", re.I)
 # Words that make a string worth parsing as a document.
 _DOCUMENT_HINT = re.compile(r"instance.?type|machine.?type|vm.?size|\bsku\b", re.I)
@@ -43,12 +42,11 @@ _MAX_DEPTH = 40
 
 
 def read_named_anywhere(r: Reading, type_: str) -> GpuFootprint | None:
-    values = _machine_values(r.props)
-    asks = [where for where, value in values if value == _ASKS_FOR_GPUS]
+    names, asks = _machine_values(r.props)
     named = [
         (where, machine)
-        for where, value in values
-        if value != _ASKS_FOR_GPUS and (machine := _gpu_machine(r, value)) is not None
+        for where, value in names
+        if (machine := r.catalog.machine_on_any_cloud(value)) is not None
     ]
     if asks and not named:
         cloud = cloud_of_type(type_)
@@ -75,9 +73,11 @@ def read_named_anywhere(r: Reading, type_: str) -> GpuFootprint | None:
     )
 
 
-def _machine_values(props: dict[str, Any]) -> list[tuple[str, str]]:
-    """(path, string) for every string under a machine key, documents in strings included."""
+def _machine_values(props: dict[str, Any]) -> tuple[list[tuple[str, str]], list[str]]:
+    """(path, string) for every string under a machine key, documents in strings included;
+    and the paths of the keys that ask for GPUs."""
     found: list[tuple[str, str]] = []
+    asks: list[str] = []
     pending: list[tuple[str, Any, bool, int]] = [("", props, False, 0)]
     seen = 0
     while pending and seen < _MAX_VALUES:
@@ -107,7 +107,7 @@ def _machine_values(props: dict[str, Any]) -> list[tuple[str, str]]:
                     or (key.lower() == "name" and bool(_NAMED_BY.match(path.rsplit(".", 1)[-1])))
                 )
                 if _GPU_REQUEST.search(key) and requests_accelerators(child):
-                    found.append((f"{path}.{key}" if path else key, _ASKS_FOR_GPUS))
+                    asks.append(f"{path}.{key}" if path else key)
                 pending.append((f"{path}.{key}" if path else key, child, machine_key, depth + 1))
         elif isinstance(value, list):
             pending.extend((path, item, is_machine, depth + 1) for item in value)
@@ -118,7 +118,7 @@ def _machine_values(props: dict[str, Any]) -> list[tuple[str, str]]:
                 document = _document(value)
                 if document is not None:
                     pending.append((path, document, False, depth + 1))
-    return found
+    return found, asks
 
 
 def _document(text: str) -> Any:
@@ -134,19 +134,4 @@ def _document(text: str) -> Any:
             return parse_yaml(stripped, "property").data
         except InputFileError:
             return None
-    return None
-
-
-def _gpu_machine(r: Reading, value: str) -> Machine | None:
-    """The GPU machine ``value`` names on any cloud (a URL's last segment, a service prefix
-    such as ``ml.`` dropped), or None."""
-    name = value.strip().rsplit("/", 1)[-1]
-    if not name or len(name) > 200:
-        return None
-    for cloud in CLOUDS:
-        machine = r.catalog.machine(cloud, name)
-        if machine is None and cloud == "aws" and name.count(".") >= 2:
-            machine = r.catalog.machine(cloud, ".".join(name.lower().split(".")[-2:]))
-        if machine is not None:
-            return machine
     return None
