@@ -343,8 +343,8 @@ def generate(
     workload cannot be placed (nothing is written then); 2 bad input.
     """
     from gpufleet.planner.optimizer import Planner
-    from gpufleet.stacks.config_writer import StackFileError
     from gpufleet.stacks.generate import UnplacedError, plan_stack_file
+    from gpufleet.stacks.stack_file import StackFileError
 
     catalog = _load_catalog(catalog_path)
     workload_spec = _load_spec(spec, catalog)

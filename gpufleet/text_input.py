@@ -9,7 +9,7 @@ import stat
 from pathlib import Path
 from typing import Self
 
-_BOM = "\ufeff"
+BOM = "\ufeff"
 # How deep a YAML or JSON document may nest: no spec, config or export comes near it, and code
 # that reads documents recursively stays far from Python's recursion limit.
 MAX_NESTING = 100
@@ -34,8 +34,9 @@ class InputFileError(Exception):
         return cls(problem.file, problem.message, line=problem.line, field=problem.field)
 
 
-def read_text_file(path: Path, *, what: str, limit: int) -> str:
-    """The text of ``path``; ``what`` names the kind of file in messages ("a workload spec")."""
+def read_text_file(path: Path, *, what: str, limit: int, keep_bom: bool = False) -> str:
+    """The text of ``path``; ``what`` names the kind of file in messages ("a workload spec").
+    A leading byte-order mark is dropped, unless ``keep_bom`` (a file written back keeps it)."""
     try:
         info = path.stat()
     except OSError as exc:
@@ -54,7 +55,8 @@ def read_text_file(path: Path, *, what: str, limit: int) -> str:
         raise InputFileError(str(path), f"cannot read: {exc.strerror or exc}") from None
     if len(raw) > limit:  # grew while we read it
         raise InputFileError(str(path), f"too large to be {what} (the limit is {limit:,} bytes)")
-    return decode_utf8(raw, str(path))
+    text = decode_utf8(raw, str(path))
+    return BOM + text if keep_bom and raw.startswith(BOM.encode()) else text
 
 
 def decode_utf8(raw: bytes, file: str) -> str:
@@ -66,4 +68,4 @@ def decode_utf8(raw: bytes, file: str) -> str:
         raise InputFileError(
             file, f"not UTF-8 text (byte 0x{raw[exc.start]:02x})", line=line
         ) from None
-    return text.removeprefix(_BOM)
+    return text.removeprefix(BOM)

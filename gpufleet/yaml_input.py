@@ -257,7 +257,7 @@ class _Builder:
             sources = value if isinstance(value, list) else [value]
             if not all(isinstance(source, dict) for source in sources):
                 raise YamlInputError(
-                    self.file, "'<<' must merge a mapping", line=line, field=_field(frame.path)
+                    self.file, "'<<' must merge a mapping", line=line, field=field_name(frame.path)
                 )
             frame.merged.extend(sources)
             frame.merge_next = False
@@ -266,7 +266,10 @@ class _Builder:
                 frame.data[frame.key] = value
             except TypeError:  # an unhashable key cannot reach here, but be sure
                 raise YamlInputError(
-                    self.file, "mapping keys must be scalars", line=line, field=_field(frame.path)
+                    self.file,
+                    "mapping keys must be scalars",
+                    line=line,
+                    field=field_name(frame.path),
                 ) from None
         frame.has_key = False
 
@@ -276,6 +279,10 @@ class _Builder:
             return event.value
         if tag is None:
             tag = self.resolver.resolve(yaml.ScalarNode, event.value, event.implicit)
+            if tag not in _SCALAR_TAGS:
+                # An unquoted date, "=" or "<<" where no key is: a string, as YAML 1.2's core
+                # schema (and Pulumi's reader) has it.
+                tag = f"{_TAG}str"
         elif tag not in _SCALAR_TAGS:
             self._fail(event, f"tag {tag.replace(_TAG, '!!')} is not supported")
         node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
@@ -299,11 +306,11 @@ class _Builder:
         elif self.stack and isinstance(self.stack[-1].data, dict) and self.stack[-1].has_key:
             path = (*path, self.stack[-1].key)
         raise YamlInputError(
-            self.file, message, line=event.start_mark.line + 1, field=_field(path) or "yaml"
+            self.file, message, line=event.start_mark.line + 1, field=field_name(path) or "yaml"
         )
 
 
-def _field(path: Path_) -> str:
+def field_name(path: Path_) -> str:
     """``workloads[2].gpu`` for a path; a very deep one shortened."""
     text = ""
     for part in path:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 GPUFLEET = "gpufleet"
 SITE = "site"
+# Every key gpufleet owns starts so: a stale one (no longer written) is dropped on regeneration.
+GPUFLEET_PREFIX = f"{GPUFLEET}:"
 
 LIMITS = "limits"
 LIMITS_KEY = f"{GPUFLEET}:{LIMITS}"

@@ -6,6 +6,7 @@ CLI decides (``--check`` compares, ``--dry-run`` prints, otherwise an atomic wri
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,15 +15,12 @@ from gpufleet.planner.optimizer import Planner
 from gpufleet.planner.spec import WorkloadSpec
 from gpufleet.stacks.config_writer import (
     SiteNeed,
-    StackFileError,
-    existing_config,
     generated_config,
     missing_site_settings,
-    render_stack_file,
     stack_settings,
-    unified_diff,
 )
-from gpufleet.text_input import InputFileError, read_text_file
+from gpufleet.stacks.stack_file import ExistingStackFile, StackFileError, render_stack_file
+from gpufleet.text_input import BOM, InputFileError, read_text_file
 from gpufleet.yaml_input import MAX_YAML_BYTES
 
 
@@ -61,7 +59,8 @@ def plan_stack_file(
 ) -> StackFileChange:
     """The stack file ``environment`` should have at ``path`` (read if it exists).
 
-    Raises UnplacedError, or config_writer.StackFileError for an unreadable existing file.
+    Raises UnplacedError, or stack_file.StackFileError for an existing file that cannot be
+    read or merged into (a secret under a key gpufleet writes, among others).
     """
     planner = planner or Planner(spec, catalog)
     env_plan = planner.plan_environment(environment)
@@ -70,15 +69,12 @@ def plan_stack_file(
     as_of = max((o.as_of for o in catalog.offers), default="")
     settings = stack_settings(spec, env_plan, as_of, planner.assumptions)
     old = _existing_text(path)
-    old_config = existing_config(old, str(path))
+    existing = None if old is None else ExistingStackFile.parse(old, str(path))
     new = render_stack_file(
-        old,
-        old_config,
-        generated_config(settings),
-        spec_label=spec_label,
-        env=environment,
-        file=str(path),
+        existing, generated_config(settings), spec_label=spec_label, env=environment
     )
+    if existing is not None and existing.bom:
+        new = BOM + new
     return StackFileChange(
         environment=environment,
         path=path,
@@ -86,17 +82,28 @@ def plan_stack_file(
         new=new,
         diff=unified_diff(old, new, str(path)),
         over_budget_usd=env_plan.over_budget_usd,
-        missing_site=missing_site_settings(settings, old_config),
+        missing_site=missing_site_settings(settings, existing.config if existing else {}),
     )
 
 
 def _existing_text(path: Path) -> str | None:
-    """The stack file's text as it is on disk (line endings kept), None when there is none."""
+    """The stack file's text as it is on disk (line endings and a byte-order mark kept), None
+    when there is none."""
     if not path.exists() and not path.is_symlink():
         return None
     try:
-        return read_text_file(path, what="a stack config", limit=MAX_YAML_BYTES)
+        return read_text_file(path, what="a stack config", limit=MAX_YAML_BYTES, keep_bom=True)
     except InputFileError as exc:
         if not path.exists():  # a dangling symlink: the file it names is made
             return None
         raise StackFileError.of(exc) from None
+
+
+def unified_diff(old: str | None, new: str, path: str) -> str:
+    lines = difflib.unified_diff(
+        (old or "").splitlines(keepends=True),
+        new.splitlines(keepends=True),
+        fromfile=f"a/{path}" if old is not None else "/dev/null",
+        tofile=f"b/{path}",
+    )
+    return "".join(lines)
