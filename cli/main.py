@@ -20,9 +20,9 @@ from gpufleet import __version__
 # At import, with the command: check and cost write their output after running an untrusted
 # program, which must not get to rewrite the module that writes it.
 from gpufleet.atomic_write import STDOUT, write_files
+from gpufleet.cli import messages
 from gpufleet.clouds import CLOUDS, Cloud
 from gpufleet.engine.run_limits import DEFAULT_TIMEOUT_SECONDS
-from gpufleet.terminal_text import escape_controls
 
 if TYPE_CHECKING:
     from gpufleet.engine.program_process import ProgramRun
@@ -71,7 +71,7 @@ preview_option = click.option(
 
 def _fail_input(lines: list[str]) -> NoReturn:
     for line in lines:
-        click.echo(line, err=True)
+        messages.echo(line, err=True)
     sys.exit(2)
 
 
@@ -223,7 +223,7 @@ def plan(
             if workload.environments is None or env in workload.environments
         ]
         if not evaluations:
-            click.echo(f"{explain} runs in none of: {', '.join(envs)}", err=True)
+            messages.echo(f"{explain} runs in none of: {', '.join(envs)}", err=True)
             sys.exit(1)
         render.explanations(evaluations, top, fmt)
         if any(evaluation.best is None for _, evaluation in evaluations):
@@ -244,7 +244,7 @@ def validate(spec: Path) -> None:
     """
     catalog = _load_catalog(None)
     workload_spec = _load_spec(spec, catalog)
-    click.echo(
+    messages.echo(
         f"{spec}: ok ({len(workload_spec.workloads)} workloads, "
         f"{len(workload_spec.environments)} environments)"
     )
@@ -368,41 +368,41 @@ def generate(
         except UnplacedError as exc:
             failed = True
             for reason in exc.reasons:
-                click.echo(f"{env}: cannot place {reason}", err=True)
+                messages.echo(f"{env}: cannot place {reason}", err=True)
     if failed:
-        click.echo("nothing written: every workload must be placed first", err=True)
+        messages.echo("nothing written: every workload must be placed first", err=True)
         sys.exit(1)
     stale = []
     to_write = []
     for change in changes:
         if change.diff:
-            click.echo(change.diff, nl=False)
+            messages.echo_document(change.diff)
         if change.over_budget_usd is not None:
-            click.echo(
+            messages.echo(
                 f"{change.environment}: over its monthly budget by {change.over_budget_usd:,.2f} $",
                 err=True,
             )
         for need in change.missing_site:
-            click.echo(
+            messages.echo(
                 f"{change.path}: set {need.key} (needed by {', '.join(need.workloads)}) "
                 "before pulumi up; see README, Deploying",
                 err=True,
             )
         if not change.changed:
-            click.echo(f"{change.path}: up to date", err=True)
+            messages.echo(f"{change.path}: up to date", err=True)
         elif check:
             stale.append(change)
         elif dry_run:
-            click.echo(f"{change.path}: would change (dry run, not written)", err=True)
+            messages.echo(f"{change.path}: would change (dry run, not written)", err=True)
         else:
             to_write.append(change)
     # Every environment's file, or none of them.
     _write_files([(change.path, change.new) for change in to_write])
     for change in to_write:
-        click.echo(f"{change.path}: written", err=True)
+        messages.echo(f"{change.path}: written", err=True)
     if stale:
         for change in stale:
-            click.echo(
+            messages.echo(
                 f"{change.path}: out of date; run: gpufleet generate {spec} "
                 f"--env {change.environment}",
                 err=True,
@@ -492,13 +492,13 @@ def preview(
         _fail_input([str(exc)])
     _echo_program_output(run)
     if not run.ending.finished:
-        click.echo(ProgramRunError.of(run.ending).describe(), err=True)
+        messages.echo(ProgramRunError.of(run.ending).describe(), err=True)
         sys.exit(1)
     capture = run.capture
     preview_render.preview(capture, fmt)
     if export_path is not None:
         _write_files([(export_path, deployment_text(capture))])
-        click.echo(f"{export_path}: written ({len(capture.registrations)} resources)", err=True)
+        messages.echo(f"{export_path}: written ({len(capture.registrations)} resources)", err=True)
 
 
 @main.command()
@@ -604,13 +604,13 @@ def check(
     baseline_file = [outcome.baseline_file] if outcome.baseline_file else []
     _emit_report(text, output, job_summary=summary, also=baseline_file)
     if outcome.baseline_recorded is not None:
-        click.echo(
+        messages.echo(
             f"{write_baseline_to}: {outcome.baseline_recorded} finding(s) recorded", err=True
         )
     unfinished = outcome.report.program_unfinished
     if unfinished is not None:
         # The resources it registered were checked; the gate still fails.
-        click.echo(
+        messages.echo(
             f"program {unfinished}: the check covers only the "
             f"{outcome.report.resource_count} resource(s) it registered until then",
             err=True,
@@ -623,7 +623,7 @@ def _echo_program_output(run: ProgramRun) -> None:
     stdout; control characters shown escaped."""
     for name, text in (("stdout", run.stdout), ("stderr", run.stderr)):
         for line in text.splitlines():
-            click.echo(f"program {name}: {escape_controls(line)}", err=True)
+            messages.echo(f"program {name}: {line}", err=True)
 
 
 @main.command("pack")
@@ -645,7 +645,7 @@ def pack_command(output: Path) -> None:
         built = build_pack(output)
     except PackBuildError as exc:
         _fail_input([str(exc)])
-    click.echo(
+    messages.echo(
         f"{built.directory}: policy pack written ({len(built.modules)} gpufleet modules; "
         f"requires {', '.join(built.requirements)})",
         err=True,
@@ -728,7 +728,7 @@ def cost(
     except CostInputError as exc:
         _fail_input(exc.problems)
     except ProgramRunError as exc:
-        click.echo(exc.describe(), err=True)
+        messages.echo(exc.describe(), err=True)
         sys.exit(1)
     text = cost_render.render(outcome, fmt)
     summary = cost_render.markdown(outcome) if fmt == "github" else None
@@ -800,9 +800,9 @@ def scale(
     except ScaleInputError as exc:
         _fail_input(exc.problems)
     except CloudError as exc:
-        click.echo(str(exc), err=True)
+        messages.echo(str(exc), err=True)
         sys.exit(1)
-    click.echo(scale_render.render(outcome, fmt), nl=False)
+    messages.echo(scale_render.render(outcome, fmt), nl=False)
 
 
 @main.command()
@@ -845,5 +845,5 @@ def _run_live(operation: str, program: Path, stack: str) -> None:
         else:
             live_stack.up(on_output=click.echo, refresh=True)
     except automation.errors.CommandError as exc:
-        click.echo(f"pulumi {operation} failed: {exc}", err=True)
+        messages.echo(f"pulumi {operation} failed: {exc}", err=True)
         sys.exit(1)

@@ -15,7 +15,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from gpufleet.cli import tables
+from gpufleet.cli import messages, tables
 from gpufleet.cli.tables import L, R
 from gpufleet.planner.catalog import COLUMNS, Offer, offer_to_row
 from gpufleet.planner.explanation import Evaluation
@@ -143,10 +143,10 @@ def _saving(saving: float, baseline: float) -> str:
 def _report_problems(result: Plan) -> None:
     for env in result.environments:
         for u in env.unplaced:
-            click.echo(f"{env.environment}: {u.name}: not placed: {u.reason}", err=True)
+            messages.echo(f"{env.environment}: {u.name}: not placed: {u.reason}", err=True)
         if env.over_budget_usd is not None:
             budget = tables.money(env.limits.monthly_budget_usd or 0)
-            click.echo(
+            messages.echo(
                 f"{env.environment}: {tables.money(env.monthly_usd)} $/month is over the budget "
                 f"of {budget} by {tables.money(env.over_budget_usd)}",
                 err=True,
@@ -257,7 +257,7 @@ def offers(rows: Iterable[Offer], fmt: str) -> None:
         writer.writerows(offer_to_row(o) for o in rows)
         return
     if not rows:
-        click.echo("no offers match", err=True)
+        messages.echo("no offers match", err=True)
         return
     console = tables.console()
     console.print(f"{len(rows)} offers, prices as of {rows[0].as_of}")

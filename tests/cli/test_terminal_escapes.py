@@ -33,3 +33,36 @@ def test_names_print_escaped(program: Path, command: str) -> None:
     assert result.exit_code in (0, 1), result.output
     assert "evil\\x1b]0;pwned\\x07\\x1b[2Jname" in result.output
     assert not CONTROL.search(result.output), repr(CONTROL.search(result.output))
+
+
+HOSTILE = "x\x1b]0;pwned\x07\x1b[2J\ry"
+
+
+def test_error_lines_show_a_hostile_path_escaped(tmp_path: Path) -> None:
+    spec = tmp_path / f"{HOSTILE}.yaml"
+    result = CliRunner().invoke(main, ["validate", str(spec)])
+    assert result.exit_code == 2
+    assert "x\\x1b]0;pwned\\x07\\x1b[2J\\x0dy.yaml:1: file: cannot read" in result.stderr
+    assert not CONTROL.search(result.stderr.replace("\t", ""))
+
+
+def test_generate_messages_escape_and_its_diff_is_raw_only_when_piped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gpufleet.cli import messages
+    from tests.helpers import ROOT
+
+    stacks = tmp_path / HOSTILE
+    args = ["generate", str(ROOT / "examples" / "workloads.yaml"), "--env", "dev"]
+    result = CliRunner().invoke(main, [*args, "--stacks-dir", str(stacks)])
+    assert result.exit_code == 0, result.stderr
+    assert "\\x1b]0;pwned" in result.stderr and not CONTROL.search(result.stderr)
+    # A diff is a document: piped, byte for byte (CRLF kept); on a terminal, escaped.
+    diff = "--- a/f\r\n+++ b/f\r\n+evil\x1b[2J\r\n"
+    printed: list[str] = []
+    monkeypatch.setattr("click.echo", lambda text, nl=True: printed.append(text))
+    monkeypatch.setattr("sys.stdout.isatty", lambda: False, raising=False)
+    messages.echo_document(diff)
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True, raising=False)
+    messages.echo_document(diff)
+    assert printed == [diff, "--- a/f\r\n+++ b/f\r\n+evil\\x1b[2J\r\n"]

@@ -1,0 +1,23 @@
+"""Lines for people on the terminal: names, paths and reasons in them come from users' specs,
+programs and files, so control characters show as escapes (``\\x1b``) instead of moving the
+cursor, clearing the screen or retitling the terminal. Documents for tools (JSON, SARIF, a
+report written to a file) are not messages: they go out as they are."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from gpufleet.terminal_text import escape_controls
+
+
+def echo(message: str, *, err: bool = False, nl: bool = True) -> None:
+    click.echo(escape_controls(message), err=err, nl=nl)
+
+
+def echo_document(text: str) -> None:
+    """A document (a unified diff) on stdout: byte for byte when piped to a tool (``patch``),
+    escaped when a person reads it on a terminal."""
+    on_terminal = sys.stdout.isatty()
+    click.echo(escape_controls(text) if on_terminal else text, nl=False)
