@@ -86,6 +86,11 @@ def parse_yaml(text: str, file: str) -> LocatedDocument:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else 1
         message = " ".join(part for part in (exc.context, exc.problem) if part) or str(exc)
+        if "maximum nesting depth" in (exc.problem or ""):
+            # libyaml >= 0.2.6 (PyYAML 6.0.4) stops at its own depth while scanning ahead on
+            # a long line, before the builder sees the events: the same problem, one wording.
+            message = f"nested more than {MAX_NESTING} levels deep"
+            raise YamlInputError(file, message, line=line, field="yaml") from None
         raise YamlInputError(file, f"not valid YAML: {message}", line=line, field="yaml") from None
     except yaml.reader.ReaderError as exc:  # a character YAML does not allow (NUL, ...)
         line = text.count("\n", 0, exc.position) + 1
