@@ -497,7 +497,8 @@ def preview(
     capture = run.capture
     preview_render.preview(capture, fmt)
     if export_path is not None:
-        _write_files([(export_path, deployment_text(capture))])
+        export = deployment_text(capture, project_root=program.resolve())
+        _write_files([(export_path, export)])
         messages.echo(f"{export_path}: written ({len(capture.registrations)} resources)", err=True)
 
 

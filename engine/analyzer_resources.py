@@ -18,6 +18,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from gpufleet.engine.capture import STACK_TYPE, Capture, Registration
 from gpufleet.engine.wire import (
@@ -275,12 +276,15 @@ def _urn_name(urn: str) -> str:
 
 
 def _source_position(text: str) -> tuple[str, int] | None:
-    # "project://path/to/file.py#12,5" or "file:///abs/file.py#12"
+    # "project:///path/from/the/project/root.py#12,5" (the engine's form: a URL, escaped) or
+    # "file:///abs/file.py#12".
     location, _, position = text.partition("#")
     line = position.split(",", 1)[0]
     if not line.isdigit():
         return None
-    return location.split("://", 1)[-1], int(line)
+    scheme, _, path = location.partition("://")
+    path = unquote(path)
+    return (path.removeprefix("/") if scheme == "project" else path), int(line)
 
 
 def _from_state(value: Any) -> Any:

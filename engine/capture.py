@@ -24,6 +24,7 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote
 
 import grpc
 import pulumi
@@ -61,8 +62,14 @@ class Registration:
     id: str = ""
     outputs: dict[str, Any] = field(default_factory=dict)
     deleted_with: str = ""
-    # Former URNs given as URNs (an alias given as a name/type/parent spec is not resolved).
-    aliases: list[str] = field(default_factory=list)
+    source_column: int = 0
+    # The program's call stack at registration: (file, line, column) per frame.
+    stack_trace: list[tuple[str, int, int]] = field(default_factory=list)
+    # As the program gave them: Go duration strings ("30m") per operation.
+    custom_timeouts: dict[str, str] = field(default_factory=dict)
+    import_id: str = ""
+    replace_with: list[str] = field(default_factory=list)
+    hide_diffs: list[str] = field(default_factory=list)
 
     @property
     def is_provider(self) -> bool:
@@ -368,7 +375,8 @@ def _apply_options(request: Any, options: resource_pb2.TransformResourceOptions)
 def _registration(request: Any, response: Any) -> Registration:
     source = None
     if request.HasField("sourcePosition") and request.sourcePosition.uri:
-        source = (request.sourcePosition.uri.removeprefix("file://"), request.sourcePosition.line)
+        source = (_file_of(request.sourcePosition.uri), request.sourcePosition.line)
+    timeouts = request.customTimeouts
     return Registration(
         type=request.type,
         name=request.name,
@@ -391,11 +399,26 @@ def _registration(request: Any, response: Any) -> Registration:
         id=response.id,
         outputs=decode_struct(response.object) if request.custom else {},
         deleted_with=request.deletedWith,
-        aliases=[
-            *request.aliasURNs,
-            *(alias.urn for alias in request.aliases if alias.WhichOneof("alias") == "urn"),
+        source_column=request.sourcePosition.column if source else 0,
+        stack_trace=[
+            (_file_of(frame.pc.uri), frame.pc.line, frame.pc.column)
+            for frame in request.stackTrace.frames
+            if frame.HasField("pc") and frame.pc.uri
         ],
+        custom_timeouts={
+            operation: getattr(timeouts, operation)
+            for operation in ("create", "update", "delete", "read")
+            if getattr(timeouts, operation)
+        },
+        import_id=request.importId,
+        replace_with=list(request.replace_with),
+        hide_diffs=list(request.hideDiffs),
     )
+
+
+def _file_of(uri: str) -> str:
+    """The path of a ``file://`` URL as the SDK sends it (escaped: a space is ``%20``)."""
+    return unquote(uri.removeprefix("file://"))
 
 
 @dataclass

@@ -16,11 +16,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import uuid
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from gpufleet.atomic_write import atomic_write_text
 from gpufleet.engine.capture import STACK_TYPE, Capture, Registration
@@ -29,9 +31,14 @@ from gpufleet.engine.wire import SECRET_SIG, SIG_KEY
 STACK_EXPORT_SCHEMA = Path(__file__).with_name("stack_export.schema.json")
 
 
-def deployment(capture: Capture, *, time: datetime | None = None) -> dict[str, Any]:
+def deployment(
+    capture: Capture, *, time: datetime | None = None, project_root: Path | None = None
+) -> dict[str, Any]:
+    """``project_root``: the folder of ``Pulumi.yaml``, which source positions are relative to
+    (none are written without it)."""
     # The engine's version as the CLI writes it, and the magic the CLI derives from it.
     engine_version = f"v{_version('pulumi')}"
+    when = (time or _now()).isoformat()
     resources: list[dict[str, Any]] = [
         {
             "urn": capture.stack_urn,
@@ -50,12 +57,15 @@ def deployment(capture: Capture, *, time: datetime | None = None) -> dict[str, A
                 resources.append(default_providers[package])
             entry = default_providers[package]
             provider = f"{entry['urn']}::{entry['id']}"
-        resources.append(_resource(registration, provider))
+        resources.append(_resource(registration, provider, project_root))
+    for resource in resources:
+        # A fresh deployment: every resource created, and last modified, now.
+        resource["created"] = resource["modified"] = when
     return {
         "version": 3,
         "deployment": {
             "manifest": {
-                "time": (time or _now()).isoformat(),
+                "time": when,
                 "magic": hashlib.sha256(engine_version.encode()).hexdigest(),  # NewMagic
                 "version": engine_version,
             },
@@ -64,15 +74,15 @@ def deployment(capture: Capture, *, time: datetime | None = None) -> dict[str, A
     }
 
 
-def deployment_text(capture: Capture) -> str:
-    return json.dumps(deployment(capture), indent=2) + "\n"
+def deployment_text(capture: Capture, *, project_root: Path | None = None) -> str:
+    return json.dumps(deployment(capture, project_root=project_root), indent=2) + "\n"
 
 
-def write_deployment(capture: Capture, path: Path) -> None:
-    atomic_write_text(path, deployment_text(capture))
+def write_deployment(capture: Capture, path: Path, *, project_root: Path | None = None) -> None:
+    atomic_write_text(path, deployment_text(capture, project_root=project_root))
 
 
-def _resource(r: Registration, provider: str) -> dict[str, Any]:
+def _resource(r: Registration, provider: str, project_root: Path | None) -> dict[str, Any]:
     entry: dict[str, Any] = {"urn": r.urn, "custom": r.custom}
     if r.custom and r.id:
         entry["id"] = r.id
@@ -89,16 +99,62 @@ def _resource(r: Registration, provider: str) -> dict[str, Any]:
     if r.custom and provider:
         entry["provider"] = provider
     entry["propertyDependencies"] = {k: list(v) for k, v in sorted(r.property_dependencies.items())}
-    # The options the engine records in a checkpoint, where set.
-    options = {
+    # The options the engine records in a checkpoint (stack.SerializeResource), where set.
+    # Aliases are not among them: the engine records only the alias that matched a resource
+    # of the previous state, and an export of a fresh deployment has no previous state.
+    options: dict[str, Any] = {
         "additionalSecretOutputs": list(r.additional_secret_outputs),
-        "aliases": list(r.aliases),
+        "customTimeouts": _timeouts_in_seconds(r.custom_timeouts),
+        "importID": r.import_id,
         "deletedWith": r.deleted_with,
+        "replaceWith": list(r.replace_with),
         "ignoreChanges": list(r.ignore_changes),
+        "hideDiff": list(r.hide_diffs),
         "replaceOnChanges": list(r.replace_on_changes),
     }
+    if project_root is not None and r.source is not None:
+        options["sourcePosition"] = _source_position(project_root, *r.source, r.source_column)
+        options["stackTrace"] = [
+            {"sourcePosition": _source_position(project_root, *frame)} for frame in r.stack_trace
+        ]
     entry.update({key: value for key, value in options.items() if value})
     return entry
+
+
+def _source_position(root: Path, file: str, line: int, column: int) -> str:
+    """As the engine writes it: ``project:///<path from the project root>#line[,column]``."""
+    relative = Path(os.path.relpath(file, root)).as_posix()
+    fragment = f"{line},{column}" if column else f"{line}"
+    # Go's url.URL.String() leaves these path characters unescaped.
+    return f"project:///{quote(relative, safe='/$&+,:;=@')}#{fragment}"
+
+
+# Go's time.ParseDuration units, in seconds.
+_DURATION_UNITS = {
+    "ns": 1e-9,
+    "us": 1e-6,
+    "µs": 1e-6,
+    "μs": 1e-6,
+    "ms": 1e-3,
+    "s": 1,
+    "m": 60,
+    "h": 3600,
+}
+_DURATION_PART = re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+_DURATION = re.compile(rf"[-+]?(?:{_DURATION_PART.pattern})+|[-+]?0")
+
+
+def _timeouts_in_seconds(timeouts: dict[str, str]) -> dict[str, float]:
+    """Go duration strings as the engine stores them (seconds); one it cannot parse fails the
+    registration in a real deployment, and is left out here."""
+    seconds = {}
+    for operation, text in timeouts.items():
+        if not _DURATION.fullmatch(text):
+            continue
+        total = sum(float(n) * _DURATION_UNITS[unit] for n, unit in _DURATION_PART.findall(text))
+        if total:
+            seconds[operation] = -total if text.startswith("-") else total
+    return seconds
 
 
 def _default_provider(capture: Capture, package: str) -> dict[str, Any]:

@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pulumi
 import pulumi_aws as aws
 import pytest
+from click.testing import CliRunner
 from pulumi import automation
 
+from gpufleet.cli.main import main
+from gpufleet.engine.analyzer_resources import from_deployment
 from gpufleet.engine.capture import capture_program
 from gpufleet.engine.stack_export import deployment
 from gpufleet.engine.wire import SECRET_SIG, SIG_KEY, UNKNOWN
@@ -105,6 +110,10 @@ def test_the_export_keeps_the_resource_options_the_engine_records() -> None:
                 replace_on_changes=["bucket"],
                 additional_secret_outputs=["arn"],
                 deleted_with=bucket,
+                replace_with=[bucket],
+                hide_diffs=["tags"],
+                import_="logs-bucket",
+                custom_timeouts=pulumi.CustomTimeouts(create="1h30m", delete="45s", update="x"),
                 aliases=["urn:pulumi:dev::acme::aws:s3/bucket:Bucket::old-logs"],
             ),
         )
@@ -115,6 +124,37 @@ def test_the_export_keeps_the_resource_options_the_engine_records() -> None:
     keep = next(r for r in document["deployment"]["resources"] if r["urn"].endswith("::keep"))
     assert logs["ignoreChanges"] == ["tags"] and logs["replaceOnChanges"] == ["bucket"]
     assert logs["additionalSecretOutputs"] == ["arn"]
-    assert logs["deletedWith"] == keep["urn"]
-    assert logs["aliases"] == ["urn:pulumi:dev::acme::aws:s3/bucket:Bucket::old-logs"]
-    assert "ignoreChanges" not in keep  # only what is set
+    assert logs["deletedWith"] == keep["urn"] and logs["replaceWith"] == [keep["urn"]]
+    assert logs["hideDiff"] == ["tags"] and logs["importID"] == "logs-bucket"
+    # Seconds, as the engine stores them; a duration Go cannot parse is not stored.
+    assert logs["customTimeouts"] == {"create": 5400.0, "delete": 45.0}
+    # The engine records only an alias that matched a resource of the previous state: a
+    # fresh deployment has none.
+    assert "aliases" not in logs
+    assert "ignoreChanges" not in keep and "customTimeouts" not in keep  # only what is set
+    # Every resource was created (and last modified) with the deployment.
+    manifest = document["deployment"]["manifest"]
+    assert {r["created"] for r in document["deployment"]["resources"]} == {manifest["time"]}
+
+
+def test_source_positions_are_project_urls_as_the_engine_writes_them(tmp_path: Path) -> None:
+    folder = tmp_path / "my project"
+    folder.mkdir()
+    (folder / "Pulumi.yaml").write_text("name: acme\nruntime: python\n")
+    (folder / "__main__.py").write_text(
+        "import pulumi_aws as aws\n\n\ndef make():\n    aws.s3.Bucket('b')\n\n\nmake()\n"
+    )
+    export = tmp_path / "export.json"
+    result = CliRunner().invoke(
+        main, ["preview", "--program", str(folder), "--stack", "dev", "--export", str(export)]
+    )
+    assert result.exit_code == 0, result.output
+    document = json.loads(export.read_text())
+    validate_export(document)
+    bucket = next(r for r in document["deployment"]["resources"] if r["urn"].endswith("::b"))
+    assert re.fullmatch(r"project:///__main__\.py#5(,\d+)?", bucket["sourcePosition"])
+    frames = [frame["sourcePosition"] for frame in bucket["stackTrace"]]
+    assert any(re.fullmatch(r"project:///__main__\.py#8(,\d+)?", f) for f in frames)
+    # Read back (check and cost from an export): the file, relative to the project root.
+    (resource,) = [r for r in from_deployment(document, "export.json") if r.name == "b"]
+    assert resource.source == ("__main__.py", 5)
