@@ -148,6 +148,12 @@ def _base_id(ctx: BuildContext, key: str) -> Any:
     return found
 
 
+def _chosen(**settings: Any) -> dict[str, Any]:
+    """The optional ``site:`` settings the user set, as component arguments: an unset one
+    leaves the component's own default (its secure default) in force."""
+    return {key: value for key, value in settings.items() if value is not None}
+
+
 def _commitment(ctx: BuildContext) -> Commitment:
     """The commitment the plan prices a reserved part with (bought outside the stack)."""
     return TERM_OF_PRICING.get(ctx.part.pricing, "none")
@@ -162,6 +168,15 @@ def _aws_region(ctx: BuildContext) -> AwsRegion:
 
 def _zone_subnet(region: AwsRegion, zone_id: str) -> AwsSubnet | None:
     return next((s for s in region.subnets if s.zone_id == zone_id), None)
+
+
+def _aws_instances(ctx: BuildContext, region: AwsRegion) -> dict[str, Any]:
+    """What every AWS component running instances takes from the site: the region's further
+    security groups and whether containers reach the instance metadata service."""
+    return {
+        "extra_security_group_ids": list(region.security_group_ids),
+        **_chosen(container_imds_access=ctx.site.aws().container_imds_access),
+    }
 
 
 def _build_spot_fleet(ctx: BuildContext) -> dict[str, Any]:
@@ -186,6 +201,7 @@ def _build_spot_fleet(ctx: BuildContext) -> dict[str, Any]:
             max_price_per_gpu_hour=None
             if w.max_price_per_hour is None
             else w.max_price_per_hour / w.gpus_per_instance,
+            **_aws_instances(ctx, region),
         ),
         ctx.opts,
     )
@@ -212,6 +228,7 @@ def _build_placement_cluster(ctx: BuildContext) -> dict[str, Any]:
             subnet_id=subnet.id,
             capacity="spot" if part.pricing == "spot" else "on_demand",
             scaling=part_scaling(ctx),
+            **_aws_instances(ctx, region),
         ),
         ctx.opts,
     )
@@ -237,6 +254,7 @@ def _build_capacity_pool(ctx: BuildContext) -> dict[str, Any]:
             # The always-on base runs in its reservation (not beside it, billed twice).
             subnet_id=subnet.id,
             vpc_id=region.vpc_id,
+            **_aws_instances(ctx, region),
         ),
         ctx.opts,
     )
@@ -253,8 +271,9 @@ def _build_sagemaker_spot_training(ctx: BuildContext) -> dict[str, Any]:
     )
 
     w = ctx.workload
-    # SageMaker needs no site settings: only an image, which may come from site:aws.
-    chosen = ctx.site.aws_site.sage_maker_image_uri if ctx.site.aws_site else None
+    # SageMaker needs no site settings: an image and a log bucket may come from site:aws.
+    aws_site = ctx.site.aws_site
+    chosen = aws_site.sage_maker_image_uri if aws_site else None
     image = chosen or SAGEMAKER_PYTORCH_IMAGE.format(region=w.region)
     job = SageMakerSpotTraining(
         ctx.name,
@@ -264,6 +283,7 @@ def _build_sagemaker_spot_training(ctx: BuildContext) -> dict[str, Any]:
             instance_count=ctx.part.instances,
             image_uri=image,
             expected_hours=ctx.part.expected_hours,
+            **_chosen(access_log_bucket=aws_site.access_log_bucket if aws_site else None),
         ),
         ctx.opts,
     )
@@ -301,6 +321,7 @@ def _spot_group(ctx: BuildContext, name: str, **settings: Any) -> SpotGroup:
         subnetwork=region.subnetwork,
         gpu=gpu,
         gpu_count=gpu_count,
+        **_chosen(disk_kms_key=region.disk_kms_key),
         **settings,
     )
     return SpotGroup(name, args, ctx.opts)
@@ -362,6 +383,7 @@ def _build_compact_cluster(ctx: BuildContext) -> dict[str, Any]:
             network=region.network,
             subnetwork=region.subnetwork,
             scaling=part_scaling(ctx),
+            **_chosen(disk_kms_key=region.disk_kms_key),
         ),
         ctx.opts,
     )
@@ -427,6 +449,10 @@ def _build_low_priority_cluster(ctx: BuildContext) -> dict[str, Any]:
             workspace_name=region.workspace_name,
             subnet_id=region.subnet_id,
             expected_hours=ctx.part.expected_hours,
+            **_chosen(
+                workspace_public_network_access=region.workspace_public_network_access,
+                storage_shared_key_access=region.storage_shared_key_access,
+            ),
         ),
         ctx.opts,
     )
@@ -480,6 +506,7 @@ def _scale_set(ctx: BuildContext, name: str, **settings: Any) -> SpotScaleSet:
         instances=ctx.part.instances,
         subnet_id=region.subnet_id,
         ssh_public_key=site.ssh_public_key,
+        **_chosen(encryption_at_host=site.encryption_at_host),
         **settings,
     )
     return SpotScaleSet(name, args, ctx.opts)

@@ -18,19 +18,27 @@ the components plug into (networks, subnets, resource groups, images, keys):
           vpcId: vpc-0123456789abcdef0
           subnets:            # private subnets, one per availability zone you use
             - {id: subnet-0aaaaaaaaaaaaaaaa, zoneId: usw2-az1, zone: us-west-2a}
+          securityGroupIds: [sg-0123456789abcdef0]   # optional: more reach out (EFS, a proxy)
       sageMakerImageUri: ...  # optional; default: the AWS PyTorch training image
+      containerImdsAccess: true   # optional: IMDS hop limit 2 for containers (default 1)
+      accessLogBucket: acme-s3-access-logs   # optional; default: a log bucket per checkpoint bucket
     site:gcp:
       project: acme-ml-prod
       sourceImage: projects/deeplearning-platform-release/global/images/family/...
       regions:
         us-east4: {network: projects/acme-ml-prod/global/networks/ml,
-                   subnetwork: projects/acme-ml-prod/regions/us-east4/subnetworks/ml}
+                   subnetwork: projects/acme-ml-prod/regions/us-east4/subnetworks/ml,
+                   diskKmsKey: projects/acme-kms/locations/us-east4/keyRings/ml/cryptoKeys/disks}
     site:azure:
       subscriptionId: 00000000-0000-0000-0000-000000000000
       sshPublicKey: ssh-ed25519 AAAA... ops@acme
+      encryptionAtHost: false    # optional: only where the subscription cannot (default true)
       regions:
         eastus2: {resourceGroupName: rg-ml, subnetId: /subscriptions/.../subnets/gpu,
                   workspaceName: mlw-prod}   # workspaceName optional: created if absent
+
+The optional settings loosen or tighten a component's secure defaults (the README's "Secure
+defaults against Checkov"); unset, the component's own default holds.
 
 Config keys are camelCase, as Pulumi's own are. This module imports no pulumi: ``generate``
 uses it too.
@@ -209,16 +217,27 @@ class AwsSubnet(ConfigModel):
 class AwsRegion(ConfigModel):
     vpc_id: str
     subnets: list[AwsSubnet] = Field(min_length=1)
+    # Groups every instance in the region joins besides its component's own (which lets
+    # nothing in and only HTTPS out): NFS to EFS or FSx, a proxy, plain-HTTP mirrors.
+    security_group_ids: list[str] = Field(default_factory=list)
 
 
 class AwsSite(ConfigModel):
     regions: dict[str, AwsRegion] = Field(default_factory=dict)
     sage_maker_image_uri: str | None = None
+    # IMDS hop limit 2 instead of 1, for images whose containers use the instance role.
+    container_imds_access: bool | None = None
+    # The bucket checkpoint buckets' access logs go to (same account and region as they);
+    # unset: a log bucket beside each.
+    access_log_bucket: str | None = None
 
 
 class GcpRegion(ConfigModel):
     network: str
     subnetwork: str
+    # The Cloud KMS key (in this region) that encrypts the VMs' boot disks; unset:
+    # Google-managed keys.
+    disk_kms_key: str | None = None
 
 
 class GcpSite(ConfigModel):
@@ -231,11 +250,17 @@ class AzureRegion(ConfigModel):
     resource_group_name: str
     subnet_id: str
     workspace_name: str | None = None
+    # For a workspace gpufleet creates (no workspaceName): open to public networks, and whether
+    # its storage account takes shared keys.
+    workspace_public_network_access: bool | None = None
+    storage_shared_key_access: bool | None = None
 
 
 class AzureSite(ConfigModel):
     subscription_id: str | None = None
     ssh_public_key: str | None = None
+    # Scale sets' encryption at host; false where the subscription or the size cannot.
+    encryption_at_host: bool | None = None
     regions: dict[str, AzureRegion] = Field(default_factory=dict)
 
 

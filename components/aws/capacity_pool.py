@@ -12,6 +12,11 @@ than billed idle; without it, launch from ``launch_template_id`` yourself. The r
 protected: ``pulumi destroy`` stops at it until someone removes the
 protection deliberately.
 
+Whatever launches from the template — the pool's group or your own launches — joins the pool's
+own security group in ``vpc_id`` (nothing in, HTTPS out) and any ``extra_security_group_ids``,
+named in the template: an instance never falls back to the VPC's default group, whose rules
+nobody here chose. IMDSv2 with a hop limit of 1 (``container_imds_access=True`` for 2).
+
 Capacity Blocks (``capacity_block``) reserve GPU clusters for a fixed future window at a price
 paid upfront. gpufleet looks the offering up with ``aws.ec2.get_capacity_block_offering`` and
 reports its id and fee, but buys it only when ``purchase_capacity_block=True`` is passed: the
@@ -39,6 +44,7 @@ Example::
     # Look up (not buy) two p5 nodes for a week in March:
     block = CapacityPool("march-run", CapacityPoolArgs(
         tags=tags, instance_type="p5.48xlarge", instance_count=2, availability_zone="us-east-1a",
+        vpc_id=vpc.id,
         capacity_block=CapacityBlockRequest(instance_count=2, duration_hours=168,
                                             start_date_range="2027-03-01T00:00:00Z")))
 """
@@ -128,15 +134,19 @@ class CapacityPoolArgs(ComponentArgs):
     availability_zone: str
     end_date: str | None = None
     instance_platform: str = "Linux/UNIX"
-    security_group_ids: list[StrInput] = Field(default_factory=list)
+    # The VPC of the pool's security group, which every instance launched from its template
+    # joins (no inbound, HTTPS out), with extra_security_group_ids for further reach.
+    vpc_id: StrInput
+    extra_security_group_ids: list[StrInput] = Field(default_factory=list)
     # Where the pool's instances run (a subnet in availability_zone); None: hold the capacity
-    # only. With vpc_id and no security_group_ids, they get a worker group (no inbound).
+    # only.
     subnet_id: StrInput | None = None
-    vpc_id: StrInput | None = None
     ami_id: AmiId | None = None
     root_volume_gib: int = Field(default=200, ge=30, le=16_384)
     root_device_name: str = "/dev/sda1"
     kms_key_id: StrInput | None = None
+    # IMDS hop limit 2 instead of 1: containers on a bridge network reach the instance role.
+    container_imds_access: bool = False
     capacity_block: CapacityBlockRequest | None = None
     purchase_capacity_block: bool = False
     # The commitment that pays for the reservation, bought outside the stack (Savings Plan,
@@ -187,6 +197,7 @@ class CapacityPool(pulumi.ComponentResource):
     capacity_reservation_arn: pulumi.Output[str]
     launch_template_id: pulumi.Output[str]
     autoscaling_group_name: pulumi.Output[str] | None
+    security_group_id: pulumi.Output[str]
     instance_profile_arn: pulumi.Output[str]
     capacity_block_offering_id: pulumi.Output[str] | None
     capacity_block_upfront_fee: pulumi.Output[str] | None
@@ -213,11 +224,8 @@ class CapacityPool(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, protect=True),
         )
         _, profile = instance_profile(name, tags=tags, parent=self)
-        security_groups = list(args.security_group_ids)
-        if not security_groups and args.vpc_id is not None:
-            security_groups = [
-                worker_security_group(name, vpc_id=args.vpc_id, tags=tags, parent=self).id
-            ]
+        group = worker_security_group(name, vpc_id=args.vpc_id, tags=tags, parent=self)
+        security_groups = [group.id, *args.extra_security_group_ids]
         template = gpu_launch_template(
             name,
             parent=self,
@@ -230,6 +238,7 @@ class CapacityPool(pulumi.ComponentResource):
             root_device_name=args.root_device_name,
             kms_key_id=args.kms_key_id,
             capacity_reservation_id=reservation.id,
+            container_imds_access=args.container_imds_access,
         )
 
         self.autoscaling_group_name = None
@@ -241,6 +250,7 @@ class CapacityPool(pulumi.ComponentResource):
         self.capacity_reservation_id = reservation.id
         self.capacity_reservation_arn = reservation.arn
         self.launch_template_id = template.id
+        self.security_group_id = group.id
         self.instance_profile_arn = profile.arn
         self.capacity_block_offering_id = None
         self.capacity_block_upfront_fee = None
@@ -254,6 +264,7 @@ class CapacityPool(pulumi.ComponentResource):
                 "capacity_reservation_arn": reservation.arn,
                 "launch_template_id": template.id,
                 "autoscaling_group_name": self.autoscaling_group_name,
+                "security_group_id": group.id,
                 "instance_profile_arn": profile.arn,
                 "capacity_block_offering_id": self.capacity_block_offering_id,
                 "capacity_block_upfront_fee": self.capacity_block_upfront_fee,

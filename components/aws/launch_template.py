@@ -1,7 +1,11 @@
 """The launch template every gpufleet AWS component uses, with the secure defaults built in.
 
-IMDSv2 only (``http_tokens=required``; hop limit 2 so containers on the host can reach it),
-encrypted gp3 root volume (the account's default EBS key unless ``kms_key_id``), no public IP,
+IMDSv2 only (``http_tokens=required``) with a PUT response hop limit of 1, so only processes on
+the instance itself get a metadata token — and with it the instance role's credentials
+(Checkov CKV_AWS_341). Containers on a bridge network (Docker's default) are one hop further
+and cannot; ``container_imds_access=True`` raises the limit to 2 for hosts whose containers
+need the role (host-network containers and EKS pods using IRSA or Pod Identity need neither).
+Encrypted gp3 root volume (the account's default EBS key unless ``kms_key_id``), no public IP,
 the instance profile, and the required tags on the template and, through tag specifications,
 on every instance, volume and network interface it launches.
 """
@@ -15,6 +19,10 @@ import pulumi
 import pulumi_aws as aws
 
 TAGGED_AT_LAUNCH = ("instance", "volume", "network-interface")
+# IMDSv2 token responses travel this many network hops: the instance's own processes only, or
+# also containers behind a bridge (one hop more).
+HOP_LIMIT = 1
+CONTAINER_HOP_LIMIT = 2
 
 
 def gpu_launch_template(
@@ -32,6 +40,7 @@ def gpu_launch_template(
     instance_type: str | None = None,
     capacity_reservation_id: pulumi.Input[str] | None = None,
     placement_group_name: pulumi.Input[str] | None = None,
+    container_imds_access: bool = False,
 ) -> aws.ec2.LaunchTemplate:
     return aws.ec2.LaunchTemplate(
         f"{name}-lt",
@@ -42,7 +51,7 @@ def gpu_launch_template(
         metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
             http_endpoint="enabled",
             http_tokens="required",
-            http_put_response_hop_limit=2,
+            http_put_response_hop_limit=CONTAINER_HOP_LIMIT if container_imds_access else HOP_LIMIT,
             instance_metadata_tags="disabled",
         ),
         block_device_mappings=[

@@ -72,6 +72,8 @@ class PlacementClusterArgs(ComponentArgs):
     root_device_name: str = "/dev/sda1"
     kms_key_id: StrInput | None = None
     ssm_access: bool = True
+    # IMDS hop limit 2 instead of 1: containers on a bridge network reach the instance role.
+    container_imds_access: bool = False
     # How many nodes run when: all of them all month, or on request / on a schedule (zero
     # otherwise), for a job that does not run all month.
     scaling: Scaling = Field(default_factory=Scaling)
@@ -135,6 +137,7 @@ class PlacementCluster(pulumi.ComponentResource):
             kms_key_id=args.kms_key_id,
             user_data=args.user_data,
             capacity_reservation_id=args.capacity_reservation_id,
+            container_imds_access=args.container_imds_access,
         )
         version = template.latest_version.apply(str)
         spot = args.capacity == "spot"

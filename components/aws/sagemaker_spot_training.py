@@ -4,8 +4,9 @@ SageMaker runs the job on spot capacity and, when an instance is reclaimed, rest
 latest checkpoint it synced from ``/opt/ml/checkpoints`` to S3. This component provides what
 that needs:
 
-- a checkpoint bucket (``checkpoint_bucket.py``): private, encrypted, versioned, retained on
-  ``pulumi destroy``, so checkpoints survive the stack;
+- a checkpoint bucket (``checkpoint_bucket.py``): private, SSE-KMS encrypted (the AWS-managed
+  key, or ``kms_key_arn``), versioned, access-logged (into ``access_log_bucket``, or a log
+  bucket made for it), retained on ``pulumi destroy``, so checkpoints survive the stack;
 - an execution role (``sagemaker_execution_role.py``) that reaches only that bucket, the given
   ECR image repository and the SageMaker training log group;
 - ``estimator_kwargs``: the keyword arguments of the SageMaker Python SDK's ``Estimator``
@@ -91,6 +92,9 @@ class SageMakerSpotTrainingArgs(ComponentArgs):
     volume_size_gib: int = Field(default=100, ge=1, le=16_384)
     noncurrent_version_expiration_days: int = Field(default=30, ge=1, le=3650)
     kms_key_arn: StrInput | None = None
+    # Where S3 writes the checkpoint bucket's access logs (same account and region); None: a
+    # log bucket created for it.
+    access_log_bucket: StrInput | None = None
     subnet_ids: list[StrInput] = Field(default_factory=list)
     security_group_ids: list[StrInput] = Field(default_factory=list)
     training_job: TrainingJobSpec | None = None
@@ -170,6 +174,7 @@ class SageMakerSpotTraining(pulumi.ComponentResource):
             tags=tags,
             kms_key_arn=args.kms_key_arn,
             noncurrent_version_expiration_days=args.noncurrent_version_expiration_days,
+            access_log_bucket=args.access_log_bucket,
         )
         checkpoint_uri = bucket.bucket.apply(lambda b: f"s3://{b}/checkpoints/")
         role, access = sagemaker_execution_role(

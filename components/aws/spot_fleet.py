@@ -20,6 +20,10 @@ uses SQS-managed encryption, or ``kms_key_id`` (which also encrypts the volumes)
 customer-managed key's policy must let ``events.amazonaws.com`` use it
 (``kms:GenerateDataKey``, ``kms:Decrypt``), or EventBridge cannot deliver.
 
+Secure defaults (``launch_template.py``, ``security_group.py``): IMDSv2 with a hop limit of 1
+(``container_imds_access=True`` for 2), encrypted volumes, no public IP, and a security group of
+its own — nothing in, HTTPS out — plus any ``extra_security_group_ids`` for further reach.
+
 Example::
 
     from gpufleet.components.aws.spot_fleet import SpotFleet, SpotFleetArgs
@@ -88,6 +92,11 @@ class SpotFleetArgs(ComponentArgs):
     kms_key_id: StrInput | None = None
     public_ip: bool = False
     ssm_access: bool = True
+    # Groups the instances join besides their own (no inbound, HTTPS out): further reach out,
+    # such as NFS to EFS or a proxy.
+    extra_security_group_ids: list[StrInput] = Field(default_factory=list)
+    # IMDS hop limit 2 instead of 1: containers on a bridge network reach the instance role.
+    container_imds_access: bool = False
     # How the group's size changes: fixed at target_gpus, or scaled (on request, on load, on a
     # schedule) between zero and target_gpus.
     scaling: Scaling = Field(default_factory=Scaling)
@@ -192,11 +201,16 @@ class SpotFleet(pulumi.ComponentResource):
             tags=tags,
             image_id=image_id(args.ami_id, args.instance_types, self),
             instance_profile_arn=profile.arn,
-            network_interfaces=[worker_network_interface([group.id], public_ip=args.public_ip)],
+            network_interfaces=[
+                worker_network_interface(
+                    [group.id, *args.extra_security_group_ids], public_ip=args.public_ip
+                )
+            ],
             root_volume_gib=args.root_volume_gib,
             root_device_name=args.root_device_name,
             kms_key_id=args.kms_key_id,
             user_data=args.user_data,
+            container_imds_access=args.container_imds_access,
         )
         scaling = args.scaling
         asg = aws.autoscaling.Group(

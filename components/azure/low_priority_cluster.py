@@ -9,9 +9,27 @@ system-assigned managed identity for jobs to reach storage without keys, tags on
 
 Nodes without public IPs need a way out: a ``subnet_id`` in your VNet, or a workspace with a
 managed network. Pass ``workspace_name`` to use an existing workspace; otherwise the component
-creates one with its required dependencies — storage account (no public blob access, TLS 1.2,
-HTTPS only), key vault (RBAC, soft delete and purge protection), Log Analytics workspace and
-workspace-based Application Insights — and a managed network that allows internet outbound.
+creates one with its required dependencies — storage account, key vault, Log Analytics workspace
+and workspace-based Application Insights — and a managed network that allows internet outbound
+and reaches the storage account and key vault through private endpoints. Closed to public
+networks by default:
+
+- the workspace: public network access disabled (Checkov CKV_AZURE_144); reach it through a
+  private endpoint of yours, or set ``workspace_public_network_access=True`` for a workspace
+  (and its storage account, where job code and outputs go) open to the internet, Entra ID
+  sign-in still required;
+- the key vault: public network access disabled and its firewall denying by default, trusted
+  Azure services through (CKV_AZURE_189, CKV_AZURE_109); RBAC, soft delete, purge protection;
+- the storage account: public network access disabled (CKV_AZURE_59), geo-redundant
+  (``Standard_GRS``, CKV_AZURE_206), no public blob access, TLS 1.2, HTTPS only.
+
+The documented exception: the storage account accepts shared keys by default (CKV2_AZURE_40
+asks for them off). An Azure ML workspace whose storage refuses shared keys is a Microsoft
+preview, not for production by Microsoft's own terms, and its jobs then reach storage as their
+compute's identity, which needs data-plane roles on the account (Storage Blob Data
+Contributor, Storage File Data Privileged Contributor) that a Contributor deploying the stack
+cannot grant. ``storage_shared_key_access=False`` turns shared keys off, and the workspace's
+system datastores to identity-based access, once those roles are granted.
 
 Example::
 
@@ -60,6 +78,10 @@ class LowPriorityClusterArgs(ComponentArgs):
     subnet_id: StrInput | None = None
     ssh_public_key: str | None = None
     admin_username: str = "azureuser"
+    # For the workspace it creates: reachable (with its storage) from public networks, and
+    # whether its storage account takes shared keys (see the module docstring).
+    workspace_public_network_access: bool = False
+    storage_shared_key_access: bool = True
     # The cluster scales itself: from min_nodes (0) when idle to max_nodes for submitted jobs.
     # The plan's expected use of it (hours a month at max_nodes), for the cost engine.
     expected_hours: float | None = Field(default=None, ge=0, le=HOURS_PER_MONTH)
@@ -83,6 +105,13 @@ class LowPriorityClusterArgs(ComponentArgs):
     def _scale(self) -> LowPriorityClusterArgs:
         if self.min_nodes > self.max_nodes:
             raise ValueError(f"min_nodes ({self.min_nodes}) exceeds max_nodes ({self.max_nodes})")
+        if self.workspace_name is not None and (
+            self.workspace_public_network_access or not self.storage_shared_key_access
+        ):
+            raise ValueError(
+                "workspace_public_network_access and storage_shared_key_access apply to the "
+                "workspace the component creates, not to workspace_name's"
+            )
         return self
 
 
@@ -172,12 +201,16 @@ class LowPriorityCluster(pulumi.ComponentResource):
         client = azure.authorization.get_client_config_output(
             opts=pulumi.InvokeOutputOptions(parent=self)
         )
+        public = _public_network_access(args.workspace_public_network_access)
         storage = azure.storage.StorageAccount(
             f"{name}-storage",
             account_name=storage_account_name(name),
             kind="StorageV2",
-            sku=azure.storage.SkuArgs(name="Standard_LRS"),
+            # Geo-redundant: the workspace's code, logs and outputs survive a regional outage.
+            sku=azure.storage.SkuArgs(name="Standard_GRS"),
+            public_network_access=public,
             allow_blob_public_access=False,
+            allow_shared_key_access=args.storage_shared_key_access,
             minimum_tls_version="TLS1_2",
             enable_https_traffic_only=True,
             tags=tags,
@@ -193,6 +226,13 @@ class LowPriorityCluster(pulumi.ComponentResource):
                 enable_rbac_authorization=True,
                 enable_soft_delete=True,
                 enable_purge_protection=True,
+                # Only the workspace uses the vault: through its managed network's private
+                # endpoint, or as a trusted Azure service. Nobody needs it from the internet.
+                public_network_access=_public_network_access(False),
+                network_acls=azure.keyvault.NetworkRuleSetArgs(
+                    default_action=azure.keyvault.NetworkRuleAction.DENY,
+                    bypass=azure.keyvault.NetworkRuleBypassOptions.AZURE_SERVICES,
+                ),
             ),
             tags=tags,
             opts=child,
@@ -227,6 +267,11 @@ class LowPriorityCluster(pulumi.ComponentResource):
             managed_network=azure.machinelearningservices.ManagedNetworkSettingsArgs(
                 isolation_mode="AllowInternetOutbound"
             ),
+            public_network_access=public,
+            # Storage without shared keys: the workspace's own datastores by identity too.
+            system_datastores_auth_mode=None
+            if args.storage_shared_key_access
+            else azure.machinelearningservices.SystemDatastoresAuthMode.IDENTITY,
             sku=azure.machinelearningservices.SkuArgs(
                 name="Basic", tier=azure.machinelearningservices.SkuTier.BASIC
             ),
@@ -234,6 +279,11 @@ class LowPriorityCluster(pulumi.ComponentResource):
             opts=child,
             **common,
         )
+
+
+def _public_network_access(enabled: bool) -> str:
+    """Azure's spelling of whether a resource takes requests from public networks."""
+    return "Enabled" if enabled else "Disabled"
 
 
 def _expected_use(hours: float | None) -> dict[str, str]:

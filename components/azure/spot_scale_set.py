@@ -11,7 +11,11 @@ proximity placement group keeps the VMs close for multi-node jobs.
 Secure defaults: no public IP on any NIC, password login disabled (an SSH public key is
 required by Azure for Linux even when no port is open), accelerated networking, managed disks
 (encrypted at rest by Azure; pass ``disk_encryption_set_id`` for customer-managed keys), tags
-on every resource.
+on every resource. Encryption at host is on (Checkov CKV_AZURE_97): temp disks and disk caches,
+which server-side encryption does not cover, are encrypted on the host too. Azure allows it once
+the subscription has registered the ``Microsoft.Compute/EncryptionAtHost`` feature (``az feature
+register --namespace Microsoft.Compute --name EncryptionAtHost``), and on sizes that support it;
+``encryption_at_host=False`` is for a subscription or size that cannot.
 
 Reserved capacity: given ``capacity_reservation_group_id`` (a ``CapacityReservationGroup``),
 the set's VMs run in that group's reservations, which pay for them; Azure allows that for
@@ -81,6 +85,7 @@ class SpotScaleSetArgs(ComponentArgs):
     image: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_IMAGE))
     os_disk_gib: int = Field(default=256, ge=30, le=4095)
     disk_encryption_set_id: StrInput | None = None
+    encryption_at_host: bool = True
     network_security_group_id: StrInput | None = None
     custom_data: str | None = None
     # The capacity reservation group its VMs run in (always-on capacity held for it).
@@ -201,6 +206,9 @@ class SpotScaleSet(pulumi.ComponentResource):
             upgrade_policy=azure.compute.UpgradePolicyArgs(mode=azure.compute.UpgradeMode.MANUAL),
             virtual_machine_profile=azure.compute.VirtualMachineScaleSetVMProfileArgs(
                 priority=args.priority,
+                security_profile=azure.compute.SecurityProfileArgs(
+                    encryption_at_host=args.encryption_at_host
+                ),
                 capacity_reservation=None
                 if args.capacity_reservation_group_id is None
                 else azure.compute.CapacityReservationProfileArgs(

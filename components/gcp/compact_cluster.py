@@ -17,6 +17,8 @@ docs.cloud.google.com/ai-hypercomputer/docs/placement-policy-and-workload-policy
 
 Capacity is standard (on-demand, optionally consuming a specific reservation from
 ``ReservationPool``) or Spot; Spot VMs cannot consume reservations, so that pair is refused.
+The nodes take the secure defaults of ``instance_settings.py``; ``disk_kms_key`` encrypts their
+boot disks with your Cloud KMS key (Checkov CKV_GCP_38), Google-managed keys otherwise.
 
 Example::
 
@@ -73,6 +75,8 @@ class CompactClusterArgs(ComponentArgs):
     startup_script: str | None = None
     scopes: list[str] = Field(default_factory=lambda: list(vm.DEFAULT_SCOPES))
     secure_boot: bool = False
+    # The Cloud KMS key that encrypts the boot disks (CMEK); None: Google-managed keys.
+    disk_kms_key: vm.KmsKey | None = None
     project: str | None = None
     # When the nodes run: all month (fixed), or stopped until a run starts them (on_request).
     scaling: Scaling = Field(default_factory=Scaling)
@@ -136,15 +140,13 @@ class CompactCluster(pulumi.ComponentResource):
                 project=args.project,
                 zone=args.zone,
                 machine_type=args.machine_type,
-                boot_disk={
-                    "auto_delete": True,
-                    "initialize_params": {
-                        "image": args.source_image,
-                        "size": args.boot_disk_gib,
-                        "type": args.boot_disk_type,
-                        "labels": labels,
-                    },
-                },
+                boot_disk=vm.instance_boot_disk(
+                    image=args.source_image,
+                    size_gib=args.boot_disk_gib,
+                    disk_type=args.boot_disk_type,
+                    labels=labels,
+                    kms_key=args.disk_kms_key,
+                ),
                 network_interfaces=[vm.network_interface(args.network, args.subnetwork)],
                 resource_policies=policy.self_link,
                 # Stopped VMs bill their disks only; a run (or the schedule) starts them, and

@@ -8,6 +8,18 @@ what it may actually touch is granted by IAM roles on that account). Secure Boot
 default because the NVIDIA driver most GPU images install at first boot is unsigned and would
 not load; turn it on with ``secure_boot=True`` for images with signed drivers. GPU VMs cannot
 live-migrate, so host maintenance terminates them.
+
+Disk encryption: Compute Engine encrypts every disk at rest, by default with Google-managed keys
+— the documented exception to Checkov CKV_GCP_38, which asks an instance's boot disk for a
+customer-managed (or customer-supplied) key; gpufleet holds its instance templates' disks to the
+same bar, though Checkov does not read them, and creates no standalone disks (CKV_GCP_37).
+gpufleet creates no key by default: Cloud KMS key rings and keys cannot be deleted, so a stack
+that made them would leave them behind at every destroy, and a key destroyed with a stack leaves
+any disk kept past it (Spot VMs stopped, not deleted) unreadable. ``disk_kms_key`` (a Cloud KMS key,
+``projects/<p>/locations/<region>/keyRings/<r>/cryptoKeys/<k>``, in the VMs' region) encrypts the
+boot disks with your key instead; the Compute Engine service agent
+(``service-<project number>@compute-system.iam.gserviceaccount.com``) needs
+``roles/cloudkms.cryptoKeyEncrypterDecrypter`` on it, which the key's owner grants.
 """
 
 from __future__ import annotations
@@ -34,6 +46,7 @@ DEFAULT_SCOPES = (
 )
 METADATA = {"enable-oslogin": "TRUE", "block-project-ssh-keys": "TRUE"}
 GCP_ZONE = re.compile(r"[a-z]+-[a-z]+\d+-[a-z]")
+KMS_KEY = re.compile(r"projects/[^/]+/locations/[^/]+/keyRings/[^/]+/cryptoKeys/[^/]+")
 
 
 def _zone(value: str) -> str:
@@ -43,6 +56,21 @@ def _zone(value: str) -> str:
 
 
 GcpZone = Annotated[str, AfterValidator(_zone)]
+
+
+def _kms_key(value: Any) -> Any:
+    if isinstance(value, pulumi.Output):
+        return value
+    if not isinstance(value, str) or not KMS_KEY.fullmatch(value):
+        raise ValueError(
+            f"{value!r} is not a Cloud KMS key "
+            "(projects/<p>/locations/<l>/keyRings/<r>/cryptoKeys/<k>)"
+        )
+    return value
+
+
+# A Cloud KMS key's resource name, or a pulumi Output of one (a key created in the same program).
+KmsKey = Annotated[Any, AfterValidator(_kms_key)]
 
 
 def service_account(
@@ -117,3 +145,40 @@ def reservation_affinity(reservation: Any) -> InstanceInput:
             "values": [reservation],
         },
     }
+
+
+def template_boot_disk(
+    *, image: str, size_gib: int, disk_type: str, labels: dict[str, str], kms_key: Any
+) -> InstanceInput:
+    """An instance template's boot disk, deleted with its VM, encrypted with ``kms_key`` (a
+    Cloud KMS key) or, given None, Google-managed keys."""
+    disk: dict[str, Any] = {
+        "boot": True,
+        "auto_delete": True,
+        "source_image": image,
+        "disk_size_gb": size_gib,
+        "disk_type": disk_type,
+        "labels": labels,
+    }
+    if kms_key is not None:
+        disk["disk_encryption_key"] = {"kms_key_self_link": kms_key}
+    return disk
+
+
+def instance_boot_disk(
+    *, image: str, size_gib: int, disk_type: str, labels: dict[str, str], kms_key: Any
+) -> InstanceInput:
+    """An instance's boot disk, deleted with it, encrypted with ``kms_key`` (CKV_GCP_38 reads
+    ``kms_key_self_link``) or, given None, Google-managed keys."""
+    disk: dict[str, Any] = {
+        "auto_delete": True,
+        "initialize_params": {
+            "image": image,
+            "size": size_gib,
+            "type": disk_type,
+            "labels": labels,
+        },
+    }
+    if kms_key is not None:
+        disk["kms_key_self_link"] = kms_key
+    return disk

@@ -17,7 +17,9 @@ and removes on the whole group's average CPU. GCP's autoscaler reads only its ow
 per-instance metrics, so a burst in a group of its own, at zero, would have no signal to start
 it: the burst is a version of the base's group instead.
 Secure defaults from ``instance_settings.py``: no external IP, shielded VM, OS Login, a
-dedicated service account with minimal scopes. Every VM and disk carries the required labels.
+dedicated service account with minimal scopes; boot disks encrypted with Google-managed keys, or
+with your Cloud KMS key given ``disk_kms_key`` (why that is not the default: there). Every VM and
+disk carries the required labels.
 
 Example::
 
@@ -93,6 +95,8 @@ class SpotGroupArgs(ComponentArgs):
     startup_script: str | None = None
     scopes: list[str] = Field(default_factory=lambda: list(vm.DEFAULT_SCOPES))
     secure_boot: bool = False
+    # The Cloud KMS key that encrypts the boot disks (CMEK); None: Google-managed keys.
+    disk_kms_key: vm.KmsKey | None = None
     project: str | None = None
     # The reservation (a ``ReservationPool``'s name) its VMs consume: always-on capacity held
     # for it. GCP runs only standard VMs in a reservation, and a reservation is in one zone.
@@ -257,14 +261,13 @@ def _template(
         machine_type=args.machine_type,
         guest_accelerators=vm.accelerators(args.gpus()),
         disks=[
-            {
-                "boot": True,
-                "auto_delete": True,
-                "source_image": args.source_image,
-                "disk_size_gb": args.boot_disk_gib,
-                "disk_type": args.boot_disk_type,
-                "labels": labels,
-            }
+            vm.template_boot_disk(
+                image=args.source_image,
+                size_gib=args.boot_disk_gib,
+                disk_type=args.boot_disk_type,
+                labels=labels,
+                kms_key=args.disk_kms_key,
+            )
         ],
         network_interfaces=[vm.network_interface(args.network, args.subnetwork)],
         scheduling=vm.scheduling(

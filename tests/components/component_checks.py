@@ -338,6 +338,24 @@ ALLOWED: dict[tuple[str, str], frozenset[str]] = {
     ("azure-native:storage:StorageAccount", "minimumTlsVersion"): _enum(
         azure.storage.MinimumTlsVersion
     ),
+    ("azure-native:storage:StorageAccount", "publicNetworkAccess"): _enum(
+        azure.storage.PublicNetworkAccess
+    ),
+    ("azure-native:machinelearningservices:Workspace", "publicNetworkAccess"): _enum(
+        azure.machinelearningservices.PublicNetworkAccessType
+    ),
+    ("azure-native:machinelearningservices:Workspace", "systemDatastoresAuthMode"): _enum(
+        azure.machinelearningservices.SystemDatastoresAuthMode
+    ),
+    ("azure-native:keyvault:Vault", "properties.publicNetworkAccess"): _enum(
+        azure.keyvault.PublicNetworkAccess
+    ),
+    ("azure-native:keyvault:Vault", "properties.networkAcls.defaultAction"): _enum(
+        azure.keyvault.NetworkRuleAction
+    ),
+    ("azure-native:keyvault:Vault", "properties.networkAcls.bypass"): _enum(
+        azure.keyvault.NetworkRuleBypassOptions
+    ),
     ("azure-native:keyvault:Vault", "properties.sku.name"): _enum(azure.keyvault.SkuName),
     ("azure-native:keyvault:Vault", "properties.sku.family"): _enum(azure.keyvault.SkuFamily),
     ("azure-native:compute:VirtualMachineScaleSet", "virtualMachineProfile.priority"): _enum(

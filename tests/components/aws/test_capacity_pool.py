@@ -13,6 +13,7 @@ from gpufleet.components.aws.capacity_pool import (
     CapacityPool,
     CapacityPoolArgs,
 )
+from tests.components.aws.site import NETWORK, SUBNETS
 from tests.components.component_checks import (
     TAGS,
     assert_children_of,
@@ -29,6 +30,7 @@ def pool(**overrides: Any) -> tuple[Capture, CapacityPool]:
         "instance_type": "p5.48xlarge",
         "instance_count": 2,
         "availability_zone": "us-east-1a",
+        **NETWORK,
     }
     values.update(overrides)
     args = CapacityPoolArgs(**values)
@@ -38,7 +40,8 @@ def pool(**overrides: Any) -> tuple[Capture, CapacityPool]:
 def test_capacity_pool_reservation_is_targeted_and_protected() -> None:
     cap, component = pool(end_date="2027-06-30T00:00:00Z")
     assert_children_of(cap, "gpufleet:aws:CapacityPool", "reserved")
-    assert assert_tagged(cap) == 4
+    # Reservation, role, instance profile, security group and its egress rule, launch template.
+    assert assert_tagged(cap) == 6
     assert assert_provider_would_accept(cap) >= 5
     assert_nothing_deprecated(cap)
     reservation = cap.one("aws:ec2/capacityReservation:CapacityReservation")
@@ -55,6 +58,7 @@ def test_capacity_pool_reservation_is_targeted_and_protected() -> None:
     target = template["capacityReservationSpecification"]["capacityReservationTarget"]
     assert target["capacityReservationId"] == reservation.outputs["id"]
     assert template["metadataOptions"]["httpTokens"] == "required"
+    assert template["metadataOptions"]["httpPutResponseHopLimit"] == 1
     assert resolve(component.capacity_reservation_id) == reservation.outputs["id"]
     # No capacity block unless asked.
     assert cap.invokes == [
@@ -98,7 +102,7 @@ def test_capacity_block_is_bought_only_when_asked() -> None:
     assert resolve(component.capacity_block_notice).startswith(
         f"PURCHASED: Capacity Block {block.outputs['id']} charged 18437.76 USD at once"
     )
-    assert assert_tagged(cap) == 5
+    assert assert_tagged(cap) == 7
 
 
 @pytest.mark.parametrize(
@@ -116,6 +120,8 @@ def test_capacity_block_is_bought_only_when_asked() -> None:
         ({"end_date": "2027-06-30T00:00:00"}, "needs a time zone"),
         ({"instance_platform": "Linux"}, "is not one of"),
         ({"instance_count": 0}, "greater than or equal to 1"),
+        ({"vpc_id": None}, "vpc_id"),
+        ({"security_group_ids": ["sg-0123456789abcdef0"]}, "Extra inputs are not permitted"),
     ],
 )
 def test_capacity_pool_validation(overrides: dict[str, Any], message: str) -> None:
@@ -124,6 +130,7 @@ def test_capacity_pool_validation(overrides: dict[str, Any], message: str) -> No
         "instance_type": "p5.48xlarge",
         "instance_count": 1,
         "availability_zone": "us-east-1a",
+        **NETWORK,
     }
     with pytest.raises(ValueError, match=message):
         CapacityPoolArgs(**(values | overrides))
@@ -139,7 +146,7 @@ def test_capacity_block_durations(hours: int) -> None:
 def test_capacity_pool_runs_its_instances_in_the_reservation() -> None:
     """Given a subnet, the pool's instances run in it: a group of exactly the reserved count
     on the template that targets the reservation, behind a no-inbound security group."""
-    cap, component = pool(subnet_id="subnet-0aaaaaaaaaaaaaaaa", vpc_id="vpc-0123456789abcdef0")
+    cap, component = pool(subnet_id=SUBNETS[0])
     assert_provider_would_accept(cap)
     reservation = cap.one("aws:ec2/capacityReservation:CapacityReservation")
     template = cap.one("aws:ec2/launchTemplate:LaunchTemplate")
@@ -163,3 +170,28 @@ def test_capacity_pool_without_a_subnet_only_holds_the_capacity() -> None:
     cap, component = pool()
     assert not cap.of_type("aws:autoscaling/group:Group")
     assert component.autoscaling_group_name is None
+
+
+def test_capacity_pool_consumers_never_fall_back_to_the_default_security_group() -> None:
+    """Whatever launches from the pool's template, its group or yours, joins the pool's own
+    group (nothing in, HTTPS out) and the extra ones: never the VPC's default group."""
+    for overrides in ({}, {"subnet_id": SUBNETS[0]}):
+        cap, component = pool(**overrides)
+        group = cap.one("aws:ec2/securityGroup:SecurityGroup")
+        assert group.inputs["vpcId"] == NETWORK["vpc_id"]
+        (interface,) = cap.one("aws:ec2/launchTemplate:LaunchTemplate").inputs["networkInterfaces"]
+        assert interface["securityGroups"] == [group.outputs["id"]]
+        assert resolve(component.security_group_id) == group.outputs["id"]
+        assert not cap.of_type("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
+        egress = cap.one("aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule").inputs
+        assert (egress["ipProtocol"], egress["fromPort"], egress["toPort"]) == ("tcp", 443, 443)
+    cap, _ = pool(extra_security_group_ids=["sg-0efs0000000000000"])
+    own = cap.one("aws:ec2/securityGroup:SecurityGroup").outputs["id"]
+    (interface,) = cap.one("aws:ec2/launchTemplate:LaunchTemplate").inputs["networkInterfaces"]
+    assert interface["securityGroups"] == [own, "sg-0efs0000000000000"]
+
+
+def test_capacity_pool_containers_may_reach_imds_when_asked() -> None:
+    cap, _ = pool(container_imds_access=True)
+    options = cap.one("aws:ec2/launchTemplate:LaunchTemplate").inputs["metadataOptions"]
+    assert (options["httpTokens"], options["httpPutResponseHopLimit"]) == ("required", 2)

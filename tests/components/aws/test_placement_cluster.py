@@ -70,6 +70,14 @@ def test_placement_cluster_security_group_only_talks_to_itself() -> None:
         assert "cidrIpv4" not in rule.inputs and "cidrIpv6" not in rule.inputs
 
 
+def test_placement_cluster_metadata_hop_limit() -> None:
+    """CKV_AWS_341: hop limit 1 by default; 2 only when containers must reach the role."""
+    for overrides, hops in (({}, 1), ({"container_imds_access": True}, 2)):
+        cap, _ = cluster(**overrides)
+        options = cap.one("aws:ec2/launchTemplate:LaunchTemplate").inputs["metadataOptions"]
+        assert (options["httpTokens"], options["httpPutResponseHopLimit"]) == ("required", hops)
+
+
 def interfaces(cap: Capture) -> list[tuple[int, int, str]]:
     template = cap.one("aws:ec2/launchTemplate:LaunchTemplate").inputs
     return [

@@ -22,7 +22,14 @@ from tests.components.component_checks import (
     assert_tagged,
     policy_document,
 )
-from tests.components.pulumi_mocks import ACCOUNT, REGION, Capture, capture, resolve
+from tests.components.pulumi_mocks import (
+    ACCOUNT,
+    REGION,
+    Capture,
+    Registration,
+    capture,
+    resolve,
+)
 
 IMAGE = "123456789012.dkr.ecr.us-west-2.amazonaws.com/ml/ranker:2026-11"
 
@@ -39,18 +46,34 @@ def sagemaker(**overrides: Any) -> tuple[Capture, SageMakerSpotTraining]:
     return capture(lambda: SageMakerSpotTraining("ranker", args))
 
 
+def checkpoint_bucket(cap: Capture) -> Registration:
+    (bucket,) = [b for b in cap.of_type("aws:s3/bucket:Bucket") if b.name == "ranker-checkpoints"]
+    return bucket
+
+
+def attached(cap: Capture, type_: str, bucket: Registration) -> Registration:
+    """The one resource of ``type_`` configuring ``bucket``."""
+    (found,) = [r for r in cap.of_type(type_) if r.inputs["bucket"] == bucket.outputs["bucket"]]
+    return found
+
+
+SSE = "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration"
+LOGGING = "aws:s3/bucketLogging:BucketLogging"
+
+
 def test_sagemaker_checkpoint_bucket_is_private_encrypted_versioned_and_retained() -> None:
     cap, component = sagemaker()
     assert_children_of(cap, "gpufleet:aws:SageMakerSpotTraining", "ranker")
-    assert assert_tagged(cap) == 2
+    # Role, checkpoint bucket, its access log bucket.
+    assert assert_tagged(cap) == 3
     assert assert_provider_would_accept(cap) >= 4
     assert_nothing_deprecated(cap)
-    bucket = cap.one("aws:s3/bucket:Bucket")
+    bucket = checkpoint_bucket(cap)
     assert bucket.retain_on_delete is True
     assert bucket.inputs["bucketPrefix"] == "acme-ml-trainer-ckpt-"
     assert bucket.inputs["forceDestroy"] is False
     name = bucket.outputs["bucket"]
-    access = cap.one("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock").inputs
+    access = attached(cap, "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock", bucket).inputs
     assert access == {
         "bucket": name,
         "blockPublicAcls": True,
@@ -58,28 +81,75 @@ def test_sagemaker_checkpoint_bucket_is_private_encrypted_versioned_and_retained
         "ignorePublicAcls": True,
         "restrictPublicBuckets": True,
     }
-    ownership = cap.one("aws:s3/bucketOwnershipControls:BucketOwnershipControls").inputs
-    assert ownership["rule"] == {"objectOwnership": "BucketOwnerEnforced"}
-    sse = cap.one(
-        "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration"
-    ).inputs
-    assert sse["rules"][0]["applyServerSideEncryptionByDefault"] == {"sseAlgorithm": "AES256"}
+    ownership = attached(cap, "aws:s3/bucketOwnershipControls:BucketOwnershipControls", bucket)
+    assert ownership.inputs["rule"] == {"objectOwnership": "BucketOwnerEnforced"}
+    # CKV_AWS_145: SSE-KMS by default, with the AWS-managed key when none is given.
+    (sse,) = attached(cap, SSE, bucket).inputs["rules"]
+    assert sse["applyServerSideEncryptionByDefault"] == {"sseAlgorithm": "aws:kms"}
+    assert sse["bucketKeyEnabled"] is True
     versioning = cap.one("aws:s3/bucketVersioning:BucketVersioning").inputs
     assert versioning["versioningConfiguration"] == {"status": "Enabled"}
-    (rule,) = cap.one("aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration").inputs[
-        "rules"
-    ]
+    lifecycle = "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration"
+    (rule,) = attached(cap, lifecycle, bucket).inputs["rules"]
     assert rule["noncurrentVersionExpiration"] == {"noncurrentDays": 30}
-    (deny,) = policy_document(cap.one("aws:s3/bucketPolicy:BucketPolicy"))["Statement"]
+    (deny,) = policy_document(attached(cap, "aws:s3/bucketPolicy:BucketPolicy", bucket))[
+        "Statement"
+    ]
     assert deny["Effect"] == "Deny" and deny["Condition"] == {
         "Bool": {"aws:SecureTransport": "false"}
     }
     assert resolve(component.checkpoint_s3_uri) == f"s3://{name}/checkpoints/"
 
 
+def test_sagemaker_checkpoint_bucket_access_is_logged_into_a_private_log_bucket() -> None:
+    """CKV_AWS_18: the checkpoint bucket logs its access, by default into a bucket made for it:
+    private, TLS only, SSE-S3 (all S3 log delivery writes into), writable by log delivery for
+    this bucket only, its logs expiring, retained on destroy with the bucket it logs."""
+    cap, _ = sagemaker()
+    bucket = checkpoint_bucket(cap)
+    (logs,) = [b for b in cap.of_type("aws:s3/bucket:Bucket") if b is not bucket]
+    assert logs.name == "ranker-access-logs" and logs.retain_on_delete is True
+    assert logs.inputs["bucketPrefix"] == "acme-ml-trainer-ckpt-log-"
+    assert logs.inputs["forceDestroy"] is False
+    logging = attached(cap, LOGGING, bucket).inputs
+    assert logging["targetBucket"] == logs.outputs["bucket"]
+    assert logging["targetPrefix"] == f"{bucket.outputs['bucket']}/"
+    # The log bucket does not log itself (its own log bucket would need one too).
+    assert len(cap.of_type(LOGGING)) == 1
+    block = attached(cap, "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock", logs)
+    assert all(block.inputs[flag] is True for flag in ("blockPublicAcls", "restrictPublicBuckets"))
+    ownership = attached(cap, "aws:s3/bucketOwnershipControls:BucketOwnershipControls", logs)
+    assert ownership.inputs["rule"] == {"objectOwnership": "BucketOwnerEnforced"}
+    (sse,) = attached(cap, SSE, logs).inputs["rules"]
+    assert sse["applyServerSideEncryptionByDefault"] == {"sseAlgorithm": "AES256"}
+    lifecycle = "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration"
+    (rule,) = attached(cap, lifecycle, logs).inputs["rules"]
+    assert rule["expiration"] == {"days": 365}
+    deny, delivery = policy_document(attached(cap, "aws:s3/bucketPolicy:BucketPolicy", logs))[
+        "Statement"
+    ]
+    assert deny["Sid"] == "DenyInsecureTransport"
+    assert delivery["Principal"] == {"Service": "logging.s3.amazonaws.com"}
+    assert delivery["Action"] == "s3:PutObject"
+    assert delivery["Resource"] == f"{logs.outputs['arn']}/*"
+    assert delivery["Condition"] == {
+        "ArnLike": {"aws:SourceArn": bucket.outputs["arn"]},
+        "StringEquals": {"aws:SourceAccount": ACCOUNT},
+    }
+
+
+def test_sagemaker_checkpoint_access_logs_into_a_given_bucket() -> None:
+    cap, _ = sagemaker(access_log_bucket="acme-s3-access-logs")
+    (bucket,) = cap.of_type("aws:s3/bucket:Bucket")
+    assert bucket.name == "ranker-checkpoints"
+    logging = cap.one(LOGGING).inputs
+    assert logging["bucket"] == bucket.outputs["bucket"]
+    assert logging["targetBucket"] == "acme-s3-access-logs"
+
+
 def test_sagemaker_role_reaches_only_its_bucket_image_and_logs() -> None:
     cap, _ = sagemaker()
-    bucket_arn = cap.one("aws:s3/bucket:Bucket").outputs["arn"]
+    bucket_arn = checkpoint_bucket(cap).outputs["arn"]
     trust = json.loads(cap.one("aws:iam/role:Role").inputs["assumeRolePolicy"])
     assert [s["Principal"] for s in trust["Statement"]] == [{"Service": "sagemaker.amazonaws.com"}]
     statements = {
@@ -106,7 +176,7 @@ def test_sagemaker_role_reaches_only_its_bucket_image_and_logs() -> None:
 def test_sagemaker_estimator_kwargs() -> None:
     cap, component = sagemaker(instance_count=2)
     role_arn = cap.one("aws:iam/role:Role").outputs["arn"]
-    bucket = cap.one("aws:s3/bucket:Bucket").outputs["bucket"]
+    bucket = checkpoint_bucket(cap).outputs["bucket"]
     assert resolve(component.estimator_kwargs) == {
         "use_spot_instances": True,
         "max_run": 8 * 3600,
@@ -139,7 +209,7 @@ def test_sagemaker_training_job_when_asked() -> None:
     assert inputs["hyperParameters"] == {"epochs": "3"}
     access = cap.one("aws:iam/rolePolicy:RolePolicy")
     assert access.urn in training.dependencies
-    assert assert_tagged(cap) == 3
+    assert assert_tagged(cap) == 4
     assert resolve(component.training_job_arn).endswith("training-job/ranker-2026-11-22")
 
 
@@ -148,9 +218,7 @@ def test_sagemaker_kms_and_vpc() -> None:
     cap, _ = sagemaker(
         kms_key_arn=key, subnet_ids=SUBNETS, security_group_ids=["sg-0123456789abcdef0"]
     )
-    sse = cap.one(
-        "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration"
-    ).inputs["rules"][0]
+    (sse,) = attached(cap, SSE, checkpoint_bucket(cap)).inputs["rules"]
     assert sse["applyServerSideEncryptionByDefault"] == {
         "sseAlgorithm": "aws:kms",
         "kmsMasterKeyId": key,

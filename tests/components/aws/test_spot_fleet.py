@@ -92,6 +92,8 @@ def test_spot_fleet_secure_defaults() -> None:
     cap, _ = spot_fleet(user_data="#!/bin/bash\necho hi\n")
     template = cap.one("aws:ec2/launchTemplate:LaunchTemplate").inputs
     assert template["metadataOptions"]["httpTokens"] == "required"
+    # CKV_AWS_341: a metadata token reaches the instance's own processes only.
+    assert template["metadataOptions"]["httpPutResponseHopLimit"] == 1
     (root,) = template["blockDeviceMappings"]
     assert root["ebs"]["encrypted"] == "true" and root["ebs"]["volumeType"] == "gp3"
     (interface,) = template["networkInterfaces"]
@@ -104,9 +106,13 @@ def test_spot_fleet_secure_defaults() -> None:
         "volume",
         "network-interface",
     }
-    # Nothing comes in: no ingress rule at all; egress is the only rule.
+    # Nothing comes in: no ingress rule at all; egress is the only rule, and only HTTPS
+    # (CKV_AWS_382: never all traffic to 0.0.0.0/0).
     assert not cap.of_type("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
-    assert "ingress" not in group.inputs
+    assert "ingress" not in group.inputs and "egress" not in group.inputs
+    egress = cap.one("aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule").inputs
+    assert (egress["ipProtocol"], egress["fromPort"], egress["toPort"]) == ("tcp", 443, 443)
+    assert egress["cidrIpv4"] == "0.0.0.0/0" and egress["securityGroupId"] == group.outputs["id"]
     trust = json.loads(cap.one("aws:iam/role:Role").inputs["assumeRolePolicy"])
     assert [s["Principal"] for s in trust["Statement"]] == [{"Service": "ec2.amazonaws.com"}]
     queue = cap.one("aws:sqs/queue:Queue")
@@ -145,6 +151,18 @@ def test_spot_fleet_interruptions_reach_the_queue() -> None:
         f"https://sqs.{REGION}.amazonaws.com/{ACCOUNT}/eval-interruptions"
     )
     assert resolve(fleet.launch_template_id).startswith("lt-")
+
+
+def test_spot_fleet_containers_may_reach_imds_and_further_groups_when_asked() -> None:
+    cap, _ = spot_fleet(
+        container_imds_access=True, extra_security_group_ids=["sg-0efs0000000000000"]
+    )
+    template = cap.one("aws:ec2/launchTemplate:LaunchTemplate").inputs
+    assert template["metadataOptions"]["httpPutResponseHopLimit"] == 2
+    assert template["metadataOptions"]["httpTokens"] == "required"
+    (interface,) = template["networkInterfaces"]
+    own = cap.one("aws:ec2/securityGroup:SecurityGroup").outputs["id"]
+    assert interface["securityGroups"] == [own, "sg-0efs0000000000000"]
 
 
 def test_spot_fleet_kms_key_encrypts_queue_and_volumes() -> None:

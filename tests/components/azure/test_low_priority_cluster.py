@@ -58,10 +58,21 @@ def test_low_priority_cluster_creates_a_hardened_workspace() -> None:
     storage = cap.one("azure-native:storage:StorageAccount").inputs
     assert storage["allowBlobPublicAccess"] is False
     assert storage["minimumTlsVersion"] == "TLS1_2" and storage["enableHttpsTrafficOnly"] is True
+    # CKV_AZURE_59: no public network access; CKV_AZURE_206: geo-redundant.
+    assert storage["publicNetworkAccess"] == "Disabled"
+    assert storage["sku"] == {"name": "Standard_GRS"}
+    # CKV2_AZURE_40 is the documented exception: shared keys stay on unless asked.
+    assert storage["allowSharedKeyAccess"] is True
     vault = cap.one("azure-native:keyvault:Vault").inputs["properties"]
     assert vault["tenantId"] == AZURE_TENANT
     assert vault["enableRbacAuthorization"] and vault["enablePurgeProtection"]
+    # CKV_AZURE_109: the vault's firewall denies by default; CKV_AZURE_189: no public access.
+    assert vault["networkAcls"] == {"defaultAction": "Deny", "bypass": "AzureServices"}
+    assert vault["publicNetworkAccess"] == "Disabled"
     workspace = cap.one("azure-native:machinelearningservices:Workspace")
+    # CKV_AZURE_144: the workspace is not public.
+    assert workspace.inputs["publicNetworkAccess"] == "Disabled"
+    assert "systemDatastoresAuthMode" not in workspace.inputs
     ids = {r.type: r.outputs["id"] for r in cap.registrations if r.custom}
     assert workspace.inputs["storageAccount"] == ids["azure-native:storage:StorageAccount"]
     assert workspace.inputs["keyVault"] == ids["azure-native:keyvault:Vault"]
@@ -72,6 +83,22 @@ def test_low_priority_cluster_creates_a_hardened_workspace() -> None:
     compute = cap.one("azure-native:machinelearningservices:Compute").inputs
     assert compute["workspaceName"] == workspace.outputs["name"]
     assert resolve(cluster.workspace_name) == workspace.outputs["name"]
+
+
+def test_low_priority_cluster_workspace_opened_or_keyless_when_asked() -> None:
+    cap, _ = aml(workspace_public_network_access=True)
+    workspace = cap.one("azure-native:machinelearningservices:Workspace").inputs
+    storage = cap.one("azure-native:storage:StorageAccount").inputs
+    assert workspace["publicNetworkAccess"] == storage["publicNetworkAccess"] == "Enabled"
+    # The vault stays closed: only the workspace uses it.
+    vault = cap.one("azure-native:keyvault:Vault").inputs["properties"]
+    assert vault["publicNetworkAccess"] == "Disabled"
+    assert vault["networkAcls"]["defaultAction"] == "Deny"
+    cap, _ = aml(storage_shared_key_access=False)
+    assert cap.one("azure-native:storage:StorageAccount").inputs["allowSharedKeyAccess"] is False
+    workspace = cap.one("azure-native:machinelearningservices:Workspace").inputs
+    assert workspace["systemDatastoresAuthMode"] == "Identity"
+    assert workspace["publicNetworkAccess"] == "Disabled"
 
 
 def test_low_priority_cluster_in_an_existing_workspace_with_ssh() -> None:
@@ -97,6 +124,14 @@ def test_low_priority_cluster_in_an_existing_workspace_with_ssh() -> None:
         ({"max_nodes": 0}, "greater than or equal to 1"),
         ({"ssh_public_key": "hunter2"}, "not an OpenSSH public key"),
         ({"idle_seconds_before_scale_down": 5}, "greater than or equal to 60"),
+        (
+            {"workspace_name": "ml-prod", "workspace_public_network_access": True},
+            "apply to the workspace the component creates",
+        ),
+        (
+            {"workspace_name": "ml-prod", "storage_shared_key_access": False},
+            "apply to the workspace the component creates",
+        ),
     ],
 )
 def test_low_priority_cluster_validation(overrides: dict[str, Any], message: str) -> None:

@@ -41,6 +41,8 @@ def test_spot_scale_set() -> None:
     assert profile["priority"] == "Spot" and profile["evictionPolicy"] == "Delete"
     assert profile["billingProfile"] == {"maxPrice": -1}
     assert profile["scheduledEventsProfile"]["terminateNotificationProfile"]["enable"] is True
+    # CKV_AZURE_97: temp disks and caches encrypted on the host too.
+    assert profile["securityProfile"] == {"encryptionAtHost": True}
     linux = profile["osProfile"]["linuxConfiguration"]
     assert linux["disablePasswordAuthentication"] is True
     assert linux["ssh"]["publicKeys"][0]["keyData"] == SSH_KEY
@@ -51,6 +53,12 @@ def test_spot_scale_set() -> None:
     assert "proximityPlacementGroup" not in vmss
     assert resolve(component.scale_set_name)
     assert component.proximity_placement_group_id is None
+
+
+def test_spot_scale_set_without_encryption_at_host_where_it_cannot_be() -> None:
+    cap, _ = scale_set(encryption_at_host=False)
+    profile = cap.one("azure-native:compute:VirtualMachineScaleSet").inputs["virtualMachineProfile"]
+    assert profile["securityProfile"] == {"encryptionAtHost": False}
 
 
 def test_spot_scale_set_with_placement_group_price_cap_and_deallocate() -> None:

@@ -14,7 +14,7 @@ from tests.components.component_checks import (
     TAGS,
     assert_component_basics,
 )
-from tests.components.gcp.site import IMAGE, NET
+from tests.components.gcp.site import IMAGE, KMS_KEY, NET
 from tests.components.pulumi_mocks import Capture, capture, resolve
 
 
@@ -52,6 +52,22 @@ def test_compact_cluster_places_every_node_with_the_policy_in_one_zone() -> None
     assert len(resolve(cluster.instance_self_links)) == 3
 
 
+def test_compact_cluster_boot_disks_take_a_customer_managed_key() -> None:
+    """CKV_GCP_38 reads ``boot_disk.kms_key_self_link``: absent by default (Google-managed keys,
+    the documented exception), the key when given."""
+    cap, _ = compact()
+    assert all(
+        "kmsKeySelfLink" not in n.inputs["bootDisk"]
+        for n in cap.of_type("gcp:compute/instance:Instance")
+    )
+    cap, _ = compact(disk_kms_key=KMS_KEY)
+    nodes = cap.of_type("gcp:compute/instance:Instance")
+    assert len(nodes) == 3
+    for node in nodes:
+        assert node.inputs["bootDisk"]["kmsKeySelfLink"] == KMS_KEY
+        assert node.inputs["bootDisk"]["initializeParams"]["image"] == IMAGE
+
+
 def test_compact_cluster_consumes_a_reservation_or_runs_on_spot() -> None:
     cap, _ = compact(reservation="chat-serving-reservation-abc")
     affinity = cap.of_type("gcp:compute/instance:Instance")[0].inputs["reservationAffinity"]
@@ -75,6 +91,7 @@ def test_compact_cluster_consumes_a_reservation_or_runs_on_spot() -> None:
         ({"nodes": 1}, "greater than or equal to 2"),
         ({"zone": "us-east4"}, "not a GCP zone"),
         ({"provisioning": "SPOT", "reservation": "r"}, "Spot VMs cannot consume a reservation"),
+        ({"disk_kms_key": f"{KMS_KEY}/cryptoKeyVersions/1"}, "is not a Cloud KMS key"),
     ],
 )
 def test_compact_cluster_validation(overrides: dict[str, Any], message: str) -> None:

@@ -16,7 +16,7 @@ from tests.components.component_checks import (
     assert_component_basics,
     assert_provider_would_accept,
 )
-from tests.components.gcp.site import IMAGE, NET
+from tests.components.gcp.site import IMAGE, KMS_KEY, NET
 from tests.components.pulumi_mocks import Capture, capture, resolve
 
 
@@ -105,6 +105,15 @@ def test_spot_group_secure_defaults() -> None:
     )
     (disk,) = template["disks"]
     assert disk["boot"] and disk["autoDelete"] and disk["sourceImage"] == IMAGE
+    # Google-managed keys by default (the documented exception to CKV_GCP_38's family).
+    assert "diskEncryptionKey" not in disk
+
+
+def test_spot_group_disks_take_a_customer_managed_key() -> None:
+    cap, _ = spot_group(disk_kms_key=KMS_KEY)
+    (disk,) = cap.one("gcp:compute/instanceTemplate:InstanceTemplate").inputs["disks"]
+    assert disk["diskEncryptionKey"] == {"kmsKeySelfLink": KMS_KEY}
+    assert disk["labels"] == TAGS.as_labels()
 
 
 def test_spot_group_on_n1_with_t4_stop_and_max_run() -> None:
@@ -138,6 +147,7 @@ def test_spot_group_on_n1_with_t4_stop_and_max_run() -> None:
         ({"max_run_seconds": 10}, "greater than or equal to 30"),
         ({"target_size": -1}, "greater than or equal to 0"),
         ({"source_image": ""}, "at least 1 character"),
+        ({"disk_kms_key": "disks-key"}, "'disks-key' is not a Cloud KMS key"),
     ],
 )
 def test_spot_group_validation(overrides: dict[str, Any], message: str) -> None:
