@@ -18,6 +18,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from gpufleet.engine.capture import STACK_TYPE, Capture, Registration
 from gpufleet.engine.wire import (
@@ -275,12 +276,13 @@ def _urn_name(urn: str) -> str:
 
 
 def _source_position(text: str) -> tuple[str, int] | None:
-    # "project://path/to/file.py#12,5" or "file:///abs/file.py#12"
+    # "project://path/to/file.py#12,5" or "file:///abs/file.py#12": a URI, so a "#" in the
+    # path is %23 and the first "#" starts the position; the path percent-decoded.
     location, _, position = text.partition("#")
     line = position.split(",", 1)[0]
     if not line.isdigit():
         return None
-    return location.split("://", 1)[-1], int(line)
+    return unquote(location.split("://", 1)[-1]), int(line)
 
 
 def _from_state(value: Any) -> Any:

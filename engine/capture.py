@@ -24,6 +24,7 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote
 
 import grpc
 import pulumi
@@ -368,7 +369,9 @@ def _apply_options(request: Any, options: resource_pb2.TransformResourceOptions)
 def _registration(request: Any, response: Any) -> Registration:
     source = None
     if request.HasField("sourcePosition") and request.sourcePosition.uri:
-        source = (request.sourcePosition.uri.removeprefix("file://"), request.sourcePosition.line)
+        # The SDK sends Path.as_uri(): percent-encoded (a space is %20, "#" %23).
+        path = unquote(request.sourcePosition.uri.removeprefix("file://"))
+        source = (path, request.sourcePosition.line)
     return Registration(
         type=request.type,
         name=request.name,
