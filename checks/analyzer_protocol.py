@@ -36,6 +36,14 @@ class Analyzer(Protocol):
     def AnalyzeStack(self, request: Any) -> Any: ...  # noqa: N802
 
 
+SEVERITY_NAMES = {
+    analyzer_pb2.POLICY_SEVERITY_LOW: "low",
+    analyzer_pb2.POLICY_SEVERITY_MEDIUM: "medium",
+    analyzer_pb2.POLICY_SEVERITY_HIGH: "high",
+    analyzer_pb2.POLICY_SEVERITY_CRITICAL: "critical",
+}
+
+
 @dataclass(frozen=True)
 class PolicyInfo:
     name: str
@@ -44,6 +52,12 @@ class PolicyInfo:
     config_schema: dict[str, Any]  # {"properties": ..., "required": [...]}
     is_stack_policy: bool
     remediation_steps: str
+    # What the pack says of the policy beyond what the engine needs, for reports: a short
+    # title, "low" to "critical" ("" unset), tags such as "security" or "cost", a help page.
+    display_name: str = ""
+    severity: str = ""
+    tags: tuple[str, ...] = ()
+    url: str = ""
 
 
 @dataclass(frozen=True)
@@ -90,6 +104,10 @@ def pack_info(analyzer: Analyzer) -> PackInfo:
             config_schema=json_format.MessageToDict(p.configSchema),
             is_stack_policy=p.policy_type == analyzer_pb2.POLICY_TYPE_STACK,
             remediation_steps=p.remediation_steps,
+            display_name=p.displayName,
+            severity=SEVERITY_NAMES.get(p.severity, ""),
+            tags=tuple(p.tags),
+            url=p.url,
         )
         for p in info.policies
     )

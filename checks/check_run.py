@@ -34,8 +34,18 @@ SUPPRESSED_PREFIX = "suppressed: "
 
 @dataclass(frozen=True)
 class SourceLocation:
-    path: str
+    path: str  # POSIX, relative to the report's SourceRoot, never leaving it
     line: int
+
+
+@dataclass(frozen=True)
+class SourceRoot:
+    """What every path of a report is relative to: the top of the git work tree holding the
+    program (code scanning and annotations resolve paths from the repository's root, wherever
+    the check ran from), else the program's own directory."""
+
+    path: Path  # absolute, symlinks resolved
+    repository: bool
 
 
 @dataclass(frozen=True)
@@ -51,15 +61,29 @@ class Finding:
     @property
     def fingerprint(self) -> str:
         """Stable across runs: numbers (costs, counts) do not change it."""
-        text = "|".join((self.policy, self.urn, re.sub(r"\d[\d,.]*", "#", self.message)))
-        return hashlib.sha256(text.encode()).hexdigest()[:20]
+        return _fingerprint(self.policy, self.urn, re.sub(r"\d[\d,.]*", "#", self.message))
+
+
+def _fingerprint(*parts: str) -> str:
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:20]
 
 
 @dataclass(frozen=True)
 class Suppressed:
+    """A violation the policy config suppressed (``suppressions: [{resource, reason}]``): the
+    pack reports only the resource and the reason, not the violation's message."""
+
     policy: str
     urn: str
     reason: str
+    resource_type: str = ""
+    resource_name: str = ""
+    location: SourceLocation | None = None
+
+    @property
+    def fingerprint(self) -> str:
+        """Stable while the policy config suppresses the policy on the resource."""
+        return _fingerprint(self.policy, self.urn, SUPPRESSED_PREFIX)
 
 
 @dataclass
@@ -76,6 +100,12 @@ class CheckReport:
     # How the program ended when it did not run to its end ("called sys.exit(0) at
     # __main__.py:9 before its end"): the check then fails, whatever the findings.
     program_unfinished: str | None = None
+    # What locations' paths are relative to (None: not known, as for a report built by hand),
+    # and where a finding without a location of its own points: code scanning needs one.
+    root: SourceRoot | None = None
+    fallback_path: str = "Pulumi.yaml"
+    # The --baseline file the baselined findings were in, as given.
+    baseline: str | None = None
 
     @property
     def mandatory(self) -> list[Finding]:
@@ -139,11 +169,21 @@ def run_check(
             )
         )
     findings.sort(key=lambda f: (f.level != "mandatory", f.policy, f.urn, f.message))
-    suppressed = [
-        Suppressed(n.policy, n.urn, n.reason.removeprefix(SUPPRESSED_PREFIX))
-        for n in not_applicable
-        if n.reason.startswith(SUPPRESSED_PREFIX)
-    ]
+    suppressed = []
+    for n in not_applicable:
+        if not n.reason.startswith(SUPPRESSED_PREFIX):
+            continue
+        resource = by_urn.get(n.urn)
+        suppressed.append(
+            Suppressed(
+                n.policy,
+                n.urn,
+                n.reason.removeprefix(SUPPRESSED_PREFIX),
+                resource_type=resource.type if resource else "",
+                resource_name=resource.name if resource else "",
+                location=locate(resource) if locate and resource else None,
+            )
+        )
     return CheckReport(
         pack=info,
         project=project,

@@ -1,25 +1,48 @@
 """A check report for GitHub Actions: workflow-command annotations and a job summary.
 
 ``workflow_annotations`` are ``::error`` (mandatory) / ``::warning`` (advisory) commands, with
-file and line when known, shown on the pull request's diff. ``job_summary`` is markdown for
-``$GITHUB_STEP_SUMMARY``: the verdict, a table of findings, what was suppressed and baselined.
+file and line when known, shown on the pull request's diff. GitHub shows at most 10 error and
+10 warning annotations of a step (and 10 notices; 50 annotations a job): past those it drops
+the rest unseen, so the most severe 10 of each are written, then one ``::notice`` saying how
+many were not — and the job summary lists them.
+
+``job_summary`` is markdown for ``$GITHUB_STEP_SUMMARY``: the verdict, a table of findings,
+what was suppressed and baselined. Every name and message in it comes from the program or the
+pack under check and is made literal (``github_text``): a ``|`` cannot end a cell, ``__main__``
+is not bold, ``<script>`` is not a tag, ``@someone`` notifies no one. GitHub refuses a step
+summary over 1 MiB whole (it shows none of it), so rows that would take the summary past
+``limit`` are left out, and a line says how many.
 """
 
 from __future__ import annotations
 
-from gpufleet.checks.check_run import CheckReport, Finding
-from gpufleet.github_text import command_data, command_property
+from dataclasses import dataclass
+
+from gpufleet.checks.check_run import CheckReport, Finding, SourceLocation, Suppressed
+from gpufleet.github_text import command_data, command_property, markdown_code, markdown_text
+
+# Annotations GitHub shows per step, of each of error, warning and notice.
+ANNOTATIONS_PER_KIND = 10
+# What GitHub accepts of one step's summary file (it reports "supports content up to a size of
+# 1024k" when refusing one).
+SUMMARY_LIMIT = 1024 * 1024
 
 
 def workflow_annotations(report: CheckReport) -> list[str]:
     lines = []
+    shown = {"error": 0, "warning": 0}
     if report.program_unfinished is not None:
         lines.append(
             f"::error title={command_property('gpufleet program')}::"
             + command_data(f"the program {report.program_unfinished}")
         )
+        shown["error"] += 1
+    # Findings come mandatory first: the errors shown are the ones that fail the check.
     for finding in report.findings:
         command = "error" if finding.level == "mandatory" else "warning"
+        if shown[command] == ANNOTATIONS_PER_KIND:
+            continue
+        shown[command] += 1
         properties = [f"title={command_property(f'gpufleet {finding.policy}')}"]
         if finding.location is not None:
             properties.insert(0, f"line={finding.location.line}")
@@ -28,46 +51,136 @@ def workflow_annotations(report: CheckReport) -> list[str]:
         lines.append(
             f"::{command} {','.join(properties)}::{command_data(subject + finding.message)}"
         )
+    left_out = unannotated(report)
+    if left_out:
+        lines.append(
+            f"::notice title={command_property('gpufleet check')}::"
+            + command_data(f"{_unannotated_note(left_out)}: the job summary lists them")
+        )
     return lines
 
 
-def job_summary(report: CheckReport) -> str:
+def unannotated(report: CheckReport) -> int:
+    """Findings past GitHub's annotations of a step."""
+    errors = len(report.mandatory) + (report.program_unfinished is not None)
+    return max(errors - ANNOTATIONS_PER_KIND, 0) + max(
+        len(report.advisory) - ANNOTATIONS_PER_KIND, 0
+    )
+
+
+def _unannotated_note(left_out: int) -> str:
+    return (
+        f"{left_out} finding(s) not annotated: GitHub shows {ANNOTATIONS_PER_KIND} error and "
+        f"{ANNOTATIONS_PER_KIND} warning annotations per step"
+    )
+
+
+@dataclass(frozen=True)
+class JobSummary:
+    text: str
+    left_out: int  # finding and suppression rows not in it: over the size limit
+
+    @property
+    def note(self) -> str | None:
+        if not self.left_out:
+            return None
+        return (
+            f"{self.left_out} row(s) left out of the job summary: GitHub takes at most "
+            f"{SUMMARY_LIMIT // 1024} KiB per step (--format json lists them all)"
+        )
+
+
+def job_summary(report: CheckReport, *, limit: int = SUMMARY_LIMIT) -> JobSummary:
+    """The summary, at most ``limit`` bytes of UTF-8 (with the newline the caller adds); empty
+    when not even its heading fits."""
+    head = _heading(report)
+    findings = [_row(f) for f in report.findings]
+    suppressed = [_suppressed_line(s) for s in report.suppressed]
+    tail = []
+    if report.baselined:
+        tail += [f"{len(report.baselined)} finding(s) already in the baseline, not shown.", ""]
+    left_out = unannotated(report)
+    if left_out:
+        tail += [f"{_unannotated_note(left_out)}; this table has them all.", ""]
+    # Bytes for the rows: what the summary may take less the rest, and the line saying what
+    # was left out, should anything be.
+    room = limit - _size(head) - _size(tail) - _size(_TABLE_HEAD) - _LEFT_OUT_LINE
+    if room < 0:
+        return JobSummary("", len(findings) + len(suppressed))
+    body: list[str] = []
+    kept_findings = _fit(findings, room - 1)
+    if findings:
+        body += [*_TABLE_HEAD, *findings[:kept_findings], ""]
+        room -= _size([*findings[:kept_findings], ""])
+    heading = f"Suppressed ({len(suppressed)}):"
+    kept_suppressed = _fit(suppressed, room - _size([heading, ""]))
+    if kept_suppressed:
+        body += [heading, *suppressed[:kept_suppressed], ""]
+    left = len(findings) - kept_findings + len(suppressed) - kept_suppressed
+    summary = JobSummary("", left)
+    if summary.note is not None:
+        body += [f"**{summary.note}.**", ""]
+    return JobSummary("\n".join([*head, *body, *tail]), left)
+
+
+# Bytes kept for the line saying how many rows were left out.
+_LEFT_OUT_LINE = 200
+_TABLE_HEAD = ["| Level | Policy | Resource | Where | Message |", "|---|---|---|---|---|"]
+
+
+def _heading(report: CheckReport) -> list[str]:
     verdict = (
         f"**{len(report.mandatory)} mandatory violation(s)**: the check fails"
         if report.mandatory
         else "No mandatory violations"
     )
     if report.program_unfinished is not None:
+        ending = markdown_text(report.program_unfinished)
         verdict = (
-            f"**The program {report.program_unfinished}**: the check fails; "
+            f"**The program {ending}**: the check fails; "
             f"{verdict[0].lower()}{verdict[1:]} in what it registered"
         )
-    out = [
-        f"### gpufleet check: stack `{report.stack}`",
+    pack = markdown_text(f"{report.pack.name}@{report.pack.version}")
+    return [
+        f"### gpufleet check: stack {markdown_code(report.stack)}",
         "",
         f"{verdict}; {len(report.advisory)} advisory; {report.resource_count} resources, "
-        f"{len(report.pack.policies)} policies ({report.pack.name}@{report.pack.version})"
-        + (", preview" if report.dry_run else ""),
+        f"{len(report.pack.policies)} policies ({pack})" + (", preview" if report.dry_run else ""),
         "",
     ]
-    if report.findings:
-        out += ["| Level | Policy | Resource | Message |", "|---|---|---|---|"]
-        out += [_row(f) for f in report.findings]
-        out.append("")
-    if report.suppressed:
-        out.append(f"Suppressed ({len(report.suppressed)}):")
-        out += [
-            f"- `{s.policy}` {s.urn.rsplit('::', 1)[-1]}: {s.reason}" for s in report.suppressed
-        ]
-        out.append("")
-    if report.baselined:
-        out.append(f"{len(report.baselined)} finding(s) already in the baseline, not shown.")
-        out.append("")
-    return "\n".join(out)
+
+
+def _size(lines: list[str]) -> int:
+    """Bytes of ``lines`` joined by newlines, with one more for the line after."""
+    return sum(len(line.encode()) + 1 for line in lines)
+
+
+def _fit(lines: list[str], room: int) -> int:
+    """How many of ``lines``, from the first, fit in ``room`` bytes."""
+    used = 0
+    for count, line in enumerate(lines):
+        used += len(line.encode()) + 1
+        if used > room:
+            return count
+    return len(lines)
+
+
+def _where(location: SourceLocation | None) -> str:
+    return markdown_code(f"{location.path}:{location.line}") if location else ""
 
 
 def _row(finding: Finding) -> str:
-    where = f" ({finding.location.path}:{finding.location.line})" if finding.location else ""
-    message = finding.message.replace("|", "\\|").replace("\n", " ")
-    resource = finding.resource_name or "stack"
-    return f"| {finding.level} | `{finding.policy}` | {resource}{where} | {message} |"
+    return (
+        f"| {finding.level} | {markdown_code(finding.policy)} "
+        f"| {markdown_text(finding.resource_name or 'stack')} | {_where(finding.location)} "
+        f"| {markdown_text(finding.message)} |"
+    )
+
+
+def _suppressed_line(suppressed: Suppressed) -> str:
+    name = suppressed.resource_name or suppressed.urn.rsplit("::", 1)[-1]
+    where = f" ({_where(suppressed.location)})" if suppressed.location else ""
+    return (
+        f"- {markdown_code(suppressed.policy)} {markdown_text(name)}{where}: "
+        f"{markdown_text(suppressed.reason)}"
+    )

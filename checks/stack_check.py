@@ -18,16 +18,16 @@ from gpufleet.checks.baseline import BaselineError, apply_baseline, baseline_tex
 from gpufleet.checks.check_run import CheckReport, run_check
 from gpufleet.checks.policy_config import PolicyConfigError, load_policy_config
 from gpufleet.checks.policy_pack_process import PolicyPackError, PolicyPackProcess
-from gpufleet.checks.source_locations import make_locator, relative_uri
+from gpufleet.checks.source_locations import make_locator, relative_path, source_root
 from gpufleet.engine.analyzer_resources import DeploymentError
 from gpufleet.engine.program_dir import ProgramError, program_setup
 from gpufleet.engine.program_process import ProgramRun
 from gpufleet.engine.run_limits import DEFAULT_TIMEOUT_SECONDS
 from gpufleet.engine.stack_source import StackSource, load_stack
 
-# Where findings without a location of their own point when there is no stack config file:
-# code scanning needs a physical location.
-FALLBACK_URI = "Pulumi.yaml"
+# Where findings without a location of their own point when there is no stack config file
+# inside the root: the project file (code scanning needs a physical location).
+PROJECT_FILE = "Pulumi.yaml"
 
 
 class CheckInputError(Exception):
@@ -54,8 +54,7 @@ class CheckRequest:
 
 @dataclass(frozen=True)
 class CheckOutcome:
-    report: CheckReport  # with the baseline applied
-    fallback_uri: str  # for findings without a location (the stack config, else Pulumi.yaml)
+    report: CheckReport  # with the baseline applied, its paths relative to report.root
     # --write-baseline's file (path, text) and how many findings it records: written by the
     # caller together with the report, all or none.
     baseline_file: tuple[Path, str] | None
@@ -63,19 +62,17 @@ class CheckOutcome:
     program: ProgramRun | None = None  # the program's run; None for an export
 
 
-def check_stack(request: CheckRequest, root: Path) -> CheckOutcome:
-    """Check one stack; ``root`` is what report paths are relative to (the working directory).
-
-    CheckInputError for bad input."""
+def check_stack(request: CheckRequest) -> CheckOutcome:
+    """Check one stack; CheckInputError for bad input."""
     try:
-        return _check(request, root)
+        return _check(request)
     except (ProgramError, DeploymentError, BaselineError, PolicyPackError) as exc:
         raise CheckInputError([str(exc)]) from None
     except PolicyConfigError as exc:
         raise CheckInputError(exc.problems) from None
 
 
-def _check(request: CheckRequest, root: Path) -> CheckOutcome:
+def _check(request: CheckRequest) -> CheckOutcome:
     policy_config = request.policy_config
     default_config = request.pack_dir / "config" / f"{request.stack}.json"
     if policy_config is None and default_config.is_file():
@@ -93,6 +90,7 @@ def _check(request: CheckRequest, root: Path) -> CheckOutcome:
     # and runs as the same user, so it could rewrite any file read after it started (the
     # policy config, the pack's rules and data, gpufleet's own modules).
     config_read = load_policy_config(policy_config) if policy_config else ({}, "")
+    root = source_root(request.program)
     pack = setup = None
     if request.export_file is None:
         setup = program_setup(request.program, request.stack, request.config_file)
@@ -132,9 +130,12 @@ def _check(request: CheckRequest, root: Path) -> CheckOutcome:
         baseline_file = (request.write_baseline, baseline_text(report))
         recorded = len(report.findings)
     apply_baseline(report, known)
-    fallback = (
-        relative_uri(stack_file, root)
-        if stack_file is not None and stack_file.exists()
-        else FALLBACK_URI
+    report.baseline = str(request.baseline) if request.baseline is not None else None
+    report.root = root
+    stack_config = (
+        relative_path(stack_file, root) if stack_file is not None and stack_file.exists() else None
     )
-    return CheckOutcome(report, fallback, baseline_file, recorded, loaded.run)
+    # The program's directory is inside the root (found from it): its project file is too.
+    project_file = relative_path(request.program / PROJECT_FILE, root) or PROJECT_FILE
+    report.fallback_path = stack_config or project_file
+    return CheckOutcome(report, baseline_file, recorded, loaded.run)

@@ -1,40 +1,57 @@
 """Rendering for ``gpufleet check``: a table for people, JSON for scripts, and the CI formats
-(SARIF, JUnit XML, GitHub annotations + job summary) from ``gpufleet.checks``."""
+(SARIF, JUnit XML, GitHub annotations + job summary) from ``gpufleet.checks``. JSON lists
+everything; SARIF and the job summary keep within what GitHub accepts and say what they left
+out (``Rendered.notes``)."""
 
 from __future__ import annotations
 
 import io
 import json
+from dataclasses import dataclass, field
 
 from rich.table import Table
 from rich.text import Text
 
 # Imported with this module, before gpufleet check runs the (untrusted) program: a module
 # imported after it could have been rewritten by it.
-from gpufleet.checks.check_run import CheckReport, Finding
-from gpufleet.checks.github_report import workflow_annotations
+from gpufleet.checks import github_report
+from gpufleet.checks.check_run import CheckReport, Finding, SourceLocation
 from gpufleet.checks.junit_report import junit_xml
-from gpufleet.checks.sarif import sarif_log
+from gpufleet.checks.sarif import sarif_output
 from gpufleet.cli import tables
 
 
-def render(report: CheckReport, fmt: str, *, fallback_uri: str) -> str:
+@dataclass(frozen=True)
+class Rendered:
+    text: str  # the report
+    summary: str | None = None  # markdown for GitHub's job summary (--format github)
+    # What a format's limits left out of the report or the summary, for stderr.
+    notes: list[str] = field(default_factory=list)
+
+
+def render(report: CheckReport, fmt: str, *, summary_used: int | None = None) -> Rendered:
+    """The report in ``fmt``; with ``github`` and ``summary_used`` (the bytes the step's
+    summary file holds already), the job summary too."""
     if fmt == "json":
-        return json.dumps(report_json(report), indent=2) + "\n"
+        return Rendered(json.dumps(report_json(report), indent=2) + "\n")
     if fmt == "sarif":
-        return json.dumps(sarif_log(report, fallback_uri=fallback_uri), indent=2) + "\n"
+        sarif = sarif_output(report)
+        return Rendered(sarif.text, notes=[f"SARIF: {sarif.note}"] if sarif.note else [])
     if fmt == "junit":
-        return junit_xml(report) + "\n"
+        return Rendered(junit_xml(report) + "\n")
     if fmt == "github":
-        return "".join(line + "\n" for line in workflow_annotations(report))
-    return table(report)
+        text = "".join(line + "\n" for line in github_report.workflow_annotations(report))
+        if summary_used is None:
+            return Rendered(text)
+        limit = max(github_report.SUMMARY_LIMIT - summary_used, 0)
+        summary = github_report.job_summary(report, limit=limit)
+        notes = [f"job summary: {summary.note}"] if summary.note else []
+        return Rendered(text, summary.text, notes)
+    return Rendered(table(report))
 
 
-def job_summary(report: CheckReport) -> str:
-    """The markdown ``--format github`` adds to GitHub's job summary."""
-    from gpufleet.checks import github_report
-
-    return github_report.job_summary(report)
+def _location_json(location: SourceLocation | None) -> dict[str, object] | None:
+    return {"path": location.path, "line": location.line} if location else None
 
 
 def _finding_json(f: Finding) -> dict[str, object]:
@@ -45,7 +62,7 @@ def _finding_json(f: Finding) -> dict[str, object]:
         "urn": f.urn,
         "type": f.resource_type,
         "name": f.resource_name,
-        "location": vars(f.location) if f.location else None,
+        "location": _location_json(f.location),
         "fingerprint": f.fingerprint,
     }
 
@@ -70,7 +87,17 @@ def report_json(report: CheckReport) -> dict[str, object]:
             "baselined": len(report.baselined),
         },
         "findings": [_finding_json(f) for f in report.findings],
-        "suppressed": [vars(s) for s in report.suppressed],
+        "suppressed": [
+            {
+                "policy": s.policy,
+                "urn": s.urn,
+                "reason": s.reason,
+                "type": s.resource_type,
+                "name": s.resource_name,
+                "location": _location_json(s.location),
+            }
+            for s in report.suppressed
+        ],
         "baselined": [_finding_json(f) for f in report.baselined],
     }
 

@@ -87,8 +87,7 @@ def _emit_report(
     GitHub's job summary (``$GITHUB_STEP_SUMMARY``) when the job has one. A file that cannot
     be written is one line, exit 2; the summary's path is checked before anything is written,
     so a bad one leaves nothing half-done."""
-    summary_path = os.environ.get("GITHUB_STEP_SUMMARY") if job_summary is not None else None
-    summary = Path(summary_path) if summary_path else None
+    summary = _step_summary() if job_summary is not None else None
     where = f"{summary} ($GITHUB_STEP_SUMMARY)"
     if summary is not None:
         # GitHub makes it a regular file; anything else (a FIFO would block) is a mistake.
@@ -108,6 +107,21 @@ def _emit_report(
                 handle.write(job_summary + "\n")
         except OSError as exc:
             _fail_input([f"{where}: cannot write: {exc.strerror or exc}"])
+
+
+def _step_summary() -> Path | None:
+    """GitHub's job summary file for this step, when there is one."""
+    path = os.environ.get("GITHUB_STEP_SUMMARY")
+    return Path(path) if path else None
+
+
+def _summary_used() -> int | None:
+    """Bytes the step's job summary holds already (GitHub's limit is on the whole file, which
+    earlier commands of the step may have written to); None when the job has none."""
+    summary = _step_summary()
+    if summary is None:
+        return None
+    return summary.stat().st_size if summary.is_file() else 0
 
 
 def _write_files(files: Sequence[tuple[Path, str]]) -> None:
@@ -595,15 +609,16 @@ def check(
         timeout=timeout,
     )
     try:
-        outcome = check_stack(request, Path.cwd())
+        outcome = check_stack(request)
     except CheckInputError as exc:
         _fail_input(exc.problems)
     if outcome.program is not None:
         _echo_program_output(outcome.program)
-    text = check_render.render(outcome.report, fmt, fallback_uri=outcome.fallback_uri)
-    summary = check_render.job_summary(outcome.report) if fmt == "github" else None
+    rendered = check_render.render(outcome.report, fmt, summary_used=_summary_used())
     baseline_file = [outcome.baseline_file] if outcome.baseline_file else []
-    _emit_report(text, output, job_summary=summary, also=baseline_file)
+    _emit_report(rendered.text, output, job_summary=rendered.summary, also=baseline_file)
+    for note in rendered.notes:
+        messages.echo(note, err=True)
     if outcome.baseline_recorded is not None:
         messages.echo(
             f"{write_baseline_to}: {outcome.baseline_recorded} finding(s) recorded", err=True

@@ -276,8 +276,9 @@ def _urn_name(urn: str) -> str:
 
 
 def _source_position(text: str) -> tuple[str, int] | None:
-    # "project:///path/from/the/project/root.py#12,5" (the engine's form: a URL, escaped) or
-    # "file:///abs/file.py#12".
+    # "project:///path/from/the/project/root.py#12,5" (the engine's form) or
+    # "file:///abs/file.py#12": a URI, so a "#" in the path is %23 and the first "#" starts
+    # the position; the path percent-decoded.
     location, _, position = text.partition("#")
     line = position.split(",", 1)[0]
     if not line.isdigit():

@@ -13,7 +13,12 @@ every rule needs the same way:
 - suppressions: every policy accepts ``suppressions: [{resource, reason}]`` in its config
   (``resource`` matches a URN or a resource name, shell-style wildcards); a suppressed
   violation is not reported, and for resource policies the resource is marked not applicable
-  with the reason, so ``gpufleet check`` can list what was suppressed and why.
+  with the reason, so ``gpufleet check`` can list what was suppressed and why;
+- what reports say of a policy, served with it (``GetAnalyzerInfo``) so the Pulumi CLI and
+  ``gpufleet check`` read the same: a short title (``display_name``), what it is about
+  (``tags``: ``security`` or ``cost``; a security policy also has a ``severity``, which SARIF
+  turns into code scanning's security severity) and its help page, the policy's row in the
+  README's table (``help_url``).
 """
 
 from __future__ import annotations
@@ -30,13 +35,16 @@ from pulumi_policy import (
     ReportViolation,
     ResourceValidationArgs,
     ResourceValidationPolicy,
+    Severity,
     StackValidationArgs,
     StackValidationPolicy,
 )
 
+from gpufleet import PROJECT_URL
 from gpufleet.capacity.stack_resource import StackResource
 from gpufleet.policies.properties import plain, unknown_error
 from gpufleet.policies.same_input_memo import SameInputMemo
+from gpufleet.policy_tags import COST, SECURITY
 
 SUPPRESSIONS_SCHEMA: dict[str, Any] = {
     "type": "array",
@@ -56,6 +64,27 @@ SUPPRESSIONS_SCHEMA: dict[str, Any] = {
     },
     "default": [],
 }
+
+
+def help_url(name: str) -> str:
+    """A policy's help: its row of the README's policy table (anchored ``policy-<name>``)."""
+    return f"{PROJECT_URL}#policy-{name}"
+
+
+def _about(
+    name: str, display_name: str, tags: Sequence[str], severity: Severity | None
+) -> dict[str, Any]:
+    """The report metadata every policy carries, as the SDK's Policy takes it."""
+    if not tags or not set(tags) <= {SECURITY, COST}:
+        raise ValueError(f"{name}: tags must be {SECURITY!r} and/or {COST!r}, not {tags!r}")
+    if (SECURITY in tags) != (severity is not None):
+        raise ValueError(f"{name}: a severity for security policies, and only for them")
+    return {
+        "display_name": display_name,
+        "tags": list(tags),
+        "severity": severity,
+        "url": help_url(name),
+    }
 
 
 @dataclass(frozen=True)
@@ -145,6 +174,9 @@ def resource_policy(
     *,
     config: dict[str, dict[str, Any]],
     applies_to: Iterable[str] | Callable[[str], bool],
+    display_name: str,
+    tags: Sequence[str],
+    severity: Severity | None = None,
     enforcement_level: EnforcementLevel = EnforcementLevel.MANDATORY,
     remediation_steps: str | None = None,
 ) -> TypedResourcePolicy:
@@ -182,6 +214,7 @@ def resource_policy(
         enforcement_level=enforcement_level,
         config_schema=schema,
         remediation_steps=remediation_steps,
+        **_about(name, display_name, tags, severity),
     )
 
 
@@ -191,6 +224,9 @@ def stack_policy(
     rule: StackRule,
     *,
     config: dict[str, dict[str, Any]],
+    display_name: str,
+    tags: Sequence[str],
+    severity: Severity | None = None,
     enforcement_level: EnforcementLevel = EnforcementLevel.MANDATORY,
     remediation_steps: str | None = None,
 ) -> StackValidationPolicy:
@@ -211,4 +247,5 @@ def stack_policy(
         enforcement_level=enforcement_level,
         config_schema=schema,
         remediation_steps=remediation_steps,
+        **_about(name, display_name, tags, severity),
     )

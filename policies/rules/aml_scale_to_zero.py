@@ -6,6 +6,7 @@ from __future__ import annotations
 from gpufleet import resource_types as types
 from gpufleet.capacity.property_values import camel_keys, get_path, is_unknown
 from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
+from gpufleet.policy_tags import COST
 
 
 def check_aml_scale_to_zero(resource: ResourceView, settings: Settings) -> Findings:
@@ -29,5 +30,7 @@ POLICY = resource_policy(
     "Azure ML compute clusters scale to zero when idle.",
     check_aml_scale_to_zero,
     config={},
+    display_name="Azure ML clusters scale to zero",
+    tags=[COST],
     applies_to={types.AZURE_ML_COMPUTE},
 )

@@ -9,10 +9,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from pulumi_policy import Severity
+
 from gpufleet import resource_types as types
 from gpufleet.capacity.property_values import is_unknown
 from gpufleet.capacity.stack_resource import StackResource
 from gpufleet.policies.policy_builders import Findings, Settings, stack_policy
+from gpufleet.policy_tags import SECURITY
 
 _PUBLIC_BLOCK_FLAGS = (
     "blockPublicAcls",
@@ -102,4 +105,7 @@ POLICY = stack_policy(
     "Checkpoint buckets are private and encrypted.",
     check_checkpoint_buckets,
     config=CONFIG,
+    display_name="Private, encrypted checkpoint buckets",
+    tags=[SECURITY],
+    severity=Severity.HIGH,
 )

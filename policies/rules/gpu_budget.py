@@ -23,6 +23,7 @@ from gpufleet.capacity.stack_resource import StackResource
 from gpufleet.policies.policy_builders import Findings, Settings, stack_policy
 from gpufleet.policies.shared_reads import stack_cost
 from gpufleet.policies.stack_limits import stack_limits
+from gpufleet.policy_tags import COST
 
 CONFIG = {
     "monthlyBudgetUsd": {
@@ -91,6 +92,8 @@ POLICY = stack_policy(
     "The stack's monthly GPU cost stays within the environment's budget.",
     check_budget,
     config=CONFIG,
+    display_name="Monthly GPU cost within budget",
+    tags=[COST],
     remediation_steps="Use spot / low-priority capacity, smaller groups or machines "
     "(gpufleet plan shows the cheapest fit), or raise the environment's monthly_budget_usd.",
 )

@@ -10,6 +10,7 @@ from gpufleet.capacity.stack_capacity import StackCapacity
 from gpufleet.capacity.stack_resource import StackResource
 from gpufleet.policies.policy_builders import Findings, Settings, stack_policy
 from gpufleet.policies.shared_reads import stack_footprints
+from gpufleet.policy_tags import COST
 
 CONFIG = {"maxGpusPerFleet": {"type": "integer", "minimum": 0, "default": 64}}
 
@@ -51,6 +52,8 @@ POLICY = stack_policy(
     "the environment allows.",
     check_fleet_size,
     config=CONFIG,
+    display_name="GPUs per fleet within the limit",
+    tags=[COST],
     remediation_steps="Lower the group's max size / target size / node count, or raise "
     "maxGpusPerFleet in the environment's policy config.",
 )

@@ -14,6 +14,7 @@ from gpufleet.planner.gpus import normalize_gpu_name
 from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
 from gpufleet.policies.shared_reads import shared_gpu_footprints
 from gpufleet.policies.stack_limits import stack_limits
+from gpufleet.policy_tags import COST
 
 CONFIG = {
     "maxGpusPerInstance": {"type": "integer", "minimum": 0, "default": 8},
@@ -55,6 +56,8 @@ POLICY = resource_policy(
     "GPU machines are no larger than the environment allows, and of allowed GPU types.",
     check_instance_size,
     config=CONFIG,
+    display_name="GPU machines of allowed size and type",
+    tags=[COST],
     applies_to=GPU_RESOURCE_TYPES,
     remediation_steps="Pick a smaller instance type (gpufleet plan picks one that fits "
     "the workload), or raise maxGpusPerInstance in the environment's policy config.",

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from pulumi_policy import Severity
+
 from gpufleet import resource_types as types
 from gpufleet.capacity.property_values import as_list, camel_keys, get_path, is_unknown
 from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
 from gpufleet.policies.shared_reads import shared_gpu_footprints
+from gpufleet.policy_tags import SECURITY
 
 
 def _truthy(value: Any) -> bool:
@@ -94,6 +97,9 @@ POLICY = resource_policy(
     "GPU machines get no public IP address.",
     check_no_public_ip,
     config={},
+    display_name="No public IP on GPU machines",
+    tags=[SECURITY],
+    severity=Severity.HIGH,
     applies_to={
         types.AWS_LAUNCH_TEMPLATE,
         types.AWS_INSTANCE,

@@ -10,6 +10,7 @@ from pulumi_policy import EnforcementLevel
 from gpufleet.capacity.stack_resource import StackResource
 from gpufleet.policies.policy_builders import Findings, Settings, stack_policy
 from gpufleet.policies.shared_reads import stack_footprints
+from gpufleet.policy_tags import COST
 
 
 def check_undetermined(resources: list[StackResource], settings: Settings) -> Findings:
@@ -30,5 +31,7 @@ POLICY = stack_policy(
     "GPU resources whose size cannot be determined are reported, not ignored.",
     check_undetermined,
     config={},
+    display_name="GPU resources of unknown size",
+    tags=[COST],
     enforcement_level=EnforcementLevel.ADVISORY,
 )

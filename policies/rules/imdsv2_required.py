@@ -5,9 +5,12 @@ launched from a template takes the template's settings, checked there."""
 
 from __future__ import annotations
 
+from pulumi_policy import Severity
+
 from gpufleet import resource_types as types
 from gpufleet.capacity.property_values import get_path, is_unknown
 from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
+from gpufleet.policy_tags import SECURITY
 
 
 def check_imdsv2(resource: ResourceView, settings: Settings) -> Findings:
@@ -30,6 +33,9 @@ POLICY = resource_policy(
     "EC2 launch templates, launch configurations and instances require IMDSv2.",
     check_imdsv2,
     config={},
+    display_name="IMDSv2 required on EC2",
+    tags=[SECURITY],
+    severity=Severity.HIGH,
     applies_to={
         types.AWS_LAUNCH_TEMPLATE,
         types.AWS_INSTANCE,

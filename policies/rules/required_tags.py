@@ -11,6 +11,7 @@ from __future__ import annotations
 from gpufleet.capacity.property_values import get_path
 from gpufleet.capacity.taggable import read_tags, tag_property
 from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
+from gpufleet.policy_tags import COST
 from gpufleet.tag_keys import COST_KEYS
 
 CONFIG = {
@@ -57,6 +58,8 @@ POLICY = resource_policy(
     "Taggable resources carry the cost tags (GCP labels) so every GPU dollar has an owner.",
     check_required_tags,
     config=CONFIG,
+    display_name="Cost tags on taggable resources",
+    tags=[COST],
     applies_to=lambda t: tag_property(t) is not None,
     remediation_steps="Set the tags on the resource, or on the provider (AWS defaultTags, "
     "GCP defaultLabels), or add them with a stack transform.",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from gpufleet import resource_types as types
 from gpufleet.capacity.property_values import is_unknown
 from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
+from gpufleet.policy_tags import COST
 
 
 def check_reservation_end(resource: ResourceView, settings: Settings) -> Findings:
@@ -41,6 +42,8 @@ POLICY = resource_policy(
     "Capacity reservations have an end date.",
     check_reservation_end,
     config={},
+    display_name="Capacity reservations end",
+    tags=[COST],
     applies_to={
         types.AWS_CAPACITY_RESERVATION,
         types.GCP_RESERVATION,

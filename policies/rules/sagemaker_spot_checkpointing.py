@@ -7,6 +7,7 @@ from __future__ import annotations
 from gpufleet import resource_types as types
 from gpufleet.capacity.property_values import get_path, is_unknown
 from gpufleet.policies.policy_builders import Findings, ResourceView, Settings, resource_policy
+from gpufleet.policy_tags import COST
 
 
 def check_sagemaker_checkpointing(resource: ResourceView, settings: Settings) -> Findings:
@@ -43,5 +44,7 @@ POLICY = resource_policy(
     "SageMaker managed spot training checkpoints to S3 and waits at least as long as it runs.",
     check_sagemaker_checkpointing,
     config={},
+    display_name="SageMaker spot training checkpoints",
+    tags=[COST],
     applies_to={types.AWS_TRAINING_JOB},
 )

@@ -12,6 +12,7 @@ from gpufleet.capacity.stack_resource import StackResource
 from gpufleet.capacity.taggable import tag_entries, tag_property
 from gpufleet.policies.policy_builders import Findings, Settings, stack_policy
 from gpufleet.policies.shared_reads import stack_capacity
+from gpufleet.policy_tags import COST
 from gpufleet.tag_keys import WORKLOAD_KIND
 
 CONFIG = {
@@ -69,6 +70,8 @@ POLICY = stack_policy(
     "Training capacity runs on spot / low-priority VMs.",
     check_training_on_spot,
     config=CONFIG,
+    display_name="Training on spot capacity",
+    tags=[COST],
     remediation_steps="Use SageMaker managed spot, a spot ASG mix (0% on-demand), GCP "
     "provisioningModel SPOT, Azure priority Spot / vmPriority LowPriority.",
 )

@@ -147,7 +147,7 @@ def test_bad_policy_config_names_file_line_and_field(tmp_path: Path) -> None:
 def test_an_in_process_check_leaves_the_runtime_able_to_capture_again() -> None:
     """check_stack is a library call too: after it, a capture in the same process still runs."""
     request = CheckRequest(stack="dev", program=ROOT / BAD, pack_dir=PACK_DIR)
-    first = check_stack(request, ROOT)
+    first = check_stack(request)
     assert first.report.mandatory
     again = run_program_dir(ROOT / BAD, "dev")
     assert len(again.registrations) == first.report.resource_count

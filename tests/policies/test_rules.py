@@ -8,12 +8,18 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from pulumi_policy import Severity
 
 from gpufleet.policies import rules
+from gpufleet.policies.policy_builders import Findings, help_url, resource_policy
 from gpufleet.policies.rules import all_policies, rule_modules
+from gpufleet.policy_tags import COST, SECURITY
 from tests.helpers import ROOT
 
-README_POLICIES = re.findall(r"^\| `([a-z0-9-]+)` \|", (ROOT / "README.md").read_text(), re.M)
+# Each row anchored for its policy's help link (help_url): `| <a id="policy-NAME"></a>`NAME` |`.
+README_POLICIES = re.findall(
+    r'^\| <a id="policy-([a-z0-9-]+)"></a>`\1` \|', (ROOT / "README.md").read_text(), re.M
+)
 
 
 def test_every_rule_module_defines_its_policy_under_its_own_name() -> None:
@@ -32,10 +38,12 @@ def test_a_new_rule_module_is_collected(tmp_path: Path, monkeypatch: pytest.Monk
         textwrap.dedent(
             """
             from gpufleet.policies.policy_builders import Findings, resource_policy
+            from gpufleet.policy_tags import COST
 
             POLICY = resource_policy(
                 "no-h100-on-sundays", "A rule added by dropping in a module.",
                 lambda resource, settings: Findings(), config={}, applies_to=set(),
+                display_name="No H100 on Sundays", tags=[COST],
             )
             """
         )
@@ -51,3 +59,33 @@ def test_a_rule_module_without_a_policy_is_an_error(
     monkeypatch.setattr(rules, "__path__", [*rules.__path__, str(tmp_path)])
     with pytest.raises(TypeError, match="half_done defines no POLICY"):
         all_policies()
+
+
+def test_every_policy_says_what_it_is_about() -> None:
+    """Its title, security or cost, a severity exactly when it is about security, and its
+    help: its README row, whose anchor the table test above requires."""
+    for policy in all_policies():
+        assert policy.display_name and policy.display_name != policy.description, policy.name
+        assert policy.tags in ([SECURITY], [COST]), policy.name
+        assert (policy.severity is not None) == (policy.tags == [SECURITY]), policy.name
+        assert policy.url == help_url(policy.name)
+        assert help_url(policy.name).endswith(f"#policy-{policy.name}")
+
+
+@pytest.mark.parametrize(
+    ("tags", "severity", "problem"),
+    [
+        ([SECURITY], None, "a severity for security policies, and only for them"),
+        ([COST], Severity.LOW, "a severity for security policies, and only for them"),
+        ([], None, "tags must be"),
+        (["speed"], None, "tags must be"),
+    ],
+)
+def test_a_policy_must_say_what_it_is_about(
+    tags: list[str], severity: Severity | None, problem: str
+) -> None:
+    with pytest.raises(ValueError, match=problem):
+        resource_policy(
+            "x", "X.", lambda r, s: Findings(), config={}, applies_to=set(),
+            display_name="X", tags=tags, severity=severity,
+        )  # fmt: skip

@@ -143,7 +143,7 @@ def test_a_specs_budget_reaches_the_policy_and_agrees_with_cost(tmp_path: Path) 
     """No policy config exists for "perf": the budget comes from the generated stack config,
     and ``check`` says what ``cost`` says, to the cent."""
     project = perf_project(tmp_path)
-    outcome = check_stack(CheckRequest(stack="perf", program=project, pack_dir=PACK_DIR), project)
+    outcome = check_stack(CheckRequest(stack="perf", program=project, pack_dir=PACK_DIR))
     (message,) = [f.message for f in outcome.report.findings if f.policy == "gpu-budget"]
     assert "exceeds the budget of $5.00/month" in message
     priced = cost_stack(CostRequest(StackSource("perf", project), pack_dir=PACK_DIR)).report
