@@ -19,13 +19,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpufleet.checks.check_run import CheckReport, Finding, SourceLocation, Suppressed
-from gpufleet.github_text import command_data, command_property, markdown_code, markdown_text
+from gpufleet.github_text import (
+    SUMMARY_LIMIT,
+    command_data,
+    command_property,
+    lines_that_fit,
+    markdown_code,
+    markdown_text,
+    size_of,
+)
 
 # Annotations GitHub shows per step, of each of error, warning and notice.
 ANNOTATIONS_PER_KIND = 10
-# What GitHub accepts of one step's summary file (it reports "supports content up to a size of
-# 1024k" when refusing one).
-SUMMARY_LIMIT = 1024 * 1024
 
 
 def workflow_annotations(report: CheckReport) -> list[str]:
@@ -104,16 +109,16 @@ def job_summary(report: CheckReport, *, limit: int = SUMMARY_LIMIT) -> JobSummar
         tail += [f"{_unannotated_note(left_out)}; this table has them all.", ""]
     # Bytes for the rows: what the summary may take less the rest, and the line saying what
     # was left out, should anything be.
-    room = limit - _size(head) - _size(tail) - _size(_TABLE_HEAD) - _LEFT_OUT_LINE
+    room = limit - size_of(head) - size_of(tail) - size_of(_TABLE_HEAD) - _LEFT_OUT_LINE
     if room < 0:
         return JobSummary("", len(findings) + len(suppressed))
     body: list[str] = []
-    kept_findings = _fit(findings, room - 1)
+    kept_findings = lines_that_fit(findings, room - 1)
     if findings:
         body += [*_TABLE_HEAD, *findings[:kept_findings], ""]
-        room -= _size([*findings[:kept_findings], ""])
+        room -= size_of([*findings[:kept_findings], ""])
     heading = f"Suppressed ({len(suppressed)}):"
-    kept_suppressed = _fit(suppressed, room - _size([heading, ""]))
+    kept_suppressed = lines_that_fit(suppressed, room - size_of([heading, ""]))
     if kept_suppressed:
         body += [heading, *suppressed[:kept_suppressed], ""]
     left = len(findings) - kept_findings + len(suppressed) - kept_suppressed
@@ -148,21 +153,6 @@ def _heading(report: CheckReport) -> list[str]:
         f"{len(report.pack.policies)} policies ({pack})" + (", preview" if report.dry_run else ""),
         "",
     ]
-
-
-def _size(lines: list[str]) -> int:
-    """Bytes of ``lines`` joined by newlines, with one more for the line after."""
-    return sum(len(line.encode()) + 1 for line in lines)
-
-
-def _fit(lines: list[str], room: int) -> int:
-    """How many of ``lines``, from the first, fit in ``room`` bytes."""
-    used = 0
-    for count, line in enumerate(lines):
-        used += len(line.encode()) + 1
-        if used > room:
-            return count
-    return len(lines)
 
 
 def _where(location: SourceLocation | None) -> str:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import json
-from dataclasses import dataclass, field
 
 from rich.table import Table
 from rich.text import Text
@@ -19,14 +18,8 @@ from gpufleet.checks.check_run import CheckReport, Finding, SourceLocation
 from gpufleet.checks.junit_report import junit_xml
 from gpufleet.checks.sarif import sarif_output
 from gpufleet.cli import tables
-
-
-@dataclass(frozen=True)
-class Rendered:
-    text: str  # the report
-    summary: str | None = None  # markdown for GitHub's job summary (--format github)
-    # What a format's limits left out of the report or the summary, for stderr.
-    notes: list[str] = field(default_factory=list)
+from gpufleet.cli.rendered import Rendered
+from gpufleet.github_text import SUMMARY_LIMIT
 
 
 def render(report: CheckReport, fmt: str, *, summary_used: int | None = None) -> Rendered:
@@ -43,7 +36,7 @@ def render(report: CheckReport, fmt: str, *, summary_used: int | None = None) ->
         text = "".join(line + "\n" for line in github_report.workflow_annotations(report))
         if summary_used is None:
             return Rendered(text)
-        limit = max(github_report.SUMMARY_LIMIT - summary_used, 0)
+        limit = max(SUMMARY_LIMIT - summary_used, 0)
         summary = github_report.job_summary(report, limit=limit)
         notes = [f"job summary: {summary.note}"] if summary.note else []
         return Rendered(text, summary.text, notes)

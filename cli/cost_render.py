@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
@@ -20,12 +21,17 @@ from gpufleet.capacity.cost_engine import Amount, ResourceCost, WorkloadCost
 from gpufleet.capacity.cost_report import CostReport
 from gpufleet.capacity.stack_cost import CostOutcome
 from gpufleet.cli import tables
+from gpufleet.cli.rendered import Rendered
 from gpufleet.cli.tables import L, R
 from gpufleet.github_text import (
+    COMMENT_LIMIT,
+    SUMMARY_LIMIT,
     command_data,
     command_property,
+    lines_that_fit,
     markdown_code,
     markdown_text,
+    size_of,
 )
 
 ESTIMATED = "~"
@@ -35,14 +41,24 @@ PER_RUN = "per run"
 TOP_CHANGES = 10
 
 
-def render(outcome: CostOutcome, fmt: str) -> str:
+def render(outcome: CostOutcome, fmt: str, *, summary_used: int | None = None) -> Rendered:
+    """The report in ``fmt``; with ``github`` and ``summary_used`` (the bytes the step's
+    summary file holds already), the job summary too."""
     if fmt == "json":
-        return json.dumps(report_json(outcome), indent=2, allow_nan=False) + "\n"
+        return Rendered(json.dumps(report_json(outcome), indent=2, allow_nan=False) + "\n")
     if fmt == "markdown":
-        return markdown(outcome)
+        comment = markdown(outcome)
+        note = comment.note(f"{COMMENT_LIMIT:,} characters per pull-request comment")
+        return Rendered(comment.text, notes=[f"markdown: {note}"] if note else [])
     if fmt == "github":
-        return "".join(line + "\n" for line in workflow_commands(outcome))
-    return table(outcome)
+        text = "".join(line + "\n" for line in workflow_commands(outcome))
+        if summary_used is None:
+            return Rendered(text)
+        # The newline after it is the summary's too.
+        summary = markdown(outcome, limit=max(SUMMARY_LIMIT - summary_used - 1, 0))
+        note = summary.note(f"{SUMMARY_LIMIT // 1024} KiB per step's job summary")
+        return Rendered(text, summary.text, [f"job summary: {note}"] if note else [])
+    return Rendered(table(outcome))
 
 
 # --- JSON ----------------------------------------------------------------------------------
@@ -340,11 +356,14 @@ def _usd(value: float | None) -> str:
     return UNPRICED if value is None else f"${tables.money(value)}"
 
 
-def markdown(outcome: CostOutcome) -> str:
+def markdown(outcome: CostOutcome, *, limit: int = COMMENT_LIMIT) -> FittedMarkdown:
+    """The comment, at most ``limit`` bytes of UTF-8 (with a newline after): past it the rows
+    of the workload table, then of the details, then their footnotes are left out, and a line
+    says how many; empty when not even the headline fits."""
     report, diff = outcome.report, outcome.diff
     cost = report.cost
     expected, maximum = cost.total("expected"), cost.total("maximum")
-    out = [f"### gpufleet cost: {markdown_code(report.stack)}", ""]
+    head = [f"### gpufleet cost: {markdown_code(report.stack)}", ""]
     asides = []
     if diff is not None:
         delta = diff.delta("expected")
@@ -360,28 +379,73 @@ def markdown(outcome: CostOutcome) -> str:
     headline += f" · maximum {_monthly(maximum, unpriced)}"
     if report.plan_monthly_usd is not None:
         headline += f" · plan {_usd(report.plan_monthly_usd)}/month"
-    out.append(headline)
-    out.append("")
+    head += [headline, ""]
     budget = _budget_line(report)
     if budget is not None:
         marker = ":white_check_mark:"
         if report.over_budget_usd is not None:
             marker = ":x:" if report.fails_budget else ":warning:"
-        out += [f"{marker} {markdown_text(budget)}", ""]
+        head += [f"{marker} {markdown_text(budget)}", ""]
     if cost.unpriced:
-        out.append(
-            f":warning: {len(cost.unpriced)} GPU resource(s) cannot be priced: "
-            + ", ".join(
-                f"{markdown_code(r.name)} ({markdown_text(r.unpriced or '')})"
-                for r in cost.unpriced
-            )
-        )
-        out.append("")
+        head += [_unpriced_line(cost.unpriced), ""]
     if diff is not None:
-        out += _markdown_diff(diff)
-    out += _markdown_workloads(report)
-    out += _markdown_details(report)
-    return "\n".join(out).rstrip() + "\n"
+        head += _markdown_diff(diff)
+    workloads = _markdown_workloads(report)
+    details = _markdown_details(report)
+    footnotes = [f"- {markdown_text(note)}" for note in _footnotes(report)]
+    details_end = ["", f"Prices as of {report.cost.catalog_as_of}.", "", "</details>"]
+    fixed = [*head, *_workload_head(report), "", *_details_head(len(details)), "", *details_end]
+    room = limit - size_of(fixed) - _LEFT_OUT_LINE
+    rows = len(workloads) + len(details) + len(footnotes)
+    if room < 0:
+        return FittedMarkdown("", rows)
+    kept = []
+    for part in (workloads, details, footnotes):
+        count = lines_that_fit(part, room)
+        kept.append(part[:count])
+        room -= size_of(part[:count])
+    left_out = rows - sum(len(part) for part in kept)
+    out = [*head, *_workload_head(report), *kept[0], ""]
+    if left_out:
+        out += [f"**{_left_out(left_out)}; `gpufleet cost --format json` lists them all.**", ""]
+    out += [*_details_head(len(details)), *kept[1], "", *kept[2], *details_end]
+    return FittedMarkdown("\n".join(out).rstrip() + "\n", left_out)
+
+
+@dataclass(frozen=True)
+class FittedMarkdown:
+    text: str
+    left_out: int  # rows not in it: over the size limit
+
+    def note(self, limit: str) -> str | None:
+        """For stderr: what was left out, against GitHub's ``limit`` (words)."""
+        if not self.left_out:
+            return None
+        return (
+            f"{self.left_out} row(s) left out: GitHub takes at most {limit} "
+            "(--format json lists them all)"
+        )
+
+
+def _left_out(rows: int) -> str:
+    return f"{rows} row(s) left out to stay within GitHub's size limit"
+
+
+# Bytes kept for the line saying how many rows were left out.
+_LEFT_OUT_LINE = 200
+# The unpriced resources the warning under the headline names; the details list them all.
+_UNPRICED_NAMED = 10
+
+
+def _unpriced_line(unpriced: list[ResourceCost]) -> str:
+    named = ", ".join(
+        f"{markdown_code(r.name)} ({markdown_text(r.unpriced or '')})"
+        for r in unpriced[:_UNPRICED_NAMED]
+    )
+    more = len(unpriced) - _UNPRICED_NAMED
+    if more > 0:
+        named += f" and {more} more (below)"
+    return f":warning: {len(unpriced)} GPU resource(s) cannot be priced: {named}"
 
 
 def _markdown_diff(diff: CostDiff) -> list[str]:
@@ -426,33 +490,41 @@ def _markdown_diff(diff: CostDiff) -> list[str]:
     return out
 
 
-def _markdown_workloads(report: CostReport) -> list[str]:
-    plan = report.plan_monthly_usd is not None
+def _workload_head(report: CostReport) -> list[str]:
     header = "| workload | $/hour | expected $/month | maximum $/month |"
     rule = "|---|---:|---:|---:|"
-    if plan:
+    if report.plan_monthly_usd is not None:
         header += " plan $/month |"
         rule += "---:|"
-    out = [header, rule]
+    return [header, rule]
+
+
+def _markdown_workloads(report: CostReport) -> list[str]:
+    """The workload table's rows."""
+    plan = report.plan_monthly_usd is not None
+    out = []
     for w in report.cost.workloads:
         row = _row(markdown_text(w.name), *_workload_sums(w, "$"))
         if plan:
             row += f" {_usd(w.plan_monthly_usd) if w.plan_monthly_usd is not None else '-'} |"
         out.append(row)
-    out.append("")
     return out
 
 
-def _markdown_details(report: CostReport) -> list[str]:
-    lines = report.cost.resources
-    out = [
-        f"<details><summary>Every GPU resource ({len(lines)}), and what is not priced</summary>",
+def _details_head(resources: int) -> list[str]:
+    return [
+        f"<details><summary>Every GPU resource ({resources}), and what is not priced</summary>",
         "",
         "| workload | resource | pricing | instances | $/hour | expected $/month | "
         "maximum $/month |",
         "|---|---|---|---|---:|---:|---:|",
     ]
-    for line in lines:
+
+
+def _markdown_details(report: CostReport) -> list[str]:
+    """The collapsed table's rows: every GPU resource."""
+    out = []
+    for line in report.cost.resources:
         mark = ESTIMATED if line.estimated else ""
         rate = "" if line.rate_usd is None else f"{line.rate_usd:.4f}{mark}"
         out.append(
@@ -466,10 +538,6 @@ def _markdown_details(report: CostReport) -> list[str]:
                 f"{_usd(line.maximum.monthly_usd)}{mark}",
             )
         )
-    out.append("")
-    for note in _footnotes(report):
-        out.append(f"- {markdown_text(note)}")
-    out += ["", f"Prices as of {report.cost.catalog_as_of}.", "", "</details>"]
     return out
 
 

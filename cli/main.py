@@ -101,7 +101,7 @@ def _emit_report(
     else:
         files.insert(0, (output, text))
     _write_files(files)
-    if summary is not None and job_summary is not None:
+    if summary is not None and job_summary:
         try:
             with summary.open("a", encoding="utf-8") as handle:
                 handle.write(job_summary + "\n")
@@ -746,9 +746,10 @@ def cost(
     except ProgramRunError as exc:
         messages.echo(exc.describe(), err=True)
         sys.exit(1)
-    text = cost_render.render(outcome, fmt)
-    summary = cost_render.markdown(outcome) if fmt == "github" else None
-    _emit_report(text, output, job_summary=summary)
+    rendered = cost_render.render(outcome, fmt, summary_used=_summary_used())
+    _emit_report(rendered.text, output, job_summary=rendered.summary)
+    for note in rendered.notes:
+        messages.echo(note, err=True)
     sys.exit(1 if outcome.report.fails_budget else 0)
 
 

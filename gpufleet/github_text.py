@@ -1,5 +1,6 @@
 """Untrusted text (resource, stack and workload names; messages quoting them) handed to GitHub:
-in markdown (a pull-request comment, a job summary) and in workflow commands (``::error``).
+in markdown (a pull-request comment, a job summary) and in workflow commands (``::error``);
+and the sizes GitHub takes of each.
 
 A name comes from the program under review, so in markdown it must not be able to end a table
 cell or the collapsed details, open a link or an image, start an HTML tag, render as math, or
@@ -11,6 +12,13 @@ from __future__ import annotations
 
 import html
 import re
+
+# What GitHub accepts of one step's summary file (it reports "supports content up to a size of
+# 1024k" when refusing one, and then shows none of it).
+SUMMARY_LIMIT = 1024 * 1024
+# What GitHub accepts of a pull-request comment's body (characters; counted here in UTF-8 bytes,
+# which are never fewer).
+COMMENT_LIMIT = 65_536
 
 # Characters that format inline in GitHub markdown; a backslash makes each literal. An
 # underscore between letters or digits never emphasizes, so "on_demand" stays as it is.
@@ -46,3 +54,18 @@ def command_data(value: str) -> str:
 def command_property(value: str) -> str:
     """``value`` as a workflow command's property (``title=...``)."""
     return command_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def size_of(lines: list[str]) -> int:
+    """Bytes of ``lines`` joined by newlines, with one more for the line after."""
+    return sum(len(line.encode()) + 1 for line in lines)
+
+
+def lines_that_fit(lines: list[str], room: int) -> int:
+    """How many of ``lines``, from the first, fit in ``room`` bytes."""
+    used = 0
+    for count, line in enumerate(lines):
+        used += len(line.encode()) + 1
+        if used > room:
+            return count
+    return len(lines)

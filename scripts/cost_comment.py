@@ -13,8 +13,9 @@ to the rates or the engine itself then shows as what it is, not as a change of t
 environment the base does not have is shown without a diff.
 
 The comment starts with ``MARKER``, which the workflow looks for to update its own comment
-rather than add one per push. GitHub refuses comments over 65,536 characters: past
-``LIMIT``, each environment's collapsed details are dropped (the job summary has them all).
+rather than add one per push. GitHub refuses comments over 65,536 characters: past that,
+each environment's collapsed details are dropped (the job summary has them all), then, should
+the rest still not fit (hundreds of workloads in several environments), the lines past it.
 
 Exit status: 0 written; 1 written, and some environment is over its budget (or has GPU
 capacity it cannot price while a budget is set); 2 a command failed on bad input.
@@ -29,11 +30,13 @@ import tempfile
 from pathlib import Path
 
 from gpufleet.atomic_write import atomic_write_text
-from gpufleet.github_text import markdown_code, markdown_text
+from gpufleet.github_text import COMMENT_LIMIT, markdown_code, markdown_text
 
 MARKER = "<!-- gpufleet-cost -->"
-LIMIT = 60_000  # characters, under GitHub's 65,536 for a comment
+LIMIT = COMMENT_LIMIT  # characters
 DETAILS = "<details>"
+DETAILS_LEFT_OUT = "\n_Details left out to fit a comment; the job summary has them._\n"
+LINES_LEFT_OUT = "\n_{} line(s) left out to fit a comment; the job summary has them._\n"
 
 
 def environment_section(
@@ -73,8 +76,16 @@ def comment(sections: list[str]) -> str:
     if len(body) <= LIMIT:
         return body
     trimmed = [s.split(DETAILS, 1)[0].rstrip() + "\n" for s in sections]
-    note = "\n_Details left out to fit a comment; the job summary has them._\n"
-    return "\n".join([MARKER, *trimmed]) + note
+    body = "\n".join([MARKER, *trimmed]) + DETAILS_LEFT_OUT
+    if len(body) <= LIMIT:
+        return body
+    lines = body.splitlines(keepends=True)
+    room = LIMIT - len(LINES_LEFT_OUT.format(len(lines)))
+    kept, used = 0, 0
+    while kept < len(lines) and used + len(lines[kept]) <= room:
+        used += len(lines[kept])
+        kept += 1
+    return "".join(lines[:kept]) + LINES_LEFT_OUT.format(len(lines) - kept)
 
 
 def main(argv: list[str] | None = None) -> int:

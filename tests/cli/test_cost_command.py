@@ -23,6 +23,7 @@ from gpufleet.capacity.cost_report import check_report
 from gpufleet.cli.main import main
 from gpufleet.engine.program_dir import run_program_dir
 from gpufleet.engine.stack_export import write_deployment
+from gpufleet.github_text import COMMENT_LIMIT, SUMMARY_LIMIT
 from tests.helpers import ROOT
 
 PROGRAM = ROOT / "tests" / "programs" / "gpu_costs"
@@ -299,3 +300,34 @@ def test_a_stack_with_nothing_priced_says_so_not_zero(tmp_path: Path) -> None:
     assert "$0.00" not in comment
     notice = cost(*args, "--format", "github").stdout.splitlines()[-1]
     assert "unpriced expected, unpriced maximum" in notice
+
+
+def test_a_comment_and_a_job_summary_stay_within_githubs_limits(tmp_path: Path) -> None:
+    """GitHub refuses a comment body over 65,536 characters and shows nothing of a step summary
+    over 1 MiB: rows past them are left out, and both the text and stderr say how many."""
+    (tmp_path / "Pulumi.yaml").write_text("name: many\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  aws:region: us-east-1\n")
+    (tmp_path / "__main__.py").write_text(
+        "import pulumi_aws as aws\n"
+        "for i in range(600):\n"
+        "    aws.ec2.Instance(f'{i:03}-' + 'n' * 120, instance_type='g6.xlarge', ami='ami-1',"
+        " tags={'workload': f'w{i % 50}'})\n"
+    )
+    args = ("--program", str(tmp_path), "--stack", "dev")
+    comment = cost(*args, "--format", "markdown")
+    assert comment.exit_code == 0, comment.output
+    size = len(comment.stdout.encode())
+    assert COMMENT_LIMIT - 1024 < size <= COMMENT_LIMIT
+    left = re.search(r"\*\*(\d+) row\(s\) left out", comment.stdout)
+    assert left is not None and f"markdown: {left.group(1)} row(s) left out" in comment.stderr
+    shown = comment.stdout.count("| <code>")
+    assert shown + int(left.group(1)) >= 600  # every resource is a row, shown or counted
+    assert comment.stdout.rstrip().endswith("</details>")
+    assert "| w49 |" in comment.stdout  # the workload table, first to keep, is whole
+
+    summary = tmp_path / "summary.md"
+    summary.write_text("z" * (SUMMARY_LIMIT - 30_000))  # an earlier command of the same step
+    github = cost(*args, "--format", "github", env={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert github.exit_code == 0, github.output
+    assert SUMMARY_LIMIT - 1024 < summary.stat().st_size <= SUMMARY_LIMIT
+    assert "job summary: " in github.stderr and "row(s) left out" in github.stderr

@@ -4,6 +4,7 @@ one comment that starts with the marker the workflow finds it by."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -72,3 +73,9 @@ def test_a_comment_too_long_for_github_drops_the_details() -> None:
     long = comment(["totals\n<details>" + "x" * LIMIT + "</details>\n"] * 2)
     assert len(long) < LIMIT and long.count("totals") == 2 and "<details>" not in long
     assert "Details left out to fit a comment" in long
+    # Totals alone too long (hundreds of workloads in each environment): lines past the limit.
+    rows = "".join(f"| w{i} | 1.00 |\n" for i in range(6000))
+    longer = comment([f"totals\n{rows}<details>x</details>\n"] * 2)
+    assert LIMIT - 100 < len(longer) <= LIMIT and longer.startswith(MARKER)
+    left = re.search(r"_(\d+) line\(s\) left out to fit a comment", longer)
+    assert left is not None and len(longer.splitlines()) + int(left.group(1)) > 12_000
