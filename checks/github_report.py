@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from gpufleet.checks.check_run import CheckReport, Finding, SourceLocation, Suppressed
 from gpufleet.github_text import (
+    ANNOTATIONS_PER_KIND,
     SUMMARY_LIMIT,
     command_data,
     command_property,
@@ -28,9 +29,6 @@ from gpufleet.github_text import (
     markdown_text,
     size_of,
 )
-
-# Annotations GitHub shows per step, of each of error, warning and notice.
-ANNOTATIONS_PER_KIND = 10
 
 
 def workflow_annotations(report: CheckReport) -> list[str]:

@@ -24,6 +24,7 @@ from gpufleet.cli import tables
 from gpufleet.cli.rendered import Rendered
 from gpufleet.cli.tables import L, R
 from gpufleet.github_text import (
+    ANNOTATIONS_PER_KIND,
     COMMENT_LIMIT,
     SUMMARY_LIMIT,
     command_data,
@@ -558,8 +559,16 @@ def workflow_commands(outcome: CostOutcome) -> list[str]:
     if report.over_budget_usd is not None:
         lines.append(f"::{breaking} {title}::{command_data(_budget_line(report) or '')}")
     failing = {r.urn for r in cost.unpriceable} if report.budget is not None else set()
-    for r in cost.unpriced:
+    shown = {"error": len(lines) if breaking == "error" else 0}
+    shown["warning"] = len(lines) - shown["error"]
+    left_out = 0
+    # What fails the budget first: the annotations GitHub shows are the ones that matter.
+    for r in sorted(cost.unpriced, key=lambda r: r.urn not in failing):
         level = breaking if r.urn in failing else "warning"
+        if shown[level] == ANNOTATIONS_PER_KIND:
+            left_out += 1
+            continue
+        shown[level] += 1
         lines.append(
             f"::{level} {title}::{command_data(f'{r.name}: cannot be priced: {r.unpriced}')}"
         )
@@ -572,5 +581,11 @@ def workflow_commands(outcome: CostOutcome) -> list[str]:
         summary += f", {_leaving_out(len(cost.unpriced))}"
     if outcome.diff is not None:
         summary += f" ({_signed(outcome.diff.delta('expected'), '$')} against the base)"
+    if left_out:
+        summary += (
+            f"; {left_out} unpriced resource(s) not annotated: GitHub shows "
+            f"{ANNOTATIONS_PER_KIND} error and {ANNOTATIONS_PER_KIND} warning annotations per "
+            "step (the job summary lists them)"
+        )
     lines.append(f"::notice {title}::{command_data(summary)}")
     return lines

@@ -13,6 +13,9 @@ from __future__ import annotations
 import html
 import re
 
+# Annotations GitHub shows per step, of each of error, warning and notice (and 50 a job): past
+# those it drops the rest unseen.
+ANNOTATIONS_PER_KIND = 10
 # What GitHub accepts of one step's summary file (it reports "supports content up to a size of
 # 1024k" when refusing one, and then shows none of it).
 SUMMARY_LIMIT = 1024 * 1024

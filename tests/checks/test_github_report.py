@@ -11,10 +11,10 @@ from click.testing import CliRunner
 
 from gpufleet.checks import github_report
 from gpufleet.checks.check_run import SourceLocation, Suppressed
-from gpufleet.checks.github_report import ANNOTATIONS_PER_KIND, job_summary, workflow_annotations
+from gpufleet.checks.github_report import job_summary, workflow_annotations
 from gpufleet.checks.stack_check import CheckOutcome
 from gpufleet.cli.main import main
-from gpufleet.github_text import SUMMARY_LIMIT
+from gpufleet.github_text import ANNOTATIONS_PER_KIND, SUMMARY_LIMIT
 from tests.checks.check_runs import BAD, TEMPLATE_LINE, bad
 from tests.checks.reports import THRIFTY, finding, report
 

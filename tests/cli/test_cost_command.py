@@ -23,7 +23,7 @@ from gpufleet.capacity.cost_report import check_report
 from gpufleet.cli.main import main
 from gpufleet.engine.program_dir import run_program_dir
 from gpufleet.engine.stack_export import write_deployment
-from gpufleet.github_text import COMMENT_LIMIT, SUMMARY_LIMIT
+from gpufleet.github_text import ANNOTATIONS_PER_KIND, COMMENT_LIMIT, SUMMARY_LIMIT
 from tests.helpers import ROOT
 
 PROGRAM = ROOT / "tests" / "programs" / "gpu_costs"
@@ -331,3 +331,21 @@ def test_a_comment_and_a_job_summary_stay_within_githubs_limits(tmp_path: Path) 
     assert github.exit_code == 0, github.output
     assert SUMMARY_LIMIT - 1024 < summary.stat().st_size <= SUMMARY_LIMIT
     assert "job summary: " in github.stderr and "row(s) left out" in github.stderr
+
+
+def test_github_annotations_stop_at_what_github_shows_and_say_how_many_more(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: unpriced\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  aws:region: us-east-1\n")
+    (tmp_path / "__main__.py").write_text(
+        "import pulumi_aws as aws\n"
+        "for i in range(25):\n"
+        "    aws.ec2.Instance(f'u{i}', instance_type='p9.96xlarge', ami='ami-1')\n"
+    )
+    result = cost("--program", str(tmp_path), "--stack", "dev", "--format", "github")
+    lines = result.stdout.splitlines()
+    warnings = [line for line in lines if line.startswith("::warning ")]
+    assert len(warnings) == ANNOTATIONS_PER_KIND, lines
+    assert lines[-1].startswith("::notice ")
+    assert "15 unpriced resource(s) not annotated" in lines[-1]
