@@ -22,7 +22,10 @@ paid upfront. gpufleet looks the offering up with ``aws.ec2.get_capacity_block_o
 reports its id and fee, but buys it only when ``purchase_capacity_block=True`` is passed: the
 purchase charges the whole fee at once, and a Capacity Block cannot be cancelled or deleted.
 The purchased block is protected and retained on delete, since deleting it in Pulumi would not
-refund it anyway. ``capacity_block_notice`` says which happened.
+refund it anyway. ``capacity_block_notice`` says which happened. A purchased block comes with
+its own launch template (``capacity_block_launch_template_id``: market type
+``capacity-block``, targeting the block, the same security groups, IMDS and encrypted disk),
+so what runs in the block is held to the same defaults as what runs in the reservation.
 
 Example::
 
@@ -51,6 +54,7 @@ Example::
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import datetime
 
@@ -202,6 +206,7 @@ class CapacityPool(pulumi.ComponentResource):
     capacity_block_offering_id: pulumi.Output[str] | None
     capacity_block_upfront_fee: pulumi.Output[str] | None
     capacity_block_reservation_id: pulumi.Output[str] | None
+    capacity_block_launch_template_id: pulumi.Output[str] | None
     capacity_block_notice: pulumi.Output[str] | None
 
     def __init__(
@@ -226,8 +231,8 @@ class CapacityPool(pulumi.ComponentResource):
         _, profile = instance_profile(name, tags=tags, parent=self)
         group = worker_security_group(name, vpc_id=args.vpc_id, tags=tags, parent=self)
         security_groups = [group.id, *args.extra_security_group_ids]
-        template = gpu_launch_template(
-            name,
+        launch_template = functools.partial(
+            gpu_launch_template,
             parent=self,
             tags=tags,
             image_id=image_id(args.ami_id, [args.instance_type], self),
@@ -237,9 +242,9 @@ class CapacityPool(pulumi.ComponentResource):
             root_volume_gib=args.root_volume_gib,
             root_device_name=args.root_device_name,
             kms_key_id=args.kms_key_id,
-            capacity_reservation_id=reservation.id,
             container_imds_access=args.container_imds_access,
         )
+        template = launch_template(name, capacity_reservation_id=reservation.id)
 
         self.autoscaling_group_name = None
         if args.subnet_id is not None:
@@ -255,9 +260,10 @@ class CapacityPool(pulumi.ComponentResource):
         self.capacity_block_offering_id = None
         self.capacity_block_upfront_fee = None
         self.capacity_block_reservation_id = None
+        self.capacity_block_launch_template_id = None
         self.capacity_block_notice = None
         if args.capacity_block is not None:
-            self._capacity_block(name, args, args.capacity_block, tags)
+            self._capacity_block(name, args, args.capacity_block, tags, launch_template)
         self.register_outputs(
             {
                 "capacity_reservation_id": reservation.id,
@@ -269,6 +275,7 @@ class CapacityPool(pulumi.ComponentResource):
                 "capacity_block_offering_id": self.capacity_block_offering_id,
                 "capacity_block_upfront_fee": self.capacity_block_upfront_fee,
                 "capacity_block_reservation_id": self.capacity_block_reservation_id,
+                "capacity_block_launch_template_id": self.capacity_block_launch_template_id,
                 "capacity_block_notice": self.capacity_block_notice,
             }
         )
@@ -300,7 +307,12 @@ class CapacityPool(pulumi.ComponentResource):
         return group.name
 
     def _capacity_block(
-        self, name: str, args: CapacityPoolArgs, block: CapacityBlockRequest, tags: dict[str, str]
+        self,
+        name: str,
+        args: CapacityPoolArgs,
+        block: CapacityBlockRequest,
+        tags: dict[str, str],
+        launch_template: functools.partial[aws.ec2.LaunchTemplate],
     ) -> None:
         offering = aws.ec2.get_capacity_block_offering_output(
             instance_type=args.instance_type,
@@ -331,6 +343,9 @@ class CapacityPool(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, protect=True, retain_on_delete=True),
         )
         self.capacity_block_reservation_id = purchased.id
+        self.capacity_block_launch_template_id = launch_template(
+            f"{name}-block", capacity_reservation_id=purchased.id, market_type="capacity-block"
+        ).id
         self.capacity_block_notice = pulumi.Output.all(
             purchased.id, offering.upfront_fee, offering.currency_code
         ).apply(

@@ -41,6 +41,7 @@ def gpu_launch_template(
     capacity_reservation_id: pulumi.Input[str] | None = None,
     placement_group_name: pulumi.Input[str] | None = None,
     container_imds_access: bool = False,
+    market_type: str | None = None,
 ) -> aws.ec2.LaunchTemplate:
     return aws.ec2.LaunchTemplate(
         f"{name}-lt",
@@ -76,6 +77,10 @@ def gpu_launch_template(
                 capacity_reservation_id=capacity_reservation_id
             )
         ),
+        # "capacity-block": EC2 launches into a Capacity Block only when the template says so.
+        instance_market_options=None
+        if market_type is None
+        else aws.ec2.LaunchTemplateInstanceMarketOptionsArgs(market_type=market_type),
         placement=None
         if placement_group_name is None
         else aws.ec2.LaunchTemplatePlacementArgs(group_name=placement_group_name),

@@ -35,6 +35,9 @@ from tests.helpers import ROOT
 from tests.stacks.test_component_registry import _offer_for, _settings
 
 SECURITY_GROUP_EGRESS_RULE = "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule"
+SECURITY_GROUP_RULE = (
+    "aws:ec2/securityGroupRule:SecurityGroupRule"  # Checkov's aws_security_group_rule
+)
 S3_LOGGING = "aws:s3/bucketLogging:BucketLogging"
 KEY_VAULT = "azure-native:keyvault:Vault"
 ML_WORKSPACE = "azure-native:machinelearningservices:Workspace"
@@ -62,7 +65,12 @@ def _all_traffic_everywhere(rule: dict[str, Any]) -> bool:
     all_ports = rule.get("ipProtocol", rule.get("protocol")) == "-1" or (
         rule.get("fromPort", 0) <= 0 and rule.get("toPort", 0) in (0, 65535)
     )
-    cidrs = [rule.get("cidrIpv4"), rule.get("cidrIpv6"), *rule.get("cidrBlocks", [])]
+    cidrs = [
+        rule.get("cidrIpv4"),
+        rule.get("cidrIpv6"),
+        *rule.get("cidrBlocks", []),
+        *rule.get("ipv6CidrBlocks", []),
+    ]
     return all_ports and any(c in ANYWHERE for c in cidrs)
 
 
@@ -70,6 +78,8 @@ def _no_unrestricted_egress(r: Registration, _: Capture) -> bool:
     # CKV_AWS_382: no egress of all protocols and ports to 0.0.0.0/0 or ::/0, inline or a rule.
     if r.type == types.AWS_SECURITY_GROUP:
         return not any(_all_traffic_everywhere(e) for e in r.inputs.get("egress", []))
+    if r.type == SECURITY_GROUP_RULE and r.inputs.get("type") != "egress":
+        return True
     return not _all_traffic_everywhere(r.inputs)
 
 
@@ -137,11 +147,8 @@ def _customer_key_on_boot_disks(r: Registration, _: Capture) -> bool:
     if r.type == types.GCP_INSTANCE:
         boot = r.inputs.get("bootDisk", {})
         return bool(boot.get("kmsKeySelfLink") or boot.get("diskEncryptionKeyRaw"))
-    return all(
-        values_at(disk, "diskEncryptionKey.kmsKeySelfLink")
-        or values_at(disk, "diskEncryptionKey.rawKey")
-        for disk in r.inputs.get("disks", [])
-    )
+    boot = [disk for disk in r.inputs.get("disks", []) if disk.get("boot")]
+    return len(boot) == 1 and bool(values_at(boot[0], "diskEncryptionKey.kmsKeySelfLink"))
 
 
 def _disk_key(r: Registration, _: Capture) -> bool:
@@ -158,7 +165,8 @@ class Rule:
 RULES: dict[str, Rule] = {
     "CKV_AWS_341": Rule((types.AWS_LAUNCH_TEMPLATE,), _hop_limit_at_most_one),
     "CKV_AWS_382": Rule(
-        (types.AWS_SECURITY_GROUP, SECURITY_GROUP_EGRESS_RULE), _no_unrestricted_egress
+        (types.AWS_SECURITY_GROUP, SECURITY_GROUP_EGRESS_RULE, SECURITY_GROUP_RULE),
+        _no_unrestricted_egress,
     ),
     "CKV_AWS_145": Rule(types.AWS_S3_BUCKETS, _kms_by_default),
     "CKV_AWS_18": Rule(types.AWS_S3_BUCKETS, _access_logged),

@@ -88,6 +88,8 @@ def test_capacity_block_is_looked_up_but_not_bought_by_default() -> None:
         "startDateRange": "2027-03-01T00:00:00Z",
     }
     assert not cap.of_type("aws:ec2/capacityBlockReservation:CapacityBlockReservation")
+    assert component.capacity_block_launch_template_id is None
+    assert len(cap.of_type("aws:ec2/launchTemplate:LaunchTemplate")) == 1
     notice = resolve(component.capacity_block_notice)
     assert notice.startswith("NOT PURCHASED: Capacity Block offering cb-")
     assert "18437.76 USD upfront" in notice and "purchase_capacity_block=True" in notice
@@ -102,7 +104,22 @@ def test_capacity_block_is_bought_only_when_asked() -> None:
     assert resolve(component.capacity_block_notice).startswith(
         f"PURCHASED: Capacity Block {block.outputs['id']} charged 18437.76 USD at once"
     )
-    assert assert_tagged(cap) == 7
+    # What runs in the block launches from a template of its own, held to the pool's defaults:
+    # its security group (never the VPC's default), IMDSv2 at hop limit 1, encrypted disks.
+    templates = {t.name: t for t in cap.of_type("aws:ec2/launchTemplate:LaunchTemplate")}
+    assert set(templates) == {"reserved-lt", "reserved-block-lt"}
+    block_template = templates["reserved-block-lt"]
+    assert resolve(component.capacity_block_launch_template_id) == block_template.outputs["id"]
+    inputs = block_template.inputs
+    assert inputs["instanceMarketOptions"] == {"marketType": "capacity-block"}
+    target = inputs["capacityReservationSpecification"]["capacityReservationTarget"]
+    assert target["capacityReservationId"] == block.outputs["id"]
+    group = cap.one("aws:ec2/securityGroup:SecurityGroup").outputs["id"]
+    assert inputs["networkInterfaces"][0]["securityGroups"] == [group]
+    assert inputs["metadataOptions"]["httpPutResponseHopLimit"] == 1
+    assert inputs["blockDeviceMappings"][0]["ebs"]["encrypted"] == "true"
+    assert "instanceMarketOptions" not in templates["reserved-lt"].inputs
+    assert assert_tagged(cap) == 8
 
 
 @pytest.mark.parametrize(
