@@ -25,6 +25,7 @@ from gpufleet.checks.analyzer_protocol import (
 )
 from gpufleet.checks.policy_config import load_policy_config, reconcile
 from gpufleet.checks.policy_pack_process import PolicyPackProcess
+from gpufleet.checks.secret_mask import SecretMask
 from gpufleet.engine.analyzer_resources import AnalyzerResource
 from gpufleet.text_input import InputFileError
 from gpufleet.yaml_input import read_yaml_file
@@ -154,6 +155,7 @@ def run_check(
         diagnostics, not_applicable = analyze(analyzer, resources)
     by_urn = {r.urn: r for r in resources}
     descriptions = {p.name: p.description for p in info.policies}
+    mask = SecretMask(resources)
     findings = []
     for d in diagnostics:
         resource = by_urn.get(d.urn)
@@ -161,7 +163,7 @@ def run_check(
             Finding(
                 policy=d.policy,
                 level=d.level,
-                message=without_description(d.message, descriptions.get(d.policy, "")),
+                message=mask(without_description(d.message, descriptions.get(d.policy, ""))),
                 urn=d.urn,
                 resource_type=resource.type if resource else "",
                 resource_name=resource.name if resource else "",
@@ -178,7 +180,7 @@ def run_check(
             Suppressed(
                 n.policy,
                 n.urn,
-                n.reason.removeprefix(SUPPRESSED_PREFIX),
+                mask(n.reason.removeprefix(SUPPRESSED_PREFIX)),
                 resource_type=resource.type if resource else "",
                 resource_name=resource.name if resource else "",
                 location=locate(resource) if locate and resource else None,

@@ -58,7 +58,7 @@ def workflow_annotations(report: CheckReport) -> list[str]:
     if left_out:
         lines.append(
             f"::notice title={command_property('gpufleet check')}::"
-            + command_data(f"{_unannotated_note(left_out)}: the job summary lists them")
+            + command_data(f"{_unannotated_note(left_out)}: {_LISTED_ELSEWHERE}")
         )
     return lines
 
@@ -103,11 +103,12 @@ def job_summary(report: CheckReport, *, limit: int = SUMMARY_LIMIT) -> JobSummar
     if report.baselined:
         tail += [f"{len(report.baselined)} finding(s) already in the baseline, not shown.", ""]
     left_out = unannotated(report)
-    if left_out:
-        tail += [f"{_unannotated_note(left_out)}; this table has them all.", ""]
-    # Bytes for the rows: what the summary may take less the rest, and the line saying what
+    unannotated_line = f"{_unannotated_note(left_out)}; " if left_out else ""
+    # Bytes for the rows: what the summary may take less the rest, and the lines saying what
     # was left out, should anything be.
     room = limit - size_of(head) - size_of(tail) - size_of(_TABLE_HEAD) - _LEFT_OUT_LINE
+    if left_out:
+        room -= size_of([unannotated_line + _LISTED_ELSEWHERE + ".", ""])
     if room < 0:
         return JobSummary("", len(findings) + len(suppressed))
     body: list[str] = []
@@ -120,6 +121,10 @@ def job_summary(report: CheckReport, *, limit: int = SUMMARY_LIMIT) -> JobSummar
     if kept_suppressed:
         body += [heading, *suppressed[:kept_suppressed], ""]
     left = len(findings) - kept_findings + len(suppressed) - kept_suppressed
+    if left_out:
+        # The table lists them all only when it has room for every finding.
+        where = "the table above lists them" if kept_findings == len(findings) else None
+        tail += [unannotated_line + (where or _LISTED_ELSEWHERE) + ".", ""]
     summary = JobSummary("", left)
     if summary.note is not None:
         body += [f"**{summary.note}.**", ""]
@@ -128,6 +133,8 @@ def job_summary(report: CheckReport, *, limit: int = SUMMARY_LIMIT) -> JobSummar
 
 # Bytes kept for the line saying how many rows were left out.
 _LEFT_OUT_LINE = 200
+# Where every finding is, whatever GitHub's limits left out (the longer of the two endings).
+_LISTED_ELSEWHERE = "gpufleet check --format json lists them all"
 _TABLE_HEAD = ["| Level | Policy | Resource | Where | Message |", "|---|---|---|---|---|"]
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, NotRequired, TypedDict
@@ -415,7 +416,7 @@ def _result(
     result: Result = {
         "ruleId": policy,
         "level": level,
-        "message": {"text": text},
+        "message": {"text": _literal(text)},
         "locations": [location],
         "partialFingerprints": {"gpufleetFinding/v1": fingerprint},
         "suppressions": [],
@@ -438,3 +439,10 @@ def _location(
             {"name": name or "stack", "fullyQualifiedName": urn or "stack", "kind": "resource"}
         ],
     }
+
+
+def _literal(text: str) -> str:
+    """A plain-text message as written: in SARIF "[text](target)" is an embedded link (to a
+    location or a URL), so a name like "[x](https://evil)" would become one; brackets are
+    escaped with a backslash, as SARIF 2.1.0 §3.11.6 says, and so are backslashes before them."""
+    return re.sub(r"(\\*)([\[\]])", lambda m: m.group(1) * 2 + "\\" + m.group(2), text)

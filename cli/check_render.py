@@ -115,7 +115,10 @@ def table(report: CheckReport) -> str:
             )
         console.print(grid)
     for s in report.suppressed:
-        console.print(f"suppressed {s.policy} on {s.urn.rsplit('::', 1)[-1]}: {s.reason}")
+        # One line each: a reason from the policy config written over several lines must not
+        # start a line of its own (in CI, a line "::error ..." would be an annotation).
+        reason = " ".join(s.reason.splitlines())
+        console.print(f"suppressed {s.policy} on {s.resource_name or 'stack'}: {reason}")
     verdict = f"{len(report.mandatory)} mandatory violation(s)" if report.mandatory else "passed"
     failed = bool(report.mandatory) or report.program_unfinished is not None
     if report.program_unfinished is not None:

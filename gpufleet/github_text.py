@@ -27,7 +27,7 @@ COMMENT_LIMIT = 65_536
 # underscore between letters or digits never emphasizes, so "on_demand" stays as it is.
 _INLINE = re.compile(r"([\\`*\[\]|~$!#]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 # Control characters, and the bidirectional overrides that make text read other than it is.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 # What GitHub turns into a link without brackets: a URL scheme, "www.".
 _AUTOLINK = re.compile(r"(?<=:)//|(?<=www)\.", re.I)
 # Between "@" and a name: GitHub does not see a mention; readers see nothing.
@@ -50,8 +50,11 @@ def markdown_code(value: str) -> str:
 
 
 def command_data(value: str) -> str:
-    """``value`` as a workflow command's message (after ``::``)."""
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """``value`` as a workflow command's message (after ``::``). Line breaks are kept, as the
+    runner decodes them; other control characters are dropped: the job log would act on a
+    terminal escape (colours, a hidden line) and a terminal running the command too."""
+    escaped = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return _CONTROL.sub("", escaped)
 
 
 def command_property(value: str) -> str:

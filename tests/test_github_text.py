@@ -53,3 +53,14 @@ def test_plain_names_read_as_they_are() -> None:
 def test_workflow_command_text_cannot_start_another_command() -> None:
     assert command_data("a%b\n::error::x\r") == "a%25b%0A::error::x%0D"
     assert command_property("dev,title=x::y") == "dev%2Ctitle=x%3A%3Ay"
+
+
+@pytest.mark.parametrize(
+    "text", ["esc\x1b[31mred\x07", "osc\x1b]0;title\x07", "csi\x9b2J", "a\u202eb"]
+)
+def test_workflow_command_text_carries_no_terminal_escapes(text: str) -> None:
+    """The job log, and a terminal running gpufleet, would act on an escape in a name."""
+    for escaped in (command_data(text), command_property(text)):
+        assert not re.search(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e]", escaped), repr(escaped)
+    assert "\u202e" not in markdown_text("x\x9by")
+    assert markdown_text("x\x9by") == "xy"

@@ -31,8 +31,8 @@ def test_github_annotations_and_summary(tmp_path: Path, bad_json: dict) -> None:
     assert all(line.startswith("::error ") for line in lines[:-1])
     assert lines[-1] == (
         f"::notice title=gpufleet check::{found - ANNOTATIONS_PER_KIND} finding(s) not "
-        "annotated: GitHub shows 10 error and 10 warning annotations per step: the job "
-        "summary lists them"
+        "annotated: GitHub shows 10 error and 10 warning annotations per step: gpufleet check "
+        "--format json lists them all"
     )
     assert (
         f"::error file={BAD}/__main__.py,line={TEMPLATE_LINE},title=gpufleet imdsv2-required::"
@@ -88,6 +88,12 @@ def test_summary_over_github_limit_is_cut_with_a_note() -> None:
     assert f"**{summary.left_out} row(s) left out of the job summary" in summary.text
     # The rows kept are the first: mandatory findings come first.
     assert "| r0 |" in summary.text
+    # Not every finding is annotated, and not every one is in the table: it says where they are.
+    assert "the table above lists them" not in summary.text
+    assert "not annotated" in summary.text and "--format json lists them all." in summary.text
+    whole = job_summary(report(many[:20]))
+    assert whole.left_out == 0 and "not annotated" in whole.text
+    assert "the table above lists them." in whole.text
 
 
 def test_summary_fits_what_is_left_of_the_step_summary() -> None:

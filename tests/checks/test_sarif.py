@@ -288,3 +288,13 @@ def test_the_cli_says_on_stderr_what_sarif_left_out(monkeypatch: pytest.MonkeyPa
     assert result.exit_code == 1, result.output
     assert len(json.loads(result.stdout)["runs"][0]["results"]) == 5
     assert result.stderr.startswith("SARIF: 2 of 7 results left out, the least severe")
+
+
+def test_brackets_in_names_and_messages_are_not_embedded_links() -> None:
+    """In a SARIF message "[text](target)" links to a location or a URL: a resource named so by
+    the program under review must read as written, not link anywhere."""
+    hostile = finding("[x](https://evil.example)", message="see [t](3) and a\\[b]")
+    text = json.loads(sarif_output(report([hostile])).text)["runs"][0]["results"][0]
+    message = text["message"]["text"]
+    assert "\\[x\\](https://evil.example)" in message and "\\[t\\](3)" in message
+    assert "a\\\\\\[b\\]" in message  # a backslash before a bracket is doubled, then escaped

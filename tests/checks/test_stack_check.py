@@ -80,6 +80,20 @@ def test_suppression_in_config(tmp_path: Path) -> None:
     assert [s["reason"] for s in report["suppressed"]] == ["warm pool for the demo week"]
 
 
+def test_a_suppression_reason_over_several_lines_prints_as_one(tmp_path: Path) -> None:
+    """In CI a line of output starting "::error" is an annotation: a reason in the policy config
+    must not be able to start one, and the line names the resource as the report does."""
+    config = json.loads((ROOT / DEV_CONFIG).read_text())
+    reason = "warm pool\n::error file=README.md::forged annotation"
+    config["aml-scale-to-zero"] = {"suppressions": [{"resource": "always-on", "reason": reason}]}
+    path = tmp_path / "dev.json"
+    path.write_text(json.dumps(config))
+    result = gpufleet("check", "--env", "dev", "--program", BAD, "--policy-config", str(path))
+    lines = (result.stdout + result.stderr).splitlines()
+    assert not [line for line in lines if line.startswith("::")]
+    assert "suppressed aml-scale-to-zero on always-on: warm pool ::error" in result.stdout
+
+
 def test_from_export_gives_the_same_findings(tmp_path: Path, bad_json: dict) -> None:
     """With its project's stack config (the budget is in it), and without: an export from
     another project than --program's is checked without that project's config."""
@@ -151,3 +165,36 @@ def test_an_in_process_check_leaves_the_runtime_able_to_capture_again() -> None:
     assert first.report.mandatory
     again = run_program_dir(ROOT / BAD, "dev")
     assert len(again.registrations) == first.report.resource_count
+
+
+def test_secret_values_a_policy_quotes_are_masked_in_every_format(tmp_path: Path) -> None:
+    """Policies read secrets in plain text, as under the engine; what they quote of one reads
+    [secret] in every report, the baseline and the terminal."""
+    (tmp_path / "Pulumi.yaml").write_text("name: secretive\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text(
+        "config:\n  gcp:project: acme-ml-dev\n  gcp:region: us-central1\n"
+    )
+    (tmp_path / "__main__.py").write_text(
+        "import pulumi\n"
+        "import pulumi_aws as aws\n"
+        "import pulumi_gcp as gcp\n"
+        "gcp.compute.Instance('mega', machine_type=pulumi.Output.secret('a2-megagpu-16g'),"
+        " zone='us-central1-a', boot_disk={'initialize_params': {'image': 'debian-12'}},"
+        " network_interfaces=[{'network': 'default'}])\n"
+        "aws.s3.Bucket('ckpt-store', acl=pulumi.Output.secret('public-read'))\n"
+    )
+    baseline = tmp_path / "baseline.json"
+    outputs = []
+    for fmt in ("table", "json", "sarif", "junit", "github"):
+        args = ["check", "--env", "dev", "--program", str(tmp_path), "--format", fmt]
+        if fmt == "json":
+            args += ["--write-baseline", str(baseline)]
+        result = gpufleet(*args, env={"GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md")})
+        assert result.returncode == 1, result.stderr
+        outputs += [result.stdout, result.stderr]
+    outputs += [baseline.read_text(), (tmp_path / "summary.md").read_text()]
+    report = json.loads(outputs[2])
+    quoted = [f["message"] for f in report["findings"] if "[secret]" in f["message"]]
+    assert len(quoted) >= 2, report["findings"]  # the machine type and the ACL
+    for text in outputs:
+        assert "a2-megagpu-16g" not in text and "public-read" not in text

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from gpufleet.cli.main import main
+from gpufleet.terminal_text import escape_controls
 
 PROGRAM = """
 import pulumi_aws as aws
@@ -66,3 +67,8 @@ def test_generate_messages_escape_and_its_diff_is_raw_only_when_piped(
     monkeypatch.setattr("sys.stdout.isatty", lambda: True, raising=False)
     messages.echo_document(diff)
     assert printed == [diff, "--- a/f\r\n+++ b/f\r\n+evil\\x1b[2J\r\n"]
+
+
+def test_controls_and_bidirectional_overrides_show_as_escapes() -> None:
+    text = "a\u202eb\u2066c\x1b[2Jd\x9be\rf\r\ng"
+    assert escape_controls(text) == "a\\u202eb\\u2066c\\x1b[2Jd\\x9be\\x0df\r\ng"
