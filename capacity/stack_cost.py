@@ -17,7 +17,7 @@ This module loads stacks, so it imports the offline engine (pulumi); the rest of
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from gpufleet.checks.analyzer_protocol import PackInfo, PolicyInfo
 from gpufleet.checks.policy_config import PolicyConfigError, load_policy_config, reconcile
 from gpufleet.engine.analyzer_resources import DeploymentError, from_deployment, project_of
 from gpufleet.engine.program_dir import ProgramError
+from gpufleet.engine.secret_mask import SecretMask
 from gpufleet.engine.stack_source import StackSource, load_stack
 from gpufleet.json_input import JsonInputError, read_json_file
 from gpufleet.planner.catalog import load_catalog
@@ -66,6 +67,8 @@ class CostRequest:
 class CostOutcome:
     report: CostReport
     diff: CostDiff | None  # with compare_to
+    # Applied to every rendering: the report names machines and regions, which may be secret.
+    mask: SecretMask = field(default_factory=lambda: SecretMask([]))
 
 
 def cost_stack(request: CostRequest) -> CostOutcome:
@@ -91,7 +94,7 @@ def cost_stack(request: CostRequest) -> CostOutcome:
     budget = _budget(setting, limits)
     report = CostReport(loaded.project, request.source.stack, cost, budget)
     diff = diff_reports(base, report.as_dict()) if base is not None else None
-    return CostOutcome(report, diff)
+    return CostOutcome(report, diff, SecretMask(loaded.resources))
 
 
 def planned(config: dict[str, str]) -> dict[str, float]:

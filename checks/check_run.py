@@ -25,8 +25,8 @@ from gpufleet.checks.analyzer_protocol import (
 )
 from gpufleet.checks.policy_config import load_policy_config, reconcile
 from gpufleet.checks.policy_pack_process import PolicyPackProcess
-from gpufleet.checks.secret_mask import SecretMask
 from gpufleet.engine.analyzer_resources import AnalyzerResource
+from gpufleet.engine.secret_mask import SecretMask
 from gpufleet.text_input import InputFileError
 from gpufleet.yaml_input import read_yaml_file
 

@@ -192,7 +192,8 @@ def table(outcome: CostOutcome) -> str:
                 row.append("")
             if diff is not None:
                 row += _resource_change(changes.get(line.urn))
-            grid.add_row(*row)
+            # Masked cell by cell (not the printed text), so the columns keep their widths.
+            grid.add_row(*(_masked(cell, outcome) for cell in row))
         found = diff.by_workload.get(name) if diff is not None else None
         for change in found.resources if found is not None else ():
             if change.status == "removed":
@@ -221,8 +222,14 @@ def table(outcome: CostOutcome) -> str:
     grid.add_row(*total)
     tables.print_table(console, grid)
     for line in _footnotes(report):
-        console.print(line)
+        console.print(outcome.mask(line))
     return out.getvalue()
+
+
+def _masked(cell: str | Text, outcome: CostOutcome) -> str | Text:
+    if isinstance(cell, Text):
+        return Text(outcome.mask(cell.plain), style=cell.style)
+    return outcome.mask(cell)
 
 
 def _title(report: CostReport) -> Text:

@@ -747,7 +747,9 @@ def cost(
         messages.echo(exc.describe(), err=True)
         sys.exit(1)
     rendered = cost_render.render(outcome, fmt, summary_used=_summary_used())
-    _emit_report(rendered.text, output, job_summary=rendered.summary)
+    mask = outcome.mask
+    summary = mask(rendered.summary) if rendered.summary is not None else None
+    _emit_report(mask(rendered.text), output, job_summary=summary)
     for note in rendered.notes:
         messages.echo(note, err=True)
     sys.exit(1 if outcome.report.fails_budget else 0)

@@ -349,3 +349,26 @@ def test_github_annotations_stop_at_what_github_shows_and_say_how_many_more(
     assert len(warnings) == ANNOTATIONS_PER_KIND, lines
     assert lines[-1].startswith("::notice ")
     assert "15 unpriced resource(s) not annotated" in lines[-1]
+
+
+def test_a_secret_machine_type_is_priced_but_never_shown(tmp_path: Path) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: secretive\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  aws:region: us-east-1\n")
+    (tmp_path / "__main__.py").write_text(
+        "import pulumi\n"
+        "import pulumi_aws as aws\n"
+        "aws.ec2.Instance('trainer', instance_type=pulumi.Output.secret('g6.xlarge'),"
+        " ami='ami-1')\n"
+    )
+    summary = tmp_path / "summary.md"
+    args = ("--program", str(tmp_path), "--stack", "dev")
+    outputs = []
+    for fmt in ("table", "json", "markdown", "github"):
+        result = cost(*args, "--format", fmt, env={"GITHUB_STEP_SUMMARY": str(summary)})
+        assert result.exit_code == 0, result.output
+        outputs.append(result.output)
+    outputs.append(summary.read_text())
+    assert all("g6.xlarge" not in text for text in outputs)
+    assert "1 x [secret]" in outputs[0]
+    priced = json.loads(outputs[1])["totals"]["expected"]["monthly_usd"]
+    assert priced > 500  # priced from the real machine: 730 h of a g6.xlarge

@@ -1,11 +1,11 @@
-"""Secret values kept out of a check's report.
+"""Secret values kept out of what gpufleet reports about a stack.
 
 A policy reads a resource's secret properties in plain text (as under the real engine) and may
 quote one in its message: "a2-megagpu-16g has 16 x A100" when the machine type was an
-``Output.secret``. Every report format, the baseline and the terminal carry those messages, so
-they are masked once, where findings are made: each secret value of the resources checked
-(inputs, state, their providers' settings), as text, becomes ``[secret]`` wherever it appears,
-as the Pulumi CLI masks secrets in what it prints.
+``Output.secret``; ``gpufleet cost`` prices the machine it reads and names it. Each secret
+value of the resources (inputs, state, their providers' settings), as text, becomes
+``[secret]`` wherever it appears in a check's findings or a cost report's rendering, as the
+Pulumi CLI masks secrets in what it prints.
 
 A one-character secret is not masked: replacing every such character would garble messages
 and such a value tells little.
