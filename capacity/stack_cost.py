@@ -33,7 +33,12 @@ from gpufleet.capacity.cost_report import (
 from gpufleet.capacity.stack_resource import stack_resources
 from gpufleet.checks.analyzer_protocol import PackInfo, PolicyInfo
 from gpufleet.checks.policy_config import PolicyConfigError, load_policy_config, reconcile
-from gpufleet.engine.analyzer_resources import DeploymentError, from_deployment, project_of
+from gpufleet.engine.analyzer_resources import (
+    AnalyzerResource,
+    DeploymentError,
+    from_deployment,
+    project_of,
+)
 from gpufleet.engine.program_dir import ProgramError
 from gpufleet.engine.secret_mask import SecretMask
 from gpufleet.engine.stack_source import StackSource, load_stack
@@ -85,7 +90,7 @@ def cost_stack(request: CostRequest) -> CostOutcome:
         # The base is priced with the head's rate card, so the diff shows what the change does
         # to the resources, not a difference in assumed discounts.
         rates = shipped_rate_card(limits.commitment_discounts if limits else None)
-        base = _base(base_file, rates) if base_file is not None else None
+        base, base_resources = _base(base_file, rates) if base_file is not None else (None, [])
     except (ProgramError, DeploymentError, ReportError) as exc:
         raise CostInputError([str(exc)]) from None
     except PolicyConfigError as exc:
@@ -94,7 +99,7 @@ def cost_stack(request: CostRequest) -> CostOutcome:
     budget = _budget(setting, limits)
     report = CostReport(loaded.project, request.source.stack, cost, budget)
     diff = diff_reports(base, report.as_dict()) if base is not None else None
-    return CostOutcome(report, diff, SecretMask(loaded.resources))
+    return CostOutcome(report, diff, SecretMask([*loaded.resources, *base_resources]))
 
 
 def planned(config: dict[str, str]) -> dict[str, float]:
@@ -182,16 +187,19 @@ def _read_base(path: Path) -> tuple[Path, Any, str]:
     return path, data, text
 
 
-def _base(base_file: tuple[Path, Any, str], rates: RateCard) -> dict[str, Any]:
-    """The base to compare with: a saved cost report, or a stack export priced here."""
+def _base(
+    base_file: tuple[Path, Any, str], rates: RateCard
+) -> tuple[dict[str, Any], list[AnalyzerResource]]:
+    """The base to compare with: a saved cost report, or a stack export priced here; and the
+    export's resources (their secrets are masked too)."""
     path, data, text = base_file
     if is_report(data):
-        return check_report(data, str(path), text)
+        return check_report(data, str(path), text), []
     if isinstance(data, dict) and "deployment" in data:
         resources = from_deployment(data, str(path), text)
         stack = resources[0].urn.split("::", 1)[0].rsplit(":", 1)[-1] if resources else ""
         cost = price_stack(stack_resources(resources), rates)
-        return CostReport(project_of(resources), stack, cost).as_dict()
+        return CostReport(project_of(resources), stack, cost).as_dict(), resources
     raise ReportError(
         f"{path}:1: json: neither a gpufleet cost report (--format json) nor a pulumi stack export"
     )

@@ -372,3 +372,14 @@ def test_a_secret_machine_type_is_priced_but_never_shown(tmp_path: Path) -> None
     assert "1 x [secret]" in outputs[0]
     priced = json.loads(outputs[1])["totals"]["expected"]["monthly_usd"]
     assert priced > 500  # priced from the real machine: 730 h of a g6.xlarge
+    # A base export's secrets too: the diff names the machine each side ran.
+    main_py = tmp_path / "__main__.py"
+    main_py.write_text(main_py.read_text().replace("g6.xlarge", "g6.2xlarge"))
+    base = tmp_path / "base.json"
+    write_deployment(run_program_dir(tmp_path, "dev"), base)
+    main_py.write_text(main_py.read_text().replace("g6.2xlarge", "g6.xlarge"))
+    for fmt in ("table", "json", "markdown"):
+        result = cost(*args, "--compare-to", str(base), "--format", fmt)
+        assert result.exit_code == 0, result.output
+        assert "g6.2xlarge" not in result.output and "g6.xlarge" not in result.output
+    assert "[secret]" in result.output
