@@ -34,8 +34,14 @@ def console(file: IO[str] | None = None, **options: Any) -> Console:
     Tables print at their natural width, in a terminal too: squeezing ten columns into 80 or
     110 characters folds names mid-word or collapses columns to nothing, which is worse than a
     soft-wrapped line. Colour still follows whether stdout is a terminal. Markup is off so text
-    from specs and catalogs prints as written; styling is explicit (Text)."""
-    settings: dict[str, Any] = {"width": 10_000, "highlight": False, "markup": False}
+    from specs and catalogs prints as written, and so do emoji codes (a type token
+    ``acme:x:Comp`` is not ``acme❌Comp``); styling is explicit (Text)."""
+    settings: dict[str, Any] = {
+        "width": 10_000,
+        "highlight": False,
+        "markup": False,
+        "emoji": False,
+    }
     return SafeConsole(file=file or sys.stdout, **(settings | options))
 
 

@@ -27,3 +27,17 @@ def test_tables_print_with_given_widths_exactly_as_rich_measures_them() -> None:
     Console(file=measured, width=10_000).print(table())
     assert given.getvalue() == measured.getvalue()
     assert "训练-大型语言模型-第二阶段 │" in given.getvalue()
+
+
+def test_text_with_emoji_codes_prints_as_written() -> None:
+    # A type token such as acme:x:Comp is a name, not the :x: emoji.
+    from gpufleet.cli.tables import L, console, print_table, table
+
+    out = io.StringIO()
+    grid = table(("type", L))
+    grid.add_row("acme:x:Comp :smile:")
+    shown = console(out)
+    shown.print("acme:warning:Thing")
+    print_table(shown, grid)
+    assert "acme:x:Comp :smile:" in out.getvalue()
+    assert "acme:warning:Thing" in out.getvalue()
