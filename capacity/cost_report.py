@@ -180,6 +180,28 @@ def report_schema() -> dict[str, Any]:
     return json.loads(REPORT_SCHEMA.read_text(encoding="utf-8"))
 
 
+@cache
+def vocabulary_keys() -> frozenset[str]:
+    """The report's fields whose values the schema fixes (``enum``, ``const``): gpufleet's
+    words, never a value read from the stack (what masking secrets leaves alone)."""
+    found: set[str] = set()
+    nodes: list[Any] = [report_schema()]
+    while nodes:
+        node = nodes.pop()
+        if isinstance(node, list):
+            nodes.extend(node)
+        elif isinstance(node, dict):
+            for key, value in node.items():
+                if key == "properties" and isinstance(value, dict):
+                    for name, field in value.items():
+                        if isinstance(field, dict) and ("enum" in field or "const" in field):
+                            found.add(name)
+                        nodes.append(field)
+                else:
+                    nodes.append(value)
+    return frozenset(found)
+
+
 def is_report(data: Any) -> bool:
     """Whether a parsed JSON document claims to be a cost report (validate it to be sure)."""
     return isinstance(data, dict) and data.get("format") == FORMAT

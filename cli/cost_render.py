@@ -18,11 +18,12 @@ from rich.text import Text
 
 from gpufleet.capacity.cost_diff import CostDiff, ResourceChange
 from gpufleet.capacity.cost_engine import Amount, ResourceCost, WorkloadCost
-from gpufleet.capacity.cost_report import CostReport
+from gpufleet.capacity.cost_report import CostReport, vocabulary_keys
 from gpufleet.capacity.stack_cost import CostOutcome
 from gpufleet.cli import tables
 from gpufleet.cli.rendered import Rendered
 from gpufleet.cli.tables import L, R
+from gpufleet.engine.secret_mask import SecretMask
 from gpufleet.github_text import (
     ANNOTATIONS_PER_KIND,
     COMMENT_LIMIT,
@@ -46,7 +47,8 @@ def render(outcome: CostOutcome, fmt: str, *, summary_used: int | None = None) -
     """The report in ``fmt``; with ``github`` and ``summary_used`` (the bytes the step's
     summary file holds already), the job summary too."""
     if fmt == "json":
-        return Rendered(json.dumps(report_json(outcome), indent=2, allow_nan=False) + "\n")
+        data = outcome.mask.within(report_json(outcome), keep=vocabulary_keys())
+        return Rendered(json.dumps(data, indent=2, allow_nan=False) + "\n")
     if fmt == "markdown":
         comment = markdown(outcome)
         note = comment.note(f"{COMMENT_LIMIT:,} characters per pull-request comment")
@@ -143,7 +145,7 @@ def table(outcome: CostOutcome) -> str:
     report, diff = outcome.report, outcome.diff
     out = io.StringIO()
     console = tables.console(out)
-    console.print(_title(report))
+    console.print(_title(report, outcome.mask))
     plan = report.plan_monthly_usd is not None
     columns = [
         ("workload / resource", L),
@@ -159,6 +161,11 @@ def table(outcome: CostOutcome) -> str:
     if diff is not None:
         columns += [("base $/month", R), ("change", R)]
     grid = tables.table(*columns)
+
+    def add_row(cells: list[str | Text]) -> None:
+        # Masked cell by cell (not the printed text), so the columns keep their widths.
+        grid.add_row(*(_masked(cell, outcome) for cell in cells))
+
     changes = _changes_by_key(diff)
     workloads = {w.name: w for w in report.cost.workloads}
     names = list(workloads)
@@ -176,7 +183,7 @@ def table(outcome: CostOutcome) -> str:
             row.append("-" if planned is None else tables.money(planned))
         if diff is not None:
             row += _workload_change(diff, name)
-        grid.add_row(*row)
+        add_row(row)
         for line in workload.resources if workload is not None else ():
             rate = "" if line.rate_usd is None else f"{line.rate_usd:.4f}"
             row = [
@@ -192,15 +199,14 @@ def table(outcome: CostOutcome) -> str:
                 row.append("")
             if diff is not None:
                 row += _resource_change(changes.get(line.urn))
-            # Masked cell by cell (not the printed text), so the columns keep their widths.
-            grid.add_row(*(_masked(cell, outcome) for cell in row))
+            add_row(row)
         found = diff.by_workload.get(name) if diff is not None else None
         for change in found.resources if found is not None else ():
             if change.status == "removed":
                 row = [f"  {change.name}", (change.base or {}).get("kind", ""), "", "", "", "", ""]
                 if plan:
                     row.append("")
-                grid.add_row(*row, *_resource_change(change))
+                add_row([*row, *_resource_change(change)])
     grid.add_section()
     unpriced = len(report.cost.unpriced)
     total = [
@@ -232,11 +238,10 @@ def _masked(cell: str | Text, outcome: CostOutcome) -> str | Text:
     return outcome.mask(cell)
 
 
-def _title(report: CostReport) -> Text:
-    title = tables.bold(report.stack) + (
+def _title(report: CostReport, mask: SecretMask) -> Text:
+    return tables.bold(mask(report.stack)) + mask(
         f": GPU cost of {report.project}, prices as of {report.cost.catalog_as_of}"
     )
-    return title
 
 
 def _budget_line(report: CostReport) -> str | None:
@@ -369,9 +374,10 @@ def markdown(outcome: CostOutcome, *, limit: int = COMMENT_LIMIT) -> FittedMarkd
     of the workload table, then of the details, then their footnotes are left out, and a line
     says how many; empty when not even the headline fits."""
     report, diff = outcome.report, outcome.diff
+    md = _Escape(outcome.mask)
     cost = report.cost
     expected, maximum = cost.total("expected"), cost.total("maximum")
-    head = [f"### gpufleet cost: {markdown_code(report.stack)}", ""]
+    head = [f"### gpufleet cost: {md.code(report.stack)}", ""]
     asides = []
     if diff is not None:
         delta = diff.delta("expected")
@@ -393,14 +399,14 @@ def markdown(outcome: CostOutcome, *, limit: int = COMMENT_LIMIT) -> FittedMarkd
         marker = ":white_check_mark:"
         if report.over_budget_usd is not None:
             marker = ":x:" if report.fails_budget else ":warning:"
-        head += [f"{marker} {markdown_text(budget)}", ""]
+        head += [f"{marker} {md.text(budget)}", ""]
     if cost.unpriced:
-        head += [_unpriced_line(cost.unpriced), ""]
+        head += [_unpriced_line(cost.unpriced, md), ""]
     if diff is not None:
-        head += _markdown_diff(diff)
-    workloads = _markdown_workloads(report)
-    details = _markdown_details(report)
-    footnotes = [f"- {markdown_text(note)}" for note in _footnotes(report)]
+        head += _markdown_diff(diff, md)
+    workloads = _markdown_workloads(report, md)
+    details = _markdown_details(report, md)
+    footnotes = [f"- {md.text(note)}" for note in _footnotes(report)]
     details_end = ["", f"Prices as of {report.cost.catalog_as_of}.", "", "</details>"]
     fixed = [*head, *_workload_head(report), "", *_details_head(len(details)), "", *details_end]
     room = limit - size_of(fixed) - _LEFT_OUT_LINE
@@ -418,6 +424,26 @@ def markdown(outcome: CostOutcome, *, limit: int = COMMENT_LIMIT) -> FittedMarkd
         out += [f"**{_left_out(left_out)}; `gpufleet cost --format json` lists them all.**", ""]
     out += [*_details_head(len(details)), *kept[1], "", *kept[2], *details_end]
     return FittedMarkdown("\n".join(out).rstrip() + "\n", left_out)
+
+
+@dataclass(frozen=True)
+class _Escape:
+    """Text from the stack masked, then escaped for markdown or a workflow command: in that
+    order, as escaping changes how a secret is spelled."""
+
+    mask: SecretMask
+
+    def text(self, value: str) -> str:
+        return markdown_text(self.mask(value))
+
+    def code(self, value: str) -> str:
+        return markdown_code(self.mask(value))
+
+    def data(self, value: str) -> str:
+        return command_data(self.mask(value))
+
+    def property(self, value: str) -> str:
+        return command_property(self.mask(value))
 
 
 @dataclass(frozen=True)
@@ -445,10 +471,9 @@ _LEFT_OUT_LINE = 200
 _UNPRICED_NAMED = 10
 
 
-def _unpriced_line(unpriced: list[ResourceCost]) -> str:
+def _unpriced_line(unpriced: list[ResourceCost], md: _Escape) -> str:
     named = ", ".join(
-        f"{markdown_code(r.name)} ({markdown_text(r.unpriced or '')})"
-        for r in unpriced[:_UNPRICED_NAMED]
+        f"{md.code(r.name)} ({md.text(r.unpriced or '')})" for r in unpriced[:_UNPRICED_NAMED]
     )
     more = len(unpriced) - _UNPRICED_NAMED
     if more > 0:
@@ -456,7 +481,7 @@ def _unpriced_line(unpriced: list[ResourceCost]) -> str:
     return f":warning: {len(unpriced)} GPU resource(s) cannot be priced: {named}"
 
 
-def _markdown_diff(diff: CostDiff) -> list[str]:
+def _markdown_diff(diff: CostDiff, md: _Escape) -> list[str]:
     changed = diff.changed
     out = [
         "| | base | this change | delta |",
@@ -491,9 +516,7 @@ def _markdown_diff(diff: CostDiff) -> list[str]:
         if c.head is None:
             head = "-"
         delta = UNPRICED if unpriced else _signed(c.delta("expected"), "$")
-        out.append(
-            _row(markdown_text(c.workload), markdown_code(c.name), markdown_text(what), head, delta)
-        )
+        out.append(_row(md.text(c.workload), md.code(c.name), md.text(what), head, delta))
     out.append("")
     return out
 
@@ -507,12 +530,12 @@ def _workload_head(report: CostReport) -> list[str]:
     return [header, rule]
 
 
-def _markdown_workloads(report: CostReport) -> list[str]:
+def _markdown_workloads(report: CostReport, md: _Escape) -> list[str]:
     """The workload table's rows."""
     plan = report.plan_monthly_usd is not None
     out = []
     for w in report.cost.workloads:
-        row = _row(markdown_text(w.name), *_workload_sums(w, "$"))
+        row = _row(md.text(w.name), *_workload_sums(w, "$"))
         if plan:
             row += f" {_usd(w.plan_monthly_usd) if w.plan_monthly_usd is not None else '-'} |"
         out.append(row)
@@ -529,7 +552,7 @@ def _details_head(resources: int) -> list[str]:
     ]
 
 
-def _markdown_details(report: CostReport) -> list[str]:
+def _markdown_details(report: CostReport, md: _Escape) -> list[str]:
     """The collapsed table's rows: every GPU resource."""
     out = []
     for line in report.cost.resources:
@@ -537,10 +560,10 @@ def _markdown_details(report: CostReport) -> list[str]:
         rate = "" if line.rate_usd is None else f"{line.rate_usd:.4f}{mark}"
         out.append(
             _row(
-                markdown_text(line.workload),
-                markdown_code(line.name),
-                markdown_text(_pricing(line)),
-                markdown_text(_instances(line)),
+                md.text(line.workload),
+                md.code(line.name),
+                md.text(_pricing(line)),
+                md.text(_instances(line)),
                 rate,
                 f"{_usd(line.expected.monthly_usd)}{mark}",
                 f"{_usd(line.maximum.monthly_usd)}{mark}",
@@ -557,14 +580,15 @@ def workflow_commands(outcome: CostOutcome) -> list[str]:
     as ``gpu-budget`` would; ``::warning`` for the same under an advisory budget and for other
     unpriced resources; a ``::notice`` with the totals."""
     report = outcome.report
+    escape = _Escape(outcome.mask)
     cost = report.cost
     lines = []
-    title = f"title=gpufleet cost {command_property(report.stack)}"
+    title = f"title=gpufleet cost {escape.property(report.stack)}"
     # What fails a mandatory budget is an error, as gpu-budget's violations are; under an
     # advisory budget, a warning.
     breaking = "error" if report.fails_budget else "warning"
     if report.over_budget_usd is not None:
-        lines.append(f"::{breaking} {title}::{command_data(_budget_line(report) or '')}")
+        lines.append(f"::{breaking} {title}::{escape.data(_budget_line(report) or '')}")
     failing = {r.urn for r in cost.unpriceable} if report.budget is not None else set()
     shown = {"error": len(lines) if breaking == "error" else 0}
     shown["warning"] = len(lines) - shown["error"]
@@ -577,7 +601,7 @@ def workflow_commands(outcome: CostOutcome) -> list[str]:
             continue
         shown[level] += 1
         lines.append(
-            f"::{level} {title}::{command_data(f'{r.name}: cannot be priced: {r.unpriced}')}"
+            f"::{level} {title}::{escape.data(f'{r.name}: cannot be priced: {r.unpriced}')}"
         )
     unpriced = len(cost.unpriced)
     summary = (
@@ -594,5 +618,5 @@ def workflow_commands(outcome: CostOutcome) -> list[str]:
             f"{ANNOTATIONS_PER_KIND} error and {ANNOTATIONS_PER_KIND} warning annotations per "
             "step (the job summary lists them)"
         )
-    lines.append(f"::notice {title}::{command_data(summary)}")
+    lines.append(f"::notice {title}::{escape.data(summary)}")
     return lines

@@ -746,10 +746,9 @@ def cost(
     except ProgramRunError as exc:
         messages.echo(exc.describe(), err=True)
         sys.exit(1)
+    # The renderers mask secrets in what they show (before escaping it for a format).
     rendered = cost_render.render(outcome, fmt, summary_used=_summary_used())
-    mask = outcome.mask
-    summary = mask(rendered.summary) if rendered.summary is not None else None
-    _emit_report(mask(rendered.text), output, job_summary=summary)
+    _emit_report(rendered.text, output, job_summary=rendered.summary)
     for note in rendered.notes:
         messages.echo(note, err=True)
     sys.exit(1 if outcome.report.fails_budget else 0)

@@ -169,7 +169,8 @@ def test_an_in_process_check_leaves_the_runtime_able_to_capture_again() -> None:
 
 def test_secret_values_a_policy_quotes_are_masked_in_every_format(tmp_path: Path) -> None:
     """Policies read secrets in plain text, as under the engine; what they quote of one reads
-    [secret] in every report, the baseline and the terminal."""
+    [secret] in every report, the baseline and the terminal, however the policy spells it
+    (lower case, a URL's last segment)."""
     (tmp_path / "Pulumi.yaml").write_text("name: secretive\nruntime: python\n")
     (tmp_path / "Pulumi.dev.yaml").write_text(
         "config:\n  gcp:project: acme-ml-dev\n  gcp:region: us-central1\n"
@@ -178,10 +179,13 @@ def test_secret_values_a_policy_quotes_are_masked_in_every_format(tmp_path: Path
         "import pulumi\n"
         "import pulumi_aws as aws\n"
         "import pulumi_gcp as gcp\n"
-        "gcp.compute.Instance('mega', machine_type=pulumi.Output.secret('a2-megagpu-16g'),"
+        "gcp.compute.Instance('mega', machine_type=pulumi.Output.secret("
+        "'projects/acme-ml-dev/zones/us-central1-a/machineTypes/A2-MEGAGPU-16G'),"
         " zone='us-central1-a', boot_disk={'initialize_params': {'image': 'debian-12'}},"
         " network_interfaces=[{'network': 'default'}])\n"
         "aws.s3.Bucket('ckpt-store', acl=pulumi.Output.secret('public-read'))\n"
+        "aws.ec2.Instance('big', instance_type=pulumi.Output.secret('P9.ZEBRA77.96XLARGE'),"
+        " ami='ami-1')\n"
     )
     baseline = tmp_path / "baseline.json"
     outputs = []
@@ -195,6 +199,7 @@ def test_secret_values_a_policy_quotes_are_masked_in_every_format(tmp_path: Path
     outputs += [baseline.read_text(), (tmp_path / "summary.md").read_text()]
     report = json.loads(outputs[2])
     quoted = [f["message"] for f in report["findings"] if "[secret]" in f["message"]]
-    assert len(quoted) >= 2, report["findings"]  # the machine type and the ACL
+    assert len(quoted) >= 3, report["findings"]  # the machine types and the ACL
     for text in outputs:
-        assert "a2-megagpu-16g" not in text and "public-read" not in text
+        for secret in ("a2-megagpu-16g", "public-read", "p9.zebra77.96xlarge"):
+            assert secret not in text.lower()

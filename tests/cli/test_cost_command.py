@@ -382,4 +382,43 @@ def test_a_secret_machine_type_is_priced_but_never_shown(tmp_path: Path) -> None
         result = cost(*args, "--compare-to", str(base), "--format", fmt)
         assert result.exit_code == 0, result.output
         assert "g6.2xlarge" not in result.output and "g6.xlarge" not in result.output
-    assert "[secret]" in result.output
+    assert r"\[secret\]" in result.output  # as markdown writes it
+
+
+def test_a_secret_is_masked_however_cost_spells_it_and_before_escaping(tmp_path: Path) -> None:
+    """Cost shows machine types in lower case and GCP's by their URL's last segment, and
+    escapes names for markdown and workflow commands: a secret is masked before all of it."""
+    (tmp_path / "Pulumi.yaml").write_text("name: secretive\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text(
+        "config:\n  aws:region: us-east-1\n  gcp:project: acme\n  gcp:region: us-central1\n"
+    )
+    (tmp_path / "__main__.py").write_text(
+        "import pulumi\n"
+        "import pulumi_aws as aws\n"
+        "import pulumi_gcp as gcp\n"
+        "team = pulumi.Output.secret('wl_zq__x|y<b>&z`t')\n"
+        "aws.ec2.Instance('big', instance_type=pulumi.Output.secret('P4DE.24XLARGE'),"
+        " ami='ami-1', tags={'workload': team})\n"
+        "gcp.compute.Instance('mega', machine_type=pulumi.Output.secret("
+        "'projects/acme/zones/us-central1-a/machineTypes/a2-ultragpu-8g'),"
+        " zone='us-central1-a', boot_disk={'initialize_params': {'image': 'debian-12'}},"
+        " network_interfaces=[{'network': 'default'}],"
+        " scheduling={'on_host_maintenance': 'TERMINATE'})\n"
+    )
+    summary = tmp_path / "summary.md"
+    args = ("--program", str(tmp_path), "--stack", "dev")
+    outputs = []
+    for fmt in ("table", "json", "markdown", "github"):
+        result = cost(*args, "--format", fmt, env={"GITHUB_STEP_SUMMARY": str(summary)})
+        assert result.exit_code == 0, result.output
+        outputs.append(result.output)
+    outputs.append(summary.read_text())
+    for text in outputs:
+        lowered = text.lower()
+        assert "p4de" not in lowered and "a2-ultragpu" not in lowered, text
+        assert "zq" not in lowered, text  # the workload, escaped or not
+    report = json.loads(outputs[1])
+    assert "[secret]" in {w["name"] for w in report["workloads"]}
+    clouds = {r["cloud"] for w in report["workloads"] for r in w["resources"]}
+    assert clouds == {"aws", "gcp"}  # gpufleet's words stay, so a saved report reads back
+    assert check_report(report, "report.json") == report
