@@ -164,14 +164,15 @@ def project_of(resources: list[AnalyzerResource]) -> str:
 
 
 def from_deployment(data: Any, source: str, text: str = "") -> list[AnalyzerResource]:
-    """Resources of a ``pulumi stack export`` document (version 3); DeploymentError naming the
-    first field that is not what a deployment holds (its line, given the file's ``text``)."""
+    """Resources of a ``pulumi stack export`` document (version 3, or 4 with the features it
+    uses: its resources are read the same); DeploymentError naming the first field that is not
+    what a deployment holds (its line, given the file's ``text``)."""
 
     def bad(path: tuple[str | int, ...], message: str) -> DeploymentError:
         return DeploymentError(problem_at(source, text, path, message))
 
-    if not isinstance(data, dict) or data.get("version") != 3:
-        raise bad(("version",), "not a stack export (expected version: 3)")
+    if not isinstance(data, dict) or data.get("version") not in (3, 4):
+        raise bad(("version",), "not a stack export (expected version: 3 or 4)")
     deployment = data.get("deployment")
     resources = deployment.get("resources") if isinstance(deployment, dict) else None
     if not isinstance(resources, list):

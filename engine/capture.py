@@ -36,7 +36,7 @@ from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from gpufleet.engine.mock_outputs import invoke_result, realistic_outputs
-from gpufleet.engine.wire import SECRET_SIG, SIG_KEY, UNKNOWN, decode_struct
+from gpufleet.engine.wire import SECRET_SIG, SIG_KEY, UNKNOWN, decode_struct, decode_value
 
 STACK_TYPE = "pulumi:pulumi:Stack"
 
@@ -70,6 +70,10 @@ class Registration:
     import_id: str = ""
     replace_with: list[str] = field(default_factory=list)
     hide_diffs: list[str] = field(default_factory=list)
+    # A value whose change replaces the resource (wire form), when given.
+    replacement_trigger: Any = None
+    # The names of the hooks bound to it, by hook type as the engine names them ("BeforeCreate").
+    resource_hooks: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def is_provider(self) -> bool:
@@ -413,7 +417,26 @@ def _registration(request: Any, response: Any) -> Registration:
         import_id=request.importId,
         replace_with=list(request.replace_with),
         hide_diffs=list(request.hideDiffs),
+        replacement_trigger=decode_value(request.replacement_trigger)
+        if request.HasField("replacement_trigger")
+        else None,
+        resource_hooks=_hooks(request),
     )
+
+
+# The engine's hook types are the binding's field names in Go's spelling (before_create is
+# BeforeCreate), as it reads them from the binding by reflection.
+_HOOK_TYPES = {
+    f.name: "".join(part.capitalize() for part in f.name.split("_"))
+    for f in resource_pb2.RegisterResourceRequest.ResourceHooksBinding.DESCRIPTOR.fields
+}
+
+
+def _hooks(request: Any) -> dict[str, list[str]]:
+    if not request.HasField("hooks"):
+        return {}
+    bound = {kind: list(getattr(request.hooks, name)) for name, kind in _HOOK_TYPES.items()}
+    return {kind: names for kind, names in bound.items() if names}
 
 
 def _file_of(uri: str) -> str:

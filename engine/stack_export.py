@@ -1,11 +1,13 @@
-"""A capture as a ``pulumi stack export`` deployment (version 3).
+"""A capture as a ``pulumi stack export`` deployment (version 3, or 4 naming its features).
 
 The shape is the CLI's checkpoint format: ``{"version": 3, "deployment": {"manifest": ...,
-"resources": [...]}}`` with the root stack first, then every resource after its parent, provider
-and dependencies. Custom resources that used the default provider of their package point at a
-synthesized ``default_<version>`` provider resource, as in a real state. Secrets are written in
-the ``--show-secrets`` form (``plaintext``), since nothing here can encrypt for the stack's
-secrets provider; in a preview capture unknown values keep the engine's unknown sentinel.
+"resources": [...]}}``; version 4 with ``"features"`` when a resource uses one an older CLI
+would not know (``replaceWith``, resource hooks), as the CLI writes it. The root stack comes
+first, then every resource after its parent, provider and dependencies. Custom resources that
+used the default provider of their package point at a synthesized ``default_<version>``
+provider resource, as in a real state. Secrets are written in the ``--show-secrets`` form
+(``plaintext``), since nothing here can encrypt for the stack's secrets provider; in a preview
+capture unknown values keep the engine's unknown sentinel.
 
 ``pulumi policy analyze --file`` and ``pulumi stack import`` read this; ``STACK_EXPORT_SCHEMA``
 (``stack_export.schema.json``) describes it and the tests validate every export against it.
@@ -61,8 +63,12 @@ def deployment(
     for resource in resources:
         # A fresh deployment: every resource created, and last modified, now.
         resource["created"] = resource["modified"] = when
+    # As the CLI writes it (stack.SerializeDeploymentWithMetadata): a deployment using a feature
+    # older CLIs do not know is version 4 and names it, so they refuse it rather than drop it.
+    features = sorted({f for r in resources for key, f in _FEATURES.items() if key in r})
     return {
-        "version": 3,
+        "version": 4 if features else 3,
+        **({"features": features} if features else {}),
         "deployment": {
             "manifest": {
                 "time": when,
@@ -104,7 +110,7 @@ def _resource(r: Registration, provider: str, project_root: Path | None) -> dict
     # of the previous state, and an export of a fresh deployment has no previous state.
     options: dict[str, Any] = {
         "additionalSecretOutputs": list(r.additional_secret_outputs),
-        "customTimeouts": _timeouts_in_seconds(r.custom_timeouts),
+        "customTimeouts": _state(_timeouts_in_seconds(r.custom_timeouts)),
         "importID": r.import_id,
         "deletedWith": r.deleted_with,
         "replaceWith": list(r.replace_with),
@@ -118,7 +124,16 @@ def _resource(r: Registration, provider: str, project_root: Path | None) -> dict
             {"sourcePosition": _source_position(project_root, *frame)} for frame in r.stack_trace
         ]
     entry.update({key: value for key, value in options.items() if value})
+    if r.replacement_trigger is not None:  # any value, false and 0 too, as Go's omitempty
+        entry["replacementTrigger"] = _state(r.replacement_trigger)
+    if r.resource_hooks:
+        entry["resourceHooks"] = dict(sorted(r.resource_hooks.items()))
     return entry
+
+
+# The resource fields that make a deployment use a feature (stack.ApplyFeatures), of those
+# gpufleet's exports can hold.
+_FEATURES = {"replaceWith": "replaceWith", "resourceHooks": "hooks"}
 
 
 def _source_position(root: Path, file: str, line: int, column: int) -> str:
@@ -183,14 +198,29 @@ def _default_provider(capture: Capture, package: str) -> dict[str, Any]:
 
 
 def _state(value: Any) -> Any:
-    """Wire-form values in checkpoint form: secrets carry their plaintext as JSON text."""
+    """Wire-form values in checkpoint form: secrets carry their plaintext as JSON text, whole
+    numbers written as Go writes a float64 (``100``, not ``100.0``)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) <= _EXACT:
+        return int(value)
     if isinstance(value, list):
         return [_state(v) for v in value]
     if not isinstance(value, dict):
         return value
     if value.get(SIG_KEY) == SECRET_SIG and "value" in value:
-        return {SIG_KEY: SECRET_SIG, "plaintext": json.dumps(value["value"])}
+        return {SIG_KEY: SECRET_SIG, "plaintext": _go_json(_state(value["value"]))}
     return {k: _state(v) for k, v in value.items()}
+
+
+def _go_json(value: Any) -> str:
+    """``value`` as Go's json.Marshal writes it (a secret's plaintext): compact, keys sorted,
+    HTML characters and line separators escaped."""
+    text = json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+    return text.translate(_GO_ESCAPES)
+
+
+_GO_ESCAPES = str.maketrans({c: f"\\u{ord(c):04x}" for c in "<>&\u2028\u2029"})
+# Whole numbers a float64 holds exactly; Go writes larger ones in exponent form (1e+21).
+_EXACT = 2**53
 
 
 def _version(distribution: str) -> str:

@@ -31,6 +31,10 @@ def decode_struct(struct: struct_pb2.Struct) -> dict[str, Any]:
     return json_format.MessageToDict(struct)
 
 
+def decode_value(value: struct_pb2.Value) -> Any:
+    return json_format.MessageToDict(value)
+
+
 def is_unknown(value: Any) -> bool:
     """True for a value the engine cannot know yet (anywhere in a preview)."""
     if value == UNKNOWN:

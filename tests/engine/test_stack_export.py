@@ -135,6 +135,43 @@ def test_the_export_keeps_the_resource_options_the_engine_records() -> None:
     # Every resource was created (and last modified) with the deployment.
     manifest = document["deployment"]["manifest"]
     assert {r["created"] for r in document["deployment"]["resources"]} == {manifest["time"]}
+    # replaceWith is a feature older CLIs do not know: version 4 names it, as the CLI writes.
+    assert document["version"] == 4 and document["features"] == ["replaceWith"]
+
+
+def test_the_export_keeps_replacement_triggers_and_hooks_as_the_engine_records_them() -> None:
+    def program() -> None:
+        hook = pulumi.ResourceHook("notify", lambda args: None)
+        retry = pulumi.ErrorHook("retry", lambda args: False)
+        aws.s3.Bucket(
+            "data",
+            opts=pulumi.ResourceOptions(
+                replacement_trigger={"generation": 2, "key": pulumi.Output.secret("k<1>")},
+                hooks=pulumi.ResourceHookBinding(before_create=[hook], on_error=[retry]),
+            ),
+        )
+        aws.s3.Bucket("flag", opts=pulumi.ResourceOptions(replacement_trigger=False))
+
+    document = export_of(program)
+    validate_export(document)
+    by_name = {r["urn"].rsplit("::", 1)[-1]: r for r in document["deployment"]["resources"]}
+    data = by_name["data"]
+    # Whole numbers as Go writes them; a secret's plaintext as json.Marshal does.
+    assert data["replacementTrigger"] == {
+        "generation": 2,
+        "key": {SIG_KEY: SECRET_SIG, "plaintext": '"k\\u003c1\\u003e"'},
+    }
+    assert '"generation": 2,' in json.dumps(data)
+    assert data["resourceHooks"] == {"BeforeCreate": ["notify"], "OnError": ["retry"]}
+    assert by_name["flag"]["replacementTrigger"] is False  # any value but none is recorded
+    assert document["version"] == 4 and document["features"] == ["hooks"]
+    # gpufleet reads what it writes: version 4 too.
+    assert len(from_deployment(document, "export.json")) == len(by_name)
+
+
+def test_an_export_using_no_feature_stays_version_3() -> None:
+    document = export_of(small_program)
+    assert document["version"] == 3 and "features" not in document
 
 
 def test_source_positions_are_project_urls_as_the_engine_writes_them(tmp_path: Path) -> None:
