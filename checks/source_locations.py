@@ -18,6 +18,8 @@ from pathlib import Path
 
 from gpufleet.checks.check_run import Locator, SourceLocation, SourceRoot
 from gpufleet.engine.analyzer_resources import AnalyzerResource
+from gpufleet.text_input import InputFileError, read_text_file
+from gpufleet.yaml_input import MAX_YAML_BYTES
 
 _WORKLOADS = re.compile(r"^(\s*)gpufleet:workloads:\s*$")
 _NAME = re.compile(r"^\s*-\s*name:\s*['\"]?([^'\"#\s]+)")
@@ -26,9 +28,11 @@ _NAME = re.compile(r"^\s*-\s*name:\s*['\"]?([^'\"#\s]+)")
 def workload_lines(stack_config: Path) -> dict[str, int]:
     """Workload name -> line of its ``- name:`` in a gpufleet stack config (1-based)."""
     try:
-        lines = stack_config.read_text(encoding="utf-8").splitlines()
-    except OSError:
+        # Read as the stack config was (a program could have swapped it for a FIFO since).
+        text = read_text_file(stack_config, what="a stack config", limit=MAX_YAML_BYTES)
+    except InputFileError:
         return {}
+    lines = text.splitlines()
     found: dict[str, int] = {}
     indent: int | None = None
     for number, line in enumerate(lines, start=1):

@@ -75,6 +75,13 @@ class PulumiProject:
     def stack_config_file(self, stack: str) -> Path:
         return self.stack_config_dir / f"Pulumi.{stack}.yaml"
 
+    def has_stack_config(self, stack: str) -> bool:
+        """Whether anything is at the stack's config path (a dangling link too): it is read as
+        the stack's config, or refused as one (a directory, a device); only a path with nothing
+        there is a stack without config."""
+        path = self.stack_config_file(stack)
+        return path.exists() or path.is_symlink()
+
     def configured_stacks(self) -> list[str]:
         """Stacks with a ``Pulumi.<stack>.yaml`` in the stack config directory."""
         prefix, suffix = "Pulumi.", ".yaml"
@@ -153,7 +160,7 @@ def program_setup(directory: Path, stack: str, config_file: Path | None = None) 
     used."""
     project = load_project(directory)
     config_path = config_file or project.stack_config_file(stack)
-    if config_file is not None or config_path.is_file():
+    if config_file is not None or project.has_stack_config(stack):
         config, secret_keys = load_stack_config(project.name, config_path)
     elif known := project.configured_stacks():
         # Pulumi allows a stack without a config file, but offline there is no backend to say

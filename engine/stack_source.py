@@ -89,6 +89,6 @@ def _export_stack_config(
     except ProgramError:
         return {}, None
     path = project.stack_config_file(source.stack)
-    if project.name != project_name or not path.is_file():
+    if project.name != project_name or not project.has_stack_config(source.stack):
         return {}, None
     return load_stack_config(project.name, path)[0], None

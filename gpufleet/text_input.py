@@ -5,6 +5,7 @@ file and the line, never a traceback or unbounded memory."""
 
 from __future__ import annotations
 
+import os
 import stat
 from pathlib import Path
 from typing import Self
@@ -38,21 +39,25 @@ def read_text_file(path: Path, *, what: str, limit: int, keep_bom: bool = False)
     """The text of ``path``; ``what`` names the kind of file in messages ("a workload spec").
     A leading byte-order mark is dropped, unless ``keep_bom`` (a file written back keeps it)."""
     try:
-        info = path.stat()
+        # Opened without waiting and checked as opened: a FIFO (or a file swapped for one after
+        # a check by name) would block the read forever.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
         raise InputFileError(str(path), f"cannot read: {exc.strerror or exc}") from None
+    info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
         raise InputFileError(str(path), "cannot read: not a regular file")
-    if info.st_size > limit:
-        raise InputFileError(
-            str(path),
-            f"too large to be {what} ({info.st_size:,} bytes; the limit is {limit:,})",
-        )
-    try:
-        with path.open("rb") as handle:
+    with os.fdopen(fd, "rb") as handle:
+        if info.st_size > limit:
+            raise InputFileError(
+                str(path),
+                f"too large to be {what} ({info.st_size:,} bytes; the limit is {limit:,})",
+            )
+        try:
             raw = handle.read(limit + 1)
-    except OSError as exc:
-        raise InputFileError(str(path), f"cannot read: {exc.strerror or exc}") from None
+        except OSError as exc:
+            raise InputFileError(str(path), f"cannot read: {exc.strerror or exc}") from None
     if len(raw) > limit:  # grew while we read it
         raise InputFileError(str(path), f"too large to be {what} (the limit is {limit:,} bytes)")
     text = decode_utf8(raw, str(path))

@@ -3,6 +3,7 @@ their resource and line, input errors."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -64,3 +65,26 @@ def test_a_stack_without_config_among_configured_ones_is_an_input_error(tmp_path
         main, ["preview", "--program", str(tmp_path), "--stack", "prdo", "--config", str(empty)]
     )
     assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("kind", ["device", "fifo", "directory", "dangling link"])
+@pytest.mark.parametrize("command", ["preview", "check", "cost"])
+def test_something_not_a_file_at_the_stack_config_path_is_refused(
+    tmp_path: Path, kind: str, command: str
+) -> None:
+    """Not read as an empty config (nor read forever): one line naming it, exit 2."""
+    (tmp_path / "Pulumi.yaml").write_text("name: p\nruntime: python\n")
+    (tmp_path / "__main__.py").write_text("")
+    path = tmp_path / "Pulumi.prod.yaml"
+    if kind == "device":
+        path.symlink_to("/dev/zero")
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    else:
+        path.symlink_to(tmp_path / "nowhere.yaml")
+    result = CliRunner().invoke(main, [command, "--program", str(tmp_path), "--stack", "prod"])
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"{path}:1: file: cannot read: ")
