@@ -9,7 +9,8 @@ The XML is valid against Jenkins' ``junit-10.xsd`` (the xUnit plugin's, the stri
 reading of the format; ``junit-10.xsd`` beside this module, for tests): a test case takes no
 ``file`` or ``line`` attribute there, so where a finding comes from is the first line of its
 failure or output text. Characters XML 1.0 cannot carry at all (most controls, even as
-references) are written as ``\\xNN`` escapes, as on a terminal.
+references) are written as ``\\xNN`` escapes, as on a terminal; carriage returns, C1 controls
+and bidirectional overrides as character references.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ JUNIT_SCHEMA = Path(__file__).with_name("junit-10.xsd")
 # Not a Char of XML 1.0 (section 2.2): C0 controls but tab, newline and carriage return, lone
 # surrogates, U+FFFE and U+FFFF.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+_AS_REFERENCE = re.compile("[\r\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def xml_text(value: str) -> str:
@@ -86,7 +90,13 @@ def junit_xml(report: CheckReport) -> str:
     suites.set("tests", str(total_tests))
     suites.set("failures", str(total_failures))
     ET.indent(suites)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode")
+    document = ET.tostring(suites, encoding="unicode")
+    # Carriage returns (a parser would read them as newlines), C1 controls and bidirectional
+    # overrides as character references: the same XML, shown safely on a terminal. Only text
+    # and attribute values can hold them (no CDATA is written).
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + _AS_REFERENCE.sub(
+        lambda found: f"&#x{ord(found.group()):X};", document
+    )
 
 
 def _case(suite: ET.Element, finding: Finding) -> None:

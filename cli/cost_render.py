@@ -35,6 +35,7 @@ from gpufleet.github_text import (
     markdown_text,
     size_of,
 )
+from gpufleet.terminal_text import escape_controls
 
 ESTIMATED = "~"
 UNPRICED = "unpriced"
@@ -239,8 +240,8 @@ def _masked(cell: str | Text, outcome: CostOutcome) -> str | Text:
 
 
 def _title(report: CostReport, mask: SecretMask) -> Text:
-    return tables.bold(mask(report.stack)) + mask(
-        f": GPU cost of {report.project}, prices as of {report.cost.catalog_as_of}"
+    return tables.bold(mask(report.stack)) + escape_controls(
+        mask(f": GPU cost of {report.project}, prices as of {report.cost.catalog_as_of}")
     )
 
 

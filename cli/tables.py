@@ -46,7 +46,8 @@ def console(file: IO[str] | None = None, **options: Any) -> Console:
 
 
 def bold(text: str) -> Text:
-    return Text(text, style="bold")
+    """``text`` in bold, its control characters escaped (a ``Text`` is printed as it is)."""
+    return Text(escape_controls(text), style="bold")
 
 
 def table(*columns: tuple[str, str]) -> Table:

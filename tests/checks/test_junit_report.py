@@ -61,3 +61,18 @@ def test_text_xml_cannot_carry_is_escaped(schema: xmlschema.XMLSchema10) -> None
     assert "evil\\x1b]0;x\\x07" in names
     messages = [f.get("message") for f in suites.iter("failure")]
     assert "bad\\x00byte \\xfffe & <tag>" in messages
+
+
+def test_carriage_returns_and_bidirectional_overrides_are_references(
+    schema: xmlschema.XMLSchema10,
+) -> None:
+    # Raw, a parser reads \r as a newline and a terminal shows the text reordered.
+    name = "a\rb\u202ec\u2066d\x85e"
+    made = report([finding(name, message=f"quoting {name}")])
+    text = junit_xml(made)
+    schema.validate(text)
+    assert not any(c in text for c in "\r\u202e\u2066\x85")
+    assert "a&#xD;b&#x202E;c&#x2066;d&#x85;e" in text
+    suites = ET.fromstring(text)
+    assert name in {c.get("name") for c in suites.iter("testcase")}  # the same XML
+    assert f"quoting {name}" in {f.get("message") for f in suites.iter("failure")}

@@ -14,10 +14,12 @@ from gpufleet.terminal_text import escape_controls
 
 PROGRAM = """
 import pulumi_aws as aws
-aws.ec2.Instance("evil\\x1b]0;pwned\\x07\\x1b[2Jname", instance_type="g6.xlarge", ami="ami-1")
+aws.ec2.Instance("evil\\x1b]0;pwned\\x07\\x1b[2Jname", instance_type="g6.xlarge", ami="ami-1",
+                 tags={"workload": "w\\x1b[31m\\u202e\\r\\x00k"})
 """
-# Anything from C0 but newline, and DEL / C1: what a terminal acts on.
-CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
+# Anything from C0 but newline, DEL / C1 and bidirectional overrides: what a terminal acts on
+# or shows out of order.
+CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +35,8 @@ def test_names_print_escaped(program: Path, command: str) -> None:
     result = CliRunner().invoke(main, [command, "--program", str(program), "--stack", "dev"])
     assert result.exit_code in (0, 1), result.output
     assert "evil\\x1b]0;pwned\\x07\\x1b[2Jname" in result.output
+    if command == "cost":  # the workload's row, from the tag
+        assert "w\\x1b[31m\\u202e\\x0d\\x00k" in result.output
     assert not CONTROL.search(result.output), repr(CONTROL.search(result.output))
 
 
