@@ -11,7 +11,8 @@ what the command printed, in order, and never replaces it. Only a regular file i
 through a temporary file in its own folder renamed over it; the file keeps its mode (a new
 file gets what ``open`` would give it under the umask).
 
-No temporary file is left behind, on any exit. Where the file system allows it (Linux
+No temporary file is left behind by an error, Ctrl-C, ``SIGTERM`` or ``SIGHUP``, and almost
+never by a ``SIGKILL``, which no process can catch. Where the file system allows it (Linux
 ``O_TMPFILE``), the new content is written to an unnamed file that has no name to leave
 behind until it is complete and synced; it is then linked to ``.<file>.<random>.gpufleet-tmp``
 and at once renamed over the file, with ``SIGINT``, ``SIGTERM`` and ``SIGHUP`` held off in
