@@ -17,9 +17,11 @@ from typing import Any
 import jsonschema
 
 from gpufleet.checks.analyzer_protocol import LEVELS, PackInfo
-from gpufleet.json_input import JsonInputError, line_of, read_json_file
+from gpufleet.json_input import JsonInputError, read_json_file, top_level_lines
 
 ALL = "all"
+# A policy config names each policy of a pack once, with a few properties: a few kilobytes.
+MAX_POLICY_CONFIG_BYTES = 1024 * 1024
 
 
 class PolicyConfigError(Exception):
@@ -31,7 +33,7 @@ class PolicyConfigError(Exception):
 def load_policy_config(path: Path) -> tuple[dict[str, Any], str]:
     """(the parsed file, its text); PolicyConfigError for an unreadable or non-object file."""
     try:
-        data, text = read_json_file(path, what="a policy config")
+        data, text = read_json_file(path, what="a policy config", limit=MAX_POLICY_CONFIG_BYTES)
     except JsonInputError as exc:
         raise PolicyConfigError([str(exc)]) from None
     if not isinstance(data, dict):
@@ -45,9 +47,10 @@ def reconcile(
     """Every policy's (enforcement level, properties); PolicyConfigError listing problems."""
     where = str(path) if path is not None else "policy config"
     problems: list[str] = []
+    lines = top_level_lines(text)
 
     def at(key: str) -> str:
-        return f"{where}:{line_of(text, (key,))}"
+        return f"{where}:{lines.get(key, 1)}"
 
     known = {p.name for p in pack.policies}
     for key in config:

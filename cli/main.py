@@ -70,7 +70,9 @@ preview_option = click.option(
 
 
 def _fail_input(lines: list[str]) -> NoReturn:
-    for line in lines:
+    from gpufleet.text_input import shown_problems
+
+    for line in shown_problems(lines):
         messages.echo(line, err=True)
     sys.exit(2)
 

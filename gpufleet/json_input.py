@@ -17,28 +17,43 @@ from typing import Any
 
 from gpufleet.text_input import MAX_NESTING, InputFileError, read_text_file
 
-# Stack exports of thousands of resources stay well under this; the parsed document costs a few
-# times the file's size in memory, which stays under half a gigabyte.
+# The largest JSON file gpufleet reads (a stack export, a saved cost report; smaller kinds pass
+# their own limit): the export of a generated 250-workload stack (2,633 resources) is 13 MB.
 MAX_JSON_BYTES = 64 * 1024 * 1024
+# How many values a JSON file may hold, counted before parsing as an upper bound (every value
+# but the first follows a ',', '[' or '{', so their count bounds the values; those inside
+# strings count too): memory and time go with values, not bytes — 64 MiB of ``[1,1,...]`` is
+# 32 million values and gigabytes once parsed. That 2,633-resource export counts 259,025.
+MAX_JSON_VALUES = 1_000_000
 
 
 class JsonInputError(InputFileError):
     """One line: the file, where in it when known, and what is wrong."""
 
 
-def read_json_file(path: Path, *, what: str) -> tuple[Any, str]:
+def read_json_file(path: Path, *, what: str, limit: int | None = None) -> tuple[Any, str]:
     """(the parsed document, its text). ``what`` names the kind of file in messages
-    ("a stack export")."""
+    ("a stack export"); ``limit`` is its size limit in bytes (a kind of file that is small in
+    practice has a smaller one; ``MAX_JSON_BYTES`` otherwise)."""
     try:
-        text = read_text_file(path, what=what, limit=MAX_JSON_BYTES)
+        text = read_text_file(path, what=what, limit=MAX_JSON_BYTES if limit is None else limit)
     except InputFileError as exc:
         raise JsonInputError.of(exc) from None
+    except MemoryError:
+        raise JsonInputError(str(path), f"too large to read as {what}: out of memory") from None
     return parse_json(text, str(path), what=what), text
 
 
 def parse_json(text: str, source: str, *, what: str) -> Any:
     """``text`` parsed as strict JSON, nested at most ``MAX_NESTING`` deep; JsonInputError
     naming ``source`` otherwise."""
+    values = text.count(",") + text.count("[") + text.count("{") + 1
+    if values > MAX_JSON_VALUES:
+        raise JsonInputError(
+            source,
+            f"too many values to be {what} (up to {values:,}; the limit is {MAX_JSON_VALUES:,})",
+            field="json",
+        )
     try:
         data = json.loads(text, parse_constant=_not_json, parse_float=_finite)
     except json.JSONDecodeError as exc:
@@ -51,6 +66,10 @@ def parse_json(text: str, source: str, *, what: str) -> Any:
         ) from None
     except RecursionError:
         raise JsonInputError(source, f"not {what}: nested too deeply", field="json") from None
+    except MemoryError:
+        raise JsonInputError(
+            source, f"too large to read as {what}: out of memory", field="json"
+        ) from None
     except ValueError:  # an integer with more digits than Python converts
         raise JsonInputError(
             source, f"not {what}: a number too long to read", field="json"
@@ -65,14 +84,18 @@ def parse_json(text: str, source: str, *, what: str) -> Any:
 def _depth_over(data: Any, limit: int) -> bool:
     """Deeper than ``limit``? Walked without recursion: what reads the document next may
     recurse, and must not meet a depth that breaks it."""
-    pending = [(data, 0)]
+    if not isinstance(data, dict | list):
+        return False
+    # Containers only: a pair per scalar would cost more than the document itself.
+    pending: list[tuple[dict[Any, Any] | list[Any], int]] = [(data, 1)]
     while pending:
         value, depth = pending.pop()
-        if isinstance(value, dict | list):
-            if depth >= limit:
-                return True
-            children = value.values() if isinstance(value, dict) else value
-            pending.extend((child, depth + 1) for child in children)
+        children = value.values() if isinstance(value, dict) else value
+        for child in children:
+            if isinstance(child, dict | list):
+                if depth >= limit:
+                    return True
+                pending.append((child, depth + 1))
     return False
 
 
@@ -155,3 +178,30 @@ def _skip_space(text: str, position: int) -> int:
 
 def _line(text: str, position: int) -> int:
     return text.count("\n", 0, position) + 1
+
+
+def top_level_lines(text: str) -> dict[str, int]:
+    """The line of each key of the JSON object ``text`` (its first occurrence), in one pass:
+    a file with many problems is not rescanned from its start for each (``line_of`` per key
+    would be quadratic). Empty when ``text`` is not an object."""
+    decoder = json.JSONDecoder()
+    lines: dict[str, int] = {}
+    position = _skip_space(text, 0)
+    if text[position : position + 1] != "{":
+        return lines
+    position = _skip_space(text, position + 1)
+    counted, line = 0, 1
+    while position < len(text) and text[position] == '"':
+        line += text.count("\n", counted, position)
+        counted = position
+        try:
+            key, position = decoder.raw_decode(text, position)
+            position = _skip_space(text, _skip_space(text, position) + 1)  # past ':'
+            _, position = decoder.raw_decode(text, position)
+        except ValueError:
+            break
+        lines.setdefault(key, line)
+        position = _skip_space(text, position)
+        if position < len(text) and text[position] == ",":
+            position = _skip_space(text, position + 1)
+    return lines

@@ -14,6 +14,9 @@ BOM = "\ufeff"
 # How deep a YAML or JSON document may nest: no spec, config or export comes near it, and code
 # that reads documents recursively stays far from Python's recursion limit.
 MAX_NESTING = 100
+# How many problems are printed for bad input: the first ones, then one line counting the rest
+# (a file of 100,000 unknown keys is not 100,000 lines to read).
+MAX_PROBLEMS_SHOWN = 100
 
 
 class InputFileError(Exception):
@@ -33,6 +36,14 @@ class InputFileError(Exception):
     def of(cls, problem: InputFileError) -> Self:
         """The same problem as this more specific kind (a stack file's, a JSON file's)."""
         return cls(problem.file, problem.message, line=problem.line, field=problem.field)
+
+
+def shown_problems(lines: list[str]) -> list[str]:
+    """The first ``MAX_PROBLEMS_SHOWN`` of ``lines``, and a line saying how many more there are."""
+    if len(lines) <= MAX_PROBLEMS_SHOWN:
+        return lines
+    rest = len(lines) - MAX_PROBLEMS_SHOWN
+    return [*lines[:MAX_PROBLEMS_SHOWN], f"... and {rest:,} more problems"]
 
 
 def read_text_file(path: Path, *, what: str, limit: int, keep_bom: bool = False) -> str:

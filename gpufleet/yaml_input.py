@@ -15,6 +15,9 @@ kilobytes of nested brackets. While building:
   (``!!int zz``) is an error, not a traceback;
 - numbers must be finite (``.nan`` and ``.inf`` are refused: no price, size or budget can be
   one) and short enough to convert; a duplicate key is an error (PyYAML keeps the last one);
+- at most ``MAX_YAML_VALUES`` values (keys, scalars, mappings, sequences, aliases) are built:
+  time and memory go with values, not bytes (16 MiB of ``[1,1,...]`` is 8 million values,
+  gigabytes and tens of seconds);
 - one document only.
 
 Every problem is a ``YamlInputError`` with the line and the field it was found at.
@@ -41,6 +44,11 @@ Path_ = tuple[str | int, ...]
 
 MAX_YAML_BYTES = 16 * 1024 * 1024
 MAX_ALIAS_NODES = 100_000
+# Specs and stack configs are small: the generated stack config of a 250-workload spec holds
+# 9,453 values (the spec 4,015), a 2,000-workload spec some 24,000. Reading this many takes a
+# second or two and well under 500 MB, whatever reads the document next (a spec of 50,000
+# unknown keys: 2.5 s, 112 MB).
+MAX_YAML_VALUES = 100_000
 
 _TAG = "tag:yaml.org,2002:"
 _SCALAR_TAGS = {f"{_TAG}{name}" for name in ("str", "int", "float", "bool", "null")}
@@ -98,6 +106,8 @@ def parse_yaml(text: str, file: str) -> LocatedDocument:
         raise YamlInputError(file, message, line=line, field="yaml") from None
     except yaml.YAMLError as exc:
         raise YamlInputError(file, f"not valid YAML: {exc}", field="yaml") from None
+    except MemoryError:
+        raise YamlInputError(file, "too large to read: out of memory", field="yaml") from None
     return LocatedDocument(builder.result, builder.lines)
 
 
@@ -129,6 +139,7 @@ class _Builder:
         self.open_anchors: set[str] = set()
         self.sizes: list[int] = []  # values built so far inside each open container
         self.alias_nodes = 0
+        self.values = 0
         self.documents = 0
         self.result: Any = None
         self.resolver = yaml.resolver.Resolver()
@@ -137,6 +148,15 @@ class _Builder:
     # -- events --------------------------------------------------------------------------
 
     def take(self, event: yaml.Event) -> None:
+        if isinstance(event, yaml.NodeEvent):
+            self.values += 1
+            if self.values > MAX_YAML_VALUES:
+                raise YamlInputError(
+                    self.file,
+                    f"more than {MAX_YAML_VALUES:,} values (the limit is {MAX_YAML_VALUES:,})",
+                    line=event.start_mark.line + 1,
+                    field="yaml",
+                )
         if isinstance(event, yaml.DocumentStartEvent):
             self.documents += 1
             if self.documents > 1:

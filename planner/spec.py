@@ -147,6 +147,10 @@ class GpuByModel(SpecModel):
     )
 
 
+# How many workloads one spec may hold: planning takes about a millisecond a workload and its
+# table as long again, so this plans in a few seconds; a team's spec holds dozens.
+MAX_WORKLOADS = 2_000
+
 _GPU_FORM_KEYS = {"name": "by_name", "min_memory_gib": "by_memory", "params_billions": "by_model"}
 
 
@@ -369,7 +373,7 @@ class WorkloadSpec(SpecModel):
         Field(min_length=1),
     ]
     defaults: Defaults = Field(default_factory=Defaults)
-    workloads: Annotated[list[Workload], Field(min_length=1)]
+    workloads: Annotated[list[Workload], Field(min_length=1, max_length=MAX_WORKLOADS)]
 
 
 def spec_json_schema() -> dict[str, Any]:

@@ -104,6 +104,11 @@ def _message(error: dict[str, Any]) -> str:
         return "unknown field" + did_you_mean(str(error["loc"][-1]), _FIELD_NAMES)
     if kind == "missing":
         return "required field is missing"
+    context = error.get("ctx") or {}
+    if kind == "too_long" and context.get("field_type") == "List":
+        actual = context.get("actual_length")
+        count = f"{actual:,} items" if isinstance(actual, int) else "too many items"
+        return f"{count} (the limit is {context['max_length']:,})"
     message = str(error["msg"])
     for prefix in ("Value error, ", "Assertion failed, "):
         message = message.removeprefix(prefix)

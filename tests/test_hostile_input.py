@@ -22,15 +22,24 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gpufleet.checks.baseline import MAX_BASELINE_BYTES
+from gpufleet.checks.policy_config import MAX_POLICY_CONFIG_BYTES
 from gpufleet.cli.main import main
 from gpufleet.engine.capture import capture_program
 from gpufleet.engine.stack_export import deployment_text
+from gpufleet.json_input import MAX_JSON_VALUES
+from gpufleet.planner.catalog import MAX_CATALOG_ROWS
+from gpufleet.planner.spec import MAX_WORKLOADS
+from gpufleet.text_input import MAX_PROBLEMS_SHOWN
+from gpufleet.yaml_input import MAX_YAML_VALUES
 from tests.engine.samples import small_program
 from tests.helpers import ROOT
 
 MAX_SECONDS = 5.0
 MAX_BYTES = 500 * 1024 * 1024
 PROBLEM_LINE = re.compile(r"^.+:\d+: \S.*: .+$")
+# After the first MAX_PROBLEMS_SHOWN problems, one line counts the rest.
+MORE_PROBLEMS = re.compile(r"^\.\.\. and [\d,]+ more problems$")
 
 SPEC = (ROOT / "examples" / "workloads.yaml").read_bytes()
 STACK_CONFIG = (ROOT / "stacks" / "Pulumi.dev.yaml").read_bytes()
@@ -141,7 +150,9 @@ def run_bounded(args: list[str], size: int = 0) -> tuple[int, str]:
     assert memory.grew < MAX_BYTES, f"{what}: {memory.grew / 2**20:.0f} MiB"
     if result.exit_code == 2:
         for line in result.stderr.splitlines():
-            assert PROBLEM_LINE.match(line), f"{what}: not file:line: field: message: {line!r}"
+            assert PROBLEM_LINE.match(line) or MORE_PROBLEMS.match(line), (
+                f"{what}: not file:line: field: message: {line!r}"
+            )
     return result.exit_code, result.stderr
 
 
@@ -253,3 +264,142 @@ def test_a_json_line_points_at_the_field(tmp_path: Path, export_seed: bytes) -> 
     line = text[: text.index('"type": 7')].count("\n") + 1
     assert code == 2
     assert stderr == f"{export}:{line}: deployment.resources[2].type: missing or not a string\n"
+
+
+# Files under the size limits whose count of values would still take gigabytes or minutes: each
+# stops at a limit on values, rows or workloads (or a smaller size limit for its kind), at once.
+JSON_VALUES_OVER = "[" + "1," * MAX_JSON_VALUES + "1]"
+
+
+def _one_limit_line(stderr: str, path: Path, limit: int) -> None:
+    assert stderr.count("\n") == 1, stderr
+    assert stderr.startswith(f"{path}:"), stderr
+    assert f"the limit is {limit:,}" in stderr, stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "limit"),
+    [
+        (["cost", "--env", "dev", "--from-export", "{big}"], MAX_JSON_VALUES),
+        (
+            ["cost", "--env", "dev", "--from-export", "{export}", "--compare-to", "{big}"],
+            MAX_JSON_VALUES,
+        ),
+        (
+            ["check", "--env", "dev", "--from-export", "{export}", "--baseline", "{big}"],
+            MAX_JSON_VALUES,
+        ),
+        (
+            ["check", "--env", "dev", "--from-export", "{export}", "--policy-config", "{big}"],
+            MAX_POLICY_CONFIG_BYTES,
+        ),
+    ],
+    ids=["from-export", "compare-to", "baseline", "policy-config"],
+)
+def test_a_json_file_of_too_many_values_is_one_line(
+    tmp_path: Path, export_seed: bytes, args: list[str], limit: int
+) -> None:
+    big = tmp_path / "big.json"
+    big.write_text(JSON_VALUES_OVER)
+    export = tmp_path / "export.json"
+    export.write_bytes(export_seed)
+    args = [a.format(big=big, export=export) for a in args]
+    code, stderr = run_bounded(args)
+    assert code == 2
+    _one_limit_line(stderr, big, limit)
+
+
+def test_a_baseline_has_its_own_size_limit(tmp_path: Path, export_seed: bytes) -> None:
+    export = tmp_path / "export.json"
+    export.write_bytes(export_seed)
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text('"' + "x" * MAX_BASELINE_BYTES + '"')
+    code, stderr = run_bounded(
+        ["check", "--env", "dev", "--from-export", str(export), "--baseline", str(baseline)]
+    )
+    assert code == 2 and "too large to be a gpufleet baseline" in stderr
+    _one_limit_line(stderr, baseline, MAX_BASELINE_BYTES)
+
+
+def test_a_policy_config_of_many_problems_is_read_in_one_pass_and_shown_in_part(
+    tmp_path: Path, export_seed: bytes
+) -> None:
+    # Each problem's line was found by rescanning the file from its start: 8,000 unknown
+    # policies took 20 s. Now linear, and only the first problems are printed.
+    count = 20_000
+    export = tmp_path / "export.json"
+    export.write_bytes(export_seed)
+    config = tmp_path / "dev.json"
+    config.write_text("{\n" + ",\n".join(f'"k{i}": "advisory"' for i in range(count)) + "}")
+    code, stderr = run_bounded(
+        ["check", "--env", "dev", "--from-export", str(export), "--policy-config", str(config)]
+    )
+    lines = stderr.splitlines()
+    assert code == 2 and len(lines) == MAX_PROBLEMS_SHOWN + 1
+    assert lines[0].startswith(f"{config}:2: k0: no such policy")
+    assert lines[MAX_PROBLEMS_SHOWN - 1].startswith(f"{config}:{MAX_PROBLEMS_SHOWN + 1}: k")
+    assert lines[-1] == f"... and {count - MAX_PROBLEMS_SHOWN:,} more problems"
+
+
+def test_a_catalog_of_too_many_rows_is_one_line(tmp_path: Path) -> None:
+    header, row = CATALOG.split(b"\n")[:2]
+    catalog = tmp_path / "catalog.csv"
+    catalog.write_bytes(header + b"\n" + (row + b"\n") * (MAX_CATALOG_ROWS + 1))
+    code, stderr = run_bounded(["catalog", "list", "--catalog", str(catalog)])
+    assert code == 2
+    _one_limit_line(stderr, catalog, MAX_CATALOG_ROWS)
+    assert stderr.startswith(f"{catalog}:{MAX_CATALOG_ROWS + 2}: row: more than")
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "x: [" + "1," * MAX_YAML_VALUES + "1]\n",
+        "".join(f"k{i}: {i}\n" for i in range(MAX_YAML_VALUES // 2 + 1)),
+    ],
+    ids=["list", "keys"],
+)
+def test_a_yaml_file_of_too_many_values_is_one_line(tmp_path: Path, content: str) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(content)
+    code, stderr = run_bounded(["validate", str(spec)])
+    assert code == 2 and f": yaml: more than {MAX_YAML_VALUES:,} values" in stderr
+    _one_limit_line(stderr, spec, MAX_YAML_VALUES)
+
+
+def test_a_stack_config_of_too_many_values_is_one_line(tmp_path: Path) -> None:
+    stacks = tmp_path / "stacks"
+    stacks.mkdir()
+    config = stacks / "Pulumi.dev.yaml"
+    config.write_text("config:\n  p:x: [" + "1," * MAX_YAML_VALUES + "1]\n")
+    example = str(ROOT / "examples" / "workloads.yaml")
+    code, stderr = run_bounded(
+        ["generate", example, "--env", "dev", "--stacks-dir", str(stacks), "--dry-run"]
+    )
+    assert code == 2
+    _one_limit_line(stderr, config, MAX_YAML_VALUES)
+
+
+def test_a_spec_of_too_many_workloads_is_one_line(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    head = SPEC.decode().split("\nworkloads:")[0]
+    workloads = "".join(
+        f"  - {{name: w{i}, kind: training, gpu: {{min_memory_gib: 16}}, interruptible: true, "
+        "hours_per_month: 10}\n"
+        for i in range(MAX_WORKLOADS + 1)
+    )
+    spec.write_text(f"{head}\nworkloads:\n{workloads}")
+    code, stderr = run_bounded(["plan", str(spec), "--env", "staging"])
+    assert code == 2
+    _one_limit_line(stderr, spec, MAX_WORKLOADS)
+    assert f": workloads: {MAX_WORKLOADS + 1:,} items (the limit is" in stderr
+
+
+def test_a_spec_of_many_unknown_keys_prints_the_first_problems(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    count = 5_000
+    spec.write_text(SPEC.decode() + "".join(f"unknown_{i}: 1\n" for i in range(count)))
+    code, stderr = run_bounded(["validate", str(spec)])
+    lines = stderr.splitlines()
+    assert code == 2 and len(lines) == MAX_PROBLEMS_SHOWN + 1
+    assert lines[-1] == f"... and {count - MAX_PROBLEMS_SHOWN:,} more problems"

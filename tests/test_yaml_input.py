@@ -39,3 +39,27 @@ def _leaves(data: object) -> list[object]:
     if isinstance(data, list):
         return [leaf for value in data for leaf in _leaves(value)]
     return [data]
+
+
+def test_more_values_than_the_limit_stop_the_read_at_the_first_one_over() -> None:
+    from gpufleet.yaml_input import MAX_YAML_VALUES
+
+    text = "a: 1\nx:\n" + "- 1\n" * MAX_YAML_VALUES
+    with pytest.raises(YamlInputError) as raised:
+        parse_yaml(text, "f.yaml")
+    # The root mapping, a, 1, x and its list are 5 values: item MAX - 4 is one too many.
+    line = 2 + MAX_YAML_VALUES - 4
+    limit = f"{MAX_YAML_VALUES:,}"
+    message = f"more than {limit} values (the limit is {limit})"
+    assert str(raised.value) == f"f.yaml:{line}: yaml: {message}"
+
+
+def test_running_out_of_memory_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpufleet import yaml_input
+
+    def no_memory(*_: object, **__: object) -> object:
+        raise MemoryError
+
+    monkeypatch.setattr(yaml_input.yaml, "parse", no_memory)
+    with pytest.raises(YamlInputError, match=r"^f.yaml:1: yaml: too large to read: out of memory$"):
+        parse_yaml("a: 1", "f.yaml")
