@@ -180,11 +180,17 @@ def report_schema() -> dict[str, Any]:
     return json.loads(REPORT_SCHEMA.read_text(encoding="utf-8"))
 
 
+# Fields gpufleet fills with its own words ("Auto Scaling group", "spot") or Pulumi's
+# identifiers (a type token, a URN: never secret to Pulumi), not with a property's value.
+_WORD_FIELDS = frozenset({"kind", "pricing", "basis", "type", "urn", "status"})
+
+
 @cache
 def vocabulary_keys() -> frozenset[str]:
-    """The report's fields whose values the schema fixes (``enum``, ``const``): gpufleet's
-    words, never a value read from the stack (what masking secrets leaves alone)."""
-    found: set[str] = set()
+    """The report's fields that never hold a value read from the stack (what masking secrets
+    leaves alone): those whose values the schema fixes (``enum``, ``const``), and gpufleet's
+    words and Pulumi's identifiers."""
+    found: set[str] = set(_WORD_FIELDS)
     nodes: list[Any] = [report_schema()]
     while nodes:
         node = nodes.pop()

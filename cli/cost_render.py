@@ -146,7 +146,8 @@ def table(outcome: CostOutcome) -> str:
     report, diff = outcome.report, outcome.diff
     out = io.StringIO()
     console = tables.console(out)
-    console.print(_title(report, outcome.mask))
+    mask = outcome.mask
+    console.print(_title(report, mask))
     plan = report.plan_monthly_usd is not None
     columns = [
         ("workload / resource", L),
@@ -163,10 +164,6 @@ def table(outcome: CostOutcome) -> str:
         columns += [("base $/month", R), ("change", R)]
     grid = tables.table(*columns)
 
-    def add_row(cells: list[str | Text]) -> None:
-        # Masked cell by cell (not the printed text), so the columns keep their widths.
-        grid.add_row(*(_masked(cell, outcome) for cell in cells))
-
     changes = _changes_by_key(diff)
     workloads = {w.name: w for w in report.cost.workloads}
     names = list(workloads)
@@ -174,7 +171,9 @@ def table(outcome: CostOutcome) -> str:
         names += [w.name for w in diff.workloads if w.name not in workloads]
     for name in names:
         workload = workloads.get(name)
-        row: list[str | Text] = [tables.bold(name), "", "", ""]
+        # Values from the stack masked cell by cell (not the printed text, so the columns keep
+        # their widths), before the console escapes them; kind and pricing are gpufleet's words.
+        row: list[str | Text] = [tables.bold(mask(name)), "", "", ""]
         if workload is None:  # every resource of it removed
             row += ["", tables.money(0.0), tables.money(0.0)]
         else:
@@ -184,14 +183,14 @@ def table(outcome: CostOutcome) -> str:
             row.append("-" if planned is None else tables.money(planned))
         if diff is not None:
             row += _workload_change(diff, name)
-        add_row(row)
+        grid.add_row(*row)
         for line in workload.resources if workload is not None else ():
             rate = "" if line.rate_usd is None else f"{line.rate_usd:.4f}"
             row = [
-                f"  {line.name}",
+                f"  {mask(line.name)}",
                 line.kind,
                 _pricing(line),
-                _instances(line),
+                mask(_instances(line)),
                 rate + (ESTIMATED if rate and line.estimated else ""),
                 _cost_cell(line.expected, line),
                 _cost_cell(line.maximum, line),
@@ -200,14 +199,15 @@ def table(outcome: CostOutcome) -> str:
                 row.append("")
             if diff is not None:
                 row += _resource_change(changes.get(line.urn))
-            add_row(row)
+            grid.add_row(*row)
         found = diff.by_workload.get(name) if diff is not None else None
         for change in found.resources if found is not None else ():
             if change.status == "removed":
-                row = [f"  {change.name}", (change.base or {}).get("kind", ""), "", "", "", "", ""]
+                kind = (change.base or {}).get("kind", "")
+                row = [f"  {mask(change.name)}", kind, "", "", "", "", ""]
                 if plan:
                     row.append("")
-                add_row([*row, *_resource_change(change)])
+                grid.add_row(*row, *_resource_change(change))
     grid.add_section()
     unpriced = len(report.cost.unpriced)
     total = [
@@ -231,12 +231,6 @@ def table(outcome: CostOutcome) -> str:
     for line in _footnotes(report):
         console.print(outcome.mask(line))
     return out.getvalue()
-
-
-def _masked(cell: str | Text, outcome: CostOutcome) -> str | Text:
-    if isinstance(cell, Text):
-        return Text(outcome.mask(cell.plain), style=cell.style)
-    return outcome.mask(cell)
 
 
 def _title(report: CostReport, mask: SecretMask) -> Text:
@@ -563,7 +557,7 @@ def _markdown_details(report: CostReport, md: _Escape) -> list[str]:
             _row(
                 md.text(line.workload),
                 md.code(line.name),
-                md.text(_pricing(line)),
+                markdown_text(_pricing(line)),  # gpufleet's words
                 md.text(_instances(line)),
                 rate,
                 f"{_usd(line.expected.monthly_usd)}{mark}",

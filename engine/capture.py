@@ -323,13 +323,20 @@ class CaptureMonitor(mocks.MockMonitor):
 def _mark_secret_outputs(outputs: struct_pb2.Struct, keys: Iterable[str]) -> None:
     """The outputs ``additional_secret_outputs`` names, made secrets, as the engine does: the
     program then sees them as secrets, and so do its exports that use them."""
-    for key in keys:
-        if key not in outputs.fields:
-            continue
+    for key in dict.fromkeys(keys):
+        if key not in outputs.fields or _is_secret(outputs.fields[key]):
+            continue  # a secret already (named twice, or secret as given): wrapped once
         wrapper = struct_pb2.Struct()
         wrapper.fields[SIG_KEY].string_value = SECRET_SIG
         wrapper.fields["value"].CopyFrom(outputs.fields[key])
         outputs.fields[key].struct_value.CopyFrom(wrapper)
+
+
+def _is_secret(value: struct_pb2.Value) -> bool:
+    if value.WhichOneof("kind") != "struct_value":
+        return False
+    sig = value.struct_value.fields.get(SIG_KEY)
+    return sig is not None and sig.string_value == SECRET_SIG
 
 
 def _transform_options(request: Any) -> resource_pb2.TransformResourceOptions:

@@ -95,7 +95,7 @@ class PulumiProject:
 def load_project(directory: Path) -> PulumiProject:
     for file_name in ("Pulumi.yaml", "Pulumi.yml"):
         path = directory / file_name
-        if path.is_file():
+        if path.exists() or path.is_symlink():  # read, or refused as what it is (a FIFO)
             break
     else:
         raise ProgramError(f"{directory}: no Pulumi.yaml (not a Pulumi project directory)")

@@ -17,6 +17,9 @@ MAX_NESTING = 100
 # How many problems are printed for bad input: the first ones, then one line counting the rest
 # (a file of 100,000 unknown keys is not 100,000 lines to read).
 MAX_PROBLEMS_SHOWN = 100
+# How much of one problem's line is printed: a problem quoting a value (a 15 MB name, a header
+# of a million columns) is not printed whole.
+MAX_PROBLEM_CHARS = 1_000
 
 
 class InputFileError(Exception):
@@ -39,11 +42,18 @@ class InputFileError(Exception):
 
 
 def shown_problems(lines: list[str]) -> list[str]:
-    """The first ``MAX_PROBLEMS_SHOWN`` of ``lines``, and a line saying how many more there are."""
+    """The first ``MAX_PROBLEMS_SHOWN`` of ``lines``, each cut at ``MAX_PROBLEM_CHARS``, and a
+    line saying how many more there are."""
+    shown = [_shortened(line) for line in lines[:MAX_PROBLEMS_SHOWN]]
     if len(lines) <= MAX_PROBLEMS_SHOWN:
-        return lines
-    rest = len(lines) - MAX_PROBLEMS_SHOWN
-    return [*lines[:MAX_PROBLEMS_SHOWN], f"... and {rest:,} more problems"]
+        return shown
+    return [*shown, f"... and {len(lines) - MAX_PROBLEMS_SHOWN:,} more problems"]
+
+
+def _shortened(line: str) -> str:
+    if len(line) <= MAX_PROBLEM_CHARS:
+        return line
+    return f"{line[:MAX_PROBLEM_CHARS]}... ({len(line):,} characters)"
 
 
 def read_text_file(path: Path, *, what: str, limit: int, keep_bom: bool = False) -> str:

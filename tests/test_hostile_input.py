@@ -30,7 +30,7 @@ from gpufleet.engine.stack_export import deployment_text
 from gpufleet.json_input import MAX_JSON_VALUES
 from gpufleet.planner.catalog import MAX_CATALOG_ROWS
 from gpufleet.planner.spec import MAX_WORKLOADS
-from gpufleet.text_input import MAX_PROBLEMS_SHOWN
+from gpufleet.text_input import MAX_PROBLEM_CHARS, MAX_PROBLEMS_SHOWN
 from gpufleet.yaml_input import MAX_YAML_VALUES
 from tests.engine.samples import small_program
 from tests.helpers import ROOT
@@ -403,3 +403,21 @@ def test_a_spec_of_many_unknown_keys_prints_the_first_problems(tmp_path: Path) -
     lines = stderr.splitlines()
     assert code == 2 and len(lines) == MAX_PROBLEMS_SHOWN + 1
     assert lines[-1] == f"... and {count - MAX_PROBLEMS_SHOWN:,} more problems"
+
+
+@pytest.mark.parametrize("kind", ["spec", "catalog"])
+def test_a_problem_quoting_a_huge_value_is_a_short_line(tmp_path: Path, kind: str) -> None:
+    if kind == "spec":
+        path = tmp_path / "spec.yaml"
+        example = (ROOT / "examples" / "workloads.yaml").read_text()
+        path.write_text(example.replace("name: ", "name: " + "w" * 3_000_000 + "x", 1))
+        args = ["validate", str(path)]
+    else:
+        path = tmp_path / "catalog.csv"
+        path.write_text(",".join(f"c{i}" for i in range(300_000)) + "\n")
+        args = ["catalog", "list", "--catalog", str(path)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"{path}:") and len(line) < MAX_PROBLEM_CHARS + 50
+    assert line.endswith(" characters)")

@@ -88,3 +88,10 @@ def test_something_not_a_file_at_the_stack_config_path_is_refused(
     assert result.exit_code == 2, result.output
     (line,) = result.stderr.splitlines()
     assert line.startswith(f"{path}:1: file: cannot read: ")
+
+
+def test_a_project_file_that_is_not_a_file_is_named_as_such(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "Pulumi.yaml")
+    result = CliRunner().invoke(main, ["preview", "--program", str(tmp_path), "--stack", "dev"])
+    assert result.exit_code == 2
+    assert result.stderr == f"{tmp_path / 'Pulumi.yaml'}:1: file: cannot read: not a regular file\n"

@@ -195,3 +195,20 @@ def test_source_positions_are_project_urls_as_the_engine_writes_them(tmp_path: P
     # Read back (check and cost from an export): the file, relative to the project root.
     (resource,) = [r for r in from_deployment(document, "export.json") if r.name == "b"]
     assert resource.source == ("__main__.py", 5)
+
+
+def test_an_output_named_secret_twice_or_secret_already_is_wrapped_once() -> None:
+    def program() -> None:
+        aws.ec2.Instance(
+            "gpu",
+            instance_type=pulumi.Output.secret("g5.12xlarge"),
+            ami="ami-1",
+            opts=pulumi.ResourceOptions(
+                additional_secret_outputs=["instanceType", "instance_type", "ami", "ami"]
+            ),
+        )
+
+    document = export_of(program)
+    gpu = next(r for r in document["deployment"]["resources"] if r["urn"].endswith("::gpu"))
+    for key, plain in (("instanceType", "g5.12xlarge"), ("ami", "ami-1")):
+        assert gpu["outputs"][key] == {SIG_KEY: SECRET_SIG, "plaintext": json.dumps(plain)}
