@@ -351,6 +351,16 @@ def test_github_annotations_stop_at_what_github_shows_and_say_how_many_more(
     assert "15 unpriced resource(s) not annotated" in lines[-1]
 
 
+def _in_every_format(args: tuple[str, ...], summary: Path) -> list[str]:
+    """What cost prints in each format (table, json, markdown, github), then the job summary."""
+    outputs = []
+    for fmt in ("table", "json", "markdown", "github"):
+        result = cost(*args, "--format", fmt, env={"GITHUB_STEP_SUMMARY": str(summary)})
+        assert result.exit_code == 0, result.output
+        outputs.append(result.output)
+    return [*outputs, summary.read_text()]
+
+
 def test_a_secret_machine_type_is_priced_but_never_shown(tmp_path: Path) -> None:
     (tmp_path / "Pulumi.yaml").write_text("name: secretive\nruntime: python\n")
     (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  aws:region: us-east-1\n")
@@ -360,14 +370,8 @@ def test_a_secret_machine_type_is_priced_but_never_shown(tmp_path: Path) -> None
         "aws.ec2.Instance('trainer', instance_type=pulumi.Output.secret('g6.xlarge'),"
         " ami='ami-1')\n"
     )
-    summary = tmp_path / "summary.md"
     args = ("--program", str(tmp_path), "--stack", "dev")
-    outputs = []
-    for fmt in ("table", "json", "markdown", "github"):
-        result = cost(*args, "--format", fmt, env={"GITHUB_STEP_SUMMARY": str(summary)})
-        assert result.exit_code == 0, result.output
-        outputs.append(result.output)
-    outputs.append(summary.read_text())
+    outputs = _in_every_format(args, tmp_path / "summary.md")
     assert all("g6.xlarge" not in text for text in outputs)
     assert "1 x [secret]" in outputs[0]
     priced = json.loads(outputs[1])["totals"]["expected"]["monthly_usd"]
@@ -407,14 +411,8 @@ def test_a_secret_is_masked_however_cost_spells_it_and_before_escaping(tmp_path:
         " network_interfaces=[{'network': 'default'}],"
         " scheduling={'on_host_maintenance': 'TERMINATE'})\n"
     )
-    summary = tmp_path / "summary.md"
     args = ("--program", str(tmp_path), "--stack", "dev")
-    outputs = []
-    for fmt in ("table", "json", "markdown", "github"):
-        result = cost(*args, "--format", fmt, env={"GITHUB_STEP_SUMMARY": str(summary)})
-        assert result.exit_code == 0, result.output
-        outputs.append(result.output)
-    outputs.append(summary.read_text())
+    outputs = _in_every_format(args, tmp_path / "summary.md")
     for text in outputs:
         lowered = text.lower()
         assert "p4de" not in lowered and "a2-ultragpu" not in lowered, text
