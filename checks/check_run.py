@@ -163,7 +163,7 @@ def run_check(
             Finding(
                 policy=d.policy,
                 level=d.level,
-                message=mask(without_description(d.message, descriptions.get(d.policy, ""))),
+                message=mask(without_description(d.message, descriptions.get(d.policy, "")), d.urn),
                 urn=d.urn,
                 resource_type=resource.type if resource else "",
                 resource_name=resource.name if resource else "",
@@ -180,7 +180,7 @@ def run_check(
             Suppressed(
                 n.policy,
                 n.urn,
-                mask(n.reason.removeprefix(SUPPRESSED_PREFIX)),
+                mask(n.reason.removeprefix(SUPPRESSED_PREFIX), n.urn),
                 resource_type=resource.type if resource else "",
                 resource_name=resource.name if resource else "",
                 location=locate(resource) if locate and resource else None,

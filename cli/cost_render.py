@@ -190,7 +190,7 @@ def table(outcome: CostOutcome) -> str:
                 f"  {mask(line.name)}",
                 line.kind,
                 _pricing(line),
-                mask(_instances(line)),
+                mask(_instances(line), line.urn),
                 rate + (ESTIMATED if rate and line.estimated else ""),
                 _cost_cell(line.expected, line),
                 _cost_cell(line.maximum, line),
@@ -428,14 +428,15 @@ class _Escape:
 
     mask: SecretMask
 
-    def text(self, value: str) -> str:
-        return markdown_text(self.mask(value))
+    # ``urn``: the resource the text is said of (``SecretMask``).
+    def text(self, value: str, urn: str | None = None) -> str:
+        return markdown_text(self.mask(value, urn))
 
     def code(self, value: str) -> str:
         return markdown_code(self.mask(value))
 
-    def data(self, value: str) -> str:
-        return command_data(self.mask(value))
+    def data(self, value: str, urn: str | None = None) -> str:
+        return command_data(self.mask(value, urn))
 
     def property(self, value: str) -> str:
         return command_property(self.mask(value))
@@ -468,7 +469,8 @@ _UNPRICED_NAMED = 10
 
 def _unpriced_line(unpriced: list[ResourceCost], md: _Escape) -> str:
     named = ", ".join(
-        f"{md.code(r.name)} ({md.text(r.unpriced or '')})" for r in unpriced[:_UNPRICED_NAMED]
+        f"{md.code(r.name)} ({md.text(r.unpriced or '', r.urn)})"
+        for r in unpriced[:_UNPRICED_NAMED]
     )
     more = len(unpriced) - _UNPRICED_NAMED
     if more > 0:
@@ -558,7 +560,7 @@ def _markdown_details(report: CostReport, md: _Escape) -> list[str]:
                 md.text(line.workload),
                 md.code(line.name),
                 markdown_text(_pricing(line)),  # gpufleet's words
-                md.text(_instances(line)),
+                md.text(_instances(line), line.urn),
                 rate,
                 f"{_usd(line.expected.monthly_usd)}{mark}",
                 f"{_usd(line.maximum.monthly_usd)}{mark}",
@@ -596,7 +598,7 @@ def workflow_commands(outcome: CostOutcome) -> list[str]:
             continue
         shown[level] += 1
         lines.append(
-            f"::{level} {title}::{escape.data(f'{r.name}: cannot be priced: {r.unpriced}')}"
+            f"::{level} {title}::{escape.data(f'{r.name}: cannot be priced: {r.unpriced}', r.urn)}"
         )
     unpriced = len(cost.unpriced)
     summary = (

@@ -12,9 +12,10 @@ last segment (GCP's ``.../machineTypes/a2-ultragpu-8g``), ``_`` spelled ``-``. S
 found whatever its case, by its last segment too, with ``-`` and ``_`` alike or left out.
 
 A short secret (under four characters, or a number or boolean) is masked only as a whole word
-or number: ``12`` masks "12 instances" but not "$112.00" or "12.5". A one-character secret
-(a digit too) is not masked: replacing every such character would garble messages and such a
-value tells little.
+or number: ``12`` masks "12 instances" but not "$112.00" or "12.5". A one-character secret is
+not masked: replacing every such character would garble messages and such a value tells
+little; a one-digit secret number of a resource (a secret max size of 7) is, as a whole number,
+in what is said of that resource (its findings, its cost line's instances).
 
 Mask text before it is escaped for a format (markdown, workflow commands): escaping changes
 the secret's spelling, and a mask applied after it no longer finds it.
@@ -53,6 +54,9 @@ class _Secret:
 class SecretMask:
     def __init__(self, resources: Iterable[AnalyzerResource]) -> None:
         found: dict[str, _Secret] = {}
+        # A resource's own one-digit secrets (a secret max size of 7): masked only in what is
+        # said of that resource, where a lone digit is likely to be it.
+        self._digits: dict[str, list[_Secret]] = {}
         for resource in resources:
             sources: list[Any] = [resource.inputs, resource.state]
             if resource.provider is not None:
@@ -63,15 +67,21 @@ class SecretMask:
                         secret = _secret(variant, number=number)
                         if secret is not None:
                             found.setdefault(secret.pattern, secret)
+                        elif number and len(variant) == 1 and variant.isdigit():
+                            digit = _secret(variant, number=True, shortest=1)
+                            assert digit is not None
+                            self._digits.setdefault(resource.urn, []).append(digit)
         # Longest first: a secret that contains another is masked whole.
         self._secrets = sorted(found.values(), key=lambda s: s.length, reverse=True)
         self._compiled: dict[tuple[str, ...], re.Pattern[str]] = {}
 
-    def __call__(self, text: str) -> str:
-        if not self._secrets or not text:
+    def __call__(self, text: str, urn: str | None = None) -> str:
+        """``text`` masked; ``urn``: the resource it is said of (its one-digit secrets too)."""
+        secrets = [*self._secrets, *self._digits.get(urn, ())] if urn else self._secrets
+        if not secrets or not text:
             return text
         key = _key(text)
-        patterns = tuple(s.pattern for s in self._secrets if s.key in key)
+        patterns = tuple(s.pattern for s in secrets if s.key in key)
         if not patterns:
             return text
         compiled = self._compiled.get(patterns)
@@ -110,9 +120,9 @@ def _variants(text: str) -> set[str]:
     return {whole, whole.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]}
 
 
-def _secret(text: str, *, number: bool) -> _Secret | None:
+def _secret(text: str, *, number: bool, shortest: int = _SHORTEST) -> _Secret | None:
     key = _key(text)
-    if len(text) < _SHORTEST or not key:
+    if len(text) < shortest or not key:
         return None
     pattern = "".join(_SEPARATOR if c in _SEPARATORS else re.escape(c) for c in text)
     if number:

@@ -424,3 +424,23 @@ def test_a_secret_is_masked_however_cost_spells_it_and_before_escaping(tmp_path:
     clouds = {r["cloud"] for w in report["workloads"] for r in w["resources"]}
     assert clouds == {"aws", "gcp"}  # gpufleet's words stay, so a saved report reads back
     assert check_report(report, "report.json") == report
+
+
+def test_a_secret_one_digit_size_is_masked_in_its_own_line(tmp_path: Path) -> None:
+    (tmp_path / "Pulumi.yaml").write_text("name: secretive\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  aws:region: us-east-1\n")
+    (tmp_path / "__main__.py").write_text(
+        "import pulumi\n"
+        "import pulumi_aws as aws\n"
+        "lt = aws.ec2.LaunchTemplate('lt', instance_type='p5.48xlarge', image_id='ami-1')\n"
+        "aws.autoscaling.Group('asg', min_size=2, max_size=pulumi.Output.secret(7),"
+        " desired_capacity=3, availability_zones=['us-east-1a'],"
+        " launch_template={'id': lt.id, 'version': '$Latest'})\n"
+    )
+    args = ("--program", str(tmp_path), "--stack", "dev")
+    table, _, markdown, *_ = _in_every_format(args, tmp_path / "summary.md")
+    assert "3..[secret] x p5.48xlarge" in table
+    assert r"3..\[secret\] x p5.48xlarge" in markdown
+    check = CliRunner().invoke(main, ["check", *args, "--format", "json"])
+    messages = " ".join(f["message"] for f in json.loads(check.stdout)["findings"])
+    assert "[secret] x" in messages and "7 x" not in messages

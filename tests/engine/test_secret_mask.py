@@ -58,6 +58,16 @@ def test_one_character_and_blank_secrets_are_not_masked() -> None:
     assert mask("x 7 -- x") == "x 7 -- x"
 
 
+def test_a_one_digit_secret_is_masked_in_what_is_said_of_its_resource() -> None:
+    mask = _mask(maxSize=_secret(7), minSize=3)
+    urn = "urn:pulumi:dev::p::aws:ec2/instance:Instance::gpu"
+    assert mask("3..7 x g6.xlarge, $7.50", urn) == f"3..{MASK} x g6.xlarge, $7.50"
+    assert mask("3..7 x g6.xlarge", "urn:pulumi:dev::p::aws:ec2/instance:Instance::other") == (
+        "3..7 x g6.xlarge"
+    )
+    assert mask("3..7 x g6.xlarge") == "3..7 x g6.xlarge"
+
+
 def test_a_secret_holding_another_is_masked_whole_in_one_pass() -> None:
     # "secret" inside the mask itself is never masked again.
     mask = _mask(a=_secret("hunter2-SECRET"), b=_secret("hunter2"), c=_secret("secret"))
