@@ -21,6 +21,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from gpufleet.checks.check_run import CheckReport, Finding
+from gpufleet.terminal_text import BIDI_CONTROLS, C1_CONTROLS
 
 JUNIT_SCHEMA = Path(__file__).with_name("junit-10.xsd")
 
@@ -29,7 +30,7 @@ JUNIT_SCHEMA = Path(__file__).with_name("junit-10.xsd")
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-_AS_REFERENCE = re.compile("[\r\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_AS_REFERENCE = re.compile(f"[\r{C1_CONTROLS}{BIDI_CONTROLS}]")
 
 
 def xml_text(value: str) -> str:

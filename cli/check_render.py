@@ -20,7 +20,6 @@ from gpufleet.checks.sarif import sarif_output
 from gpufleet.cli import tables
 from gpufleet.cli.rendered import Rendered
 from gpufleet.github_text import SUMMARY_LIMIT
-from gpufleet.terminal_text import escape_controls
 
 
 def render(report: CheckReport, fmt: str, *, summary_used: int | None = None) -> Rendered:
@@ -126,15 +125,12 @@ def table(report: CheckReport) -> str:
         found = f"{len(report.mandatory)} mandatory violation(s)"
         verdict = f"failed: the program {report.program_unfinished}; {found}"
     console.print(
-        Text(
-            escape_controls(
-                f"{verdict}; {len(report.advisory)} advisory, {len(report.suppressed)} "
-                f"suppressed, {len(report.baselined)} baselined; {report.resource_count} "
-                f"resources, {len(report.pack.policies)} policies "
-                f"({report.pack.name}@{report.pack.version})"
-                + (" [preview]" if report.dry_run else "")
-            ),
-            style="bold red" if failed else "bold green",
+        tables.styled(
+            f"{verdict}; {len(report.advisory)} advisory, {len(report.suppressed)} suppressed, "
+            f"{len(report.baselined)} baselined; {report.resource_count} resources, "
+            f"{len(report.pack.policies)} policies ({report.pack.name}@{report.pack.version})"
+            + (" [preview]" if report.dry_run else ""),
+            "bold red" if failed else "bold green",
         )
     )
     return out.getvalue()

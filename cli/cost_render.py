@@ -35,7 +35,6 @@ from gpufleet.github_text import (
     markdown_text,
     size_of,
 )
-from gpufleet.terminal_text import escape_controls
 
 ESTIMATED = "~"
 UNPRICED = "unpriced"
@@ -163,7 +162,6 @@ def table(outcome: CostOutcome) -> str:
     if diff is not None:
         columns += [("base $/month", R), ("change", R)]
     grid = tables.table(*columns)
-
     changes = _changes_by_key(diff)
     workloads = {w.name: w for w in report.cost.workloads}
     names = list(workloads)
@@ -234,8 +232,9 @@ def table(outcome: CostOutcome) -> str:
 
 
 def _title(report: CostReport, mask: SecretMask) -> Text:
-    return tables.bold(mask(report.stack)) + escape_controls(
-        mask(f": GPU cost of {report.project}, prices as of {report.cost.catalog_as_of}")
+    return tables.joined(
+        tables.bold(mask(report.stack)),
+        mask(f": GPU cost of {report.project}, prices as of {report.cost.catalog_as_of}"),
     )
 
 

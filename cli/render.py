@@ -13,7 +13,6 @@ from collections.abc import Iterable
 
 import click
 from rich.console import Console
-from rich.text import Text
 
 from gpufleet.cli import messages, tables
 from gpufleet.cli.tables import L, R
@@ -22,7 +21,6 @@ from gpufleet.planner.explanation import Evaluation
 from gpufleet.planner.plan import EnvironmentPlan, Placement, Plan
 from gpufleet.planner.spec import MANAGED_SERVICES
 from gpufleet.pricing_models import is_commitment
-from gpufleet.terminal_text import escape_controls
 
 
 def _where(p: Placement) -> str:
@@ -73,7 +71,7 @@ def plan(result: Plan, fmt: str) -> None:
 
 def _environment_table(console: Console, env: EnvironmentPlan, as_of: str) -> None:
     budget = env.limits.monthly_budget_usd
-    title = tables.bold(env.environment) + escape_controls(f": prices as of {as_of}")
+    title = tables.joined(tables.bold(env.environment), f": prices as of {as_of}")
     if budget is not None:
         title += f", budget {tables.money(budget)} $/month"
     console.print(title)
@@ -196,7 +194,7 @@ def _explanation_dict(env: str, ev: Evaluation, top: int) -> dict[str, object]:
 
 def _explanation_table(console: Console, env: str, ev: Evaluation, top: int) -> None:
     needs = f" in {env}: needs {ev.need.description}"
-    console.print(tables.bold(ev.workload.name) + escape_controls(needs))
+    console.print(tables.joined(tables.bold(ev.workload.name), needs))
     options = ", ".join(f"{o.min_per_node}x {o.gpu_name}" for o in ev.need.options)
     if options:
         console.print(f"  GPU options per instance: {options}")
@@ -205,8 +203,7 @@ def _explanation_table(console: Console, env: str, ev: Evaluation, top: int) -> 
             console.print(f"  excluded {stage.excluded} offers at {stage.label}: {stage.what}")
     ranked = ev.ranked(top)
     if not ranked:
-        reason = escape_controls(f": {ev.reason}")
-        console.print(Text("  ") + Text("not placed", style="red") + reason)
+        console.print(tables.joined("  ", tables.styled("not placed", "red"), f": {ev.reason}"))
         console.print()
         return
     table = tables.table(

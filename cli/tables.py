@@ -45,9 +45,23 @@ def console(file: IO[str] | None = None, **options: Any) -> Console:
     return SafeConsole(file=file or sys.stdout, **(settings | options))
 
 
+def styled(text: str, style: str) -> Text:
+    """``text`` in ``style``, its control characters escaped: the console escapes strings, but
+    prints a ``Text`` as it is."""
+    return Text(escape_controls(text), style=style)
+
+
 def bold(text: str) -> Text:
-    """``text`` in bold, its control characters escaped (a ``Text`` is printed as it is)."""
-    return Text(escape_controls(text), style="bold")
+    return styled(text, "bold")
+
+
+def joined(*parts: str | Text) -> Text:
+    """One line of styled parts (``styled``, ``bold``) and plain strings, the strings escaped
+    (``Text + str`` would take them as they are)."""
+    line = Text()
+    for part in parts:
+        line.append(part if isinstance(part, Text) else escape_controls(part))
+    return line
 
 
 def table(*columns: tuple[str, str]) -> Table:

@@ -79,8 +79,7 @@ class PulumiProject:
         """Whether anything is at the stack's config path (a dangling link too): it is read as
         the stack's config, or refused as one (a directory, a device); only a path with nothing
         there is a stack without config."""
-        path = self.stack_config_file(stack)
-        return path.exists() or path.is_symlink()
+        return _present(self.stack_config_file(stack))
 
     def configured_stacks(self) -> list[str]:
         """Stacks with a ``Pulumi.<stack>.yaml`` in the stack config directory."""
@@ -92,10 +91,15 @@ class PulumiProject:
         )
 
 
+def _present(path: Path) -> bool:
+    """Anything at ``path``, a dangling link too: what a reader reads, or refuses by name."""
+    return path.exists() or path.is_symlink()
+
+
 def load_project(directory: Path) -> PulumiProject:
     for file_name in ("Pulumi.yaml", "Pulumi.yml"):
         path = directory / file_name
-        if path.exists() or path.is_symlink():  # read, or refused as what it is (a FIFO)
+        if _present(path):  # read, or refused as what it is (a FIFO)
             break
     else:
         raise ProgramError(f"{directory}: no Pulumi.yaml (not a Pulumi project directory)")

@@ -56,7 +56,7 @@ class SecretMask:
         found: dict[str, _Secret] = {}
         # A resource's own one-digit secrets (a secret max size of 7): masked only in what is
         # said of that resource, where a lone digit is likely to be it.
-        self._digits: dict[str, list[_Secret]] = {}
+        self._digits: dict[str, dict[str, _Secret]] = {}
         for resource in resources:
             sources: list[Any] = [resource.inputs, resource.state]
             if resource.provider is not None:
@@ -67,17 +67,17 @@ class SecretMask:
                         secret = _secret(variant, number=number)
                         if secret is not None:
                             found.setdefault(secret.pattern, secret)
-                        elif number and len(variant) == 1 and variant.isdigit():
-                            digit = _secret(variant, number=True, shortest=1)
-                            assert digit is not None
-                            self._digits.setdefault(resource.urn, []).append(digit)
+                        elif number and variant.isdigit():
+                            digit = _digit(variant)
+                            self._digits.setdefault(resource.urn, {})[digit.pattern] = digit
         # Longest first: a secret that contains another is masked whole.
         self._secrets = sorted(found.values(), key=lambda s: s.length, reverse=True)
         self._compiled: dict[tuple[str, ...], re.Pattern[str]] = {}
 
     def __call__(self, text: str, urn: str | None = None) -> str:
         """``text`` masked; ``urn``: the resource it is said of (its one-digit secrets too)."""
-        secrets = [*self._secrets, *self._digits.get(urn, ())] if urn else self._secrets
+        own = self._digits.get(urn or "", {})
+        secrets = [*self._secrets, *own.values()] if own else self._secrets
         if not secrets or not text:
             return text
         key = _key(text)
@@ -120,16 +120,26 @@ def _variants(text: str) -> set[str]:
     return {whole, whole.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]}
 
 
-def _secret(text: str, *, number: bool, shortest: int = _SHORTEST) -> _Secret | None:
+def _secret(text: str, *, number: bool) -> _Secret | None:
     key = _key(text)
-    if len(text) < shortest or not key:
+    if len(text) < _SHORTEST or not key:
         return None
     pattern = "".join(_SEPARATOR if c in _SEPARATORS else re.escape(c) for c in text)
     if number:
-        pattern = f"{_WORD_BEFORE}{_NUMBER_BEFORE}{pattern}{_NUMBER_AFTER}{_WORD_AFTER}"
-    elif len(text) < _ANYWHERE:
+        return _number(pattern, key, len(text))
+    if len(text) < _ANYWHERE:
         pattern = f"{_WORD_BEFORE}{pattern}{_WORD_AFTER}"
     return _Secret(f"(?:{pattern})", key, len(text))
+
+
+def _digit(text: str) -> _Secret:
+    """A one-digit secret number, as a whole number."""
+    return _number(text, text, 1)
+
+
+def _number(pattern: str, key: str, length: int) -> _Secret:
+    whole = f"{_WORD_BEFORE}{_NUMBER_BEFORE}{pattern}{_NUMBER_AFTER}{_WORD_AFTER}"
+    return _Secret(f"(?:{whole})", key, length)
 
 
 def _secret_texts(value: Any, *, inside_secret: bool) -> Iterator[tuple[str, bool]]:

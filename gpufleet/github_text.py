@@ -13,6 +13,8 @@ from __future__ import annotations
 import html
 import re
 
+from gpufleet.terminal_text import BIDI_CONTROLS, C1_CONTROLS
+
 # Annotations GitHub shows per step, of each of error, warning and notice (and 50 a job): past
 # those it drops the rest unseen.
 ANNOTATIONS_PER_KIND = 10
@@ -27,7 +29,7 @@ COMMENT_LIMIT = 65_536
 # underscore between letters or digits never emphasizes, so "on_demand" stays as it is.
 _INLINE = re.compile(r"([\\`*\[\]|~$!#]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 # Control characters, and the bidirectional overrides that make text read other than it is.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f{C1_CONTROLS}{BIDI_CONTROLS}]")
 # What GitHub turns into a link without brackets: a URL scheme, "www.".
 _AUTOLINK = re.compile(r"(?<=:)//|(?<=www)\.", re.I)
 # Between "@" and a name: GitHub does not see a mention; readers see nothing.

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import re
 
+# As regular-expression class ranges, for every format that must keep them out (terminal,
+# markdown, workflow commands, JUnit): DEL and the C1 controls; the bidirectional overrides and
+# isolates, which make text read other than it is (a name shown reversed).
+C1_CONTROLS = "\x7f-\x9f"
+BIDI_CONTROLS = "\u202a-\u202e\u2066-\u2069"
 # C0 and C1 controls and DEL: what moves a cursor, clears a screen or starts an escape sequence.
 # A carriage return ending a CRLF line is harmless; alone it rewrites the line shown.
-# The bidirectional overrides and isolates make text read other than it is (a name shown
-# reversed), so they are escaped too.
-_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n)")
+_CONTROLS = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f{C1_CONTROLS}{BIDI_CONTROLS}]|\r(?!\n)")
 
 
 def escape_controls(text: str) -> str:

@@ -351,6 +351,16 @@ def test_github_annotations_stop_at_what_github_shows_and_say_how_many_more(
     assert "15 unpriced resource(s) not annotated" in lines[-1]
 
 
+def _secretive(folder: Path, program: str) -> None:
+    """A project whose ``__main__.py`` is ``program`` after pulumi's and the AWS SDK's imports,
+    with a dev stack on AWS and GCP."""
+    (folder / "Pulumi.yaml").write_text("name: secretive\nruntime: python\n")
+    (folder / "Pulumi.dev.yaml").write_text(
+        "config:\n  aws:region: us-east-1\n  gcp:project: acme\n  gcp:region: us-central1\n"
+    )
+    (folder / "__main__.py").write_text("import pulumi\nimport pulumi_aws as aws\n" + program)
+
+
 def _in_every_format(args: tuple[str, ...], summary: Path) -> list[str]:
     """What cost prints in each format (table, json, markdown, github), then the job summary."""
     outputs = []
@@ -362,13 +372,10 @@ def _in_every_format(args: tuple[str, ...], summary: Path) -> list[str]:
 
 
 def test_a_secret_machine_type_is_priced_but_never_shown(tmp_path: Path) -> None:
-    (tmp_path / "Pulumi.yaml").write_text("name: secretive\nruntime: python\n")
-    (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  aws:region: us-east-1\n")
-    (tmp_path / "__main__.py").write_text(
-        "import pulumi\n"
-        "import pulumi_aws as aws\n"
+    _secretive(
+        tmp_path,
         "aws.ec2.Instance('trainer', instance_type=pulumi.Output.secret('g6.xlarge'),"
-        " ami='ami-1')\n"
+        " ami='ami-1')\n",
     )
     args = ("--program", str(tmp_path), "--stack", "dev")
     outputs = _in_every_format(args, tmp_path / "summary.md")
@@ -392,13 +399,8 @@ def test_a_secret_machine_type_is_priced_but_never_shown(tmp_path: Path) -> None
 def test_a_secret_is_masked_however_cost_spells_it_and_before_escaping(tmp_path: Path) -> None:
     """Cost shows machine types in lower case and GCP's by their URL's last segment, and
     escapes names for markdown and workflow commands: a secret is masked before all of it."""
-    (tmp_path / "Pulumi.yaml").write_text("name: secretive\nruntime: python\n")
-    (tmp_path / "Pulumi.dev.yaml").write_text(
-        "config:\n  aws:region: us-east-1\n  gcp:project: acme\n  gcp:region: us-central1\n"
-    )
-    (tmp_path / "__main__.py").write_text(
-        "import pulumi\n"
-        "import pulumi_aws as aws\n"
+    _secretive(
+        tmp_path,
         "import pulumi_gcp as gcp\n"
         "team = pulumi.Output.secret('wl_zq__x|y<b>&z`t\\x1b[0m\\u202e')\n"
         "aws.ec2.Instance('big', instance_type=pulumi.Output.secret('P4DE.24XLARGE'),"
@@ -409,7 +411,7 @@ def test_a_secret_is_masked_however_cost_spells_it_and_before_escaping(tmp_path:
         "'projects/acme/zones/us-central1-a/machineTypes/a2-ultragpu-8g'),"
         " zone='us-central1-a', boot_disk={'initialize_params': {'image': 'debian-12'}},"
         " network_interfaces=[{'network': 'default'}],"
-        " scheduling={'on_host_maintenance': 'TERMINATE'})\n"
+        " scheduling={'on_host_maintenance': 'TERMINATE'})\n",
     )
     args = ("--program", str(tmp_path), "--stack", "dev")
     outputs = _in_every_format(args, tmp_path / "summary.md")
@@ -427,15 +429,12 @@ def test_a_secret_is_masked_however_cost_spells_it_and_before_escaping(tmp_path:
 
 
 def test_a_secret_one_digit_size_is_masked_in_its_own_line(tmp_path: Path) -> None:
-    (tmp_path / "Pulumi.yaml").write_text("name: secretive\nruntime: python\n")
-    (tmp_path / "Pulumi.dev.yaml").write_text("config:\n  aws:region: us-east-1\n")
-    (tmp_path / "__main__.py").write_text(
-        "import pulumi\n"
-        "import pulumi_aws as aws\n"
+    _secretive(
+        tmp_path,
         "lt = aws.ec2.LaunchTemplate('lt', instance_type='p5.48xlarge', image_id='ami-1')\n"
         "aws.autoscaling.Group('asg', min_size=2, max_size=pulumi.Output.secret(7),"
         " desired_capacity=3, availability_zones=['us-east-1a'],"
-        " launch_template={'id': lt.id, 'version': '$Latest'})\n"
+        " launch_template={'id': lt.id, 'version': '$Latest'})\n",
     )
     args = ("--program", str(tmp_path), "--stack", "dev")
     table, _, markdown, *_ = _in_every_format(args, tmp_path / "summary.md")
