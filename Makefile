@@ -36,6 +36,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/preview_bench.py
 	$(BIN)/python benchmarks/check_bench.py
 	$(BIN)/python benchmarks/cost_bench.py
+	$(BIN)/python benchmarks/hostile_input_bench.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis *.egg-info

@@ -138,7 +138,7 @@ class ResourceCost:
     type: str
     kind: str  # "Auto Scaling group", "reservation", ...
     workload: str
-    cloud: str
+    cloud: str | None  # None: GPUs asked for where gpufleet sees no cloud (a Kubernetes pod)
     region: str | None
     instance_types: tuple[str, ...]
     gpus_per_instance: int  # of the largest machine
@@ -269,6 +269,9 @@ def _price(
         unpriced = UNKNOWN_USE
     if unpriced is None and (expected.monthly_usd is None or maximum.monthly_usd is None):
         unpriced = "; ".join(footprint.undetermined) or "its size is not known"
+    if unpriced is not None:
+        # What cannot be priced is not priced: no figure of it in any total, never a guess.
+        expected, maximum = _unpriced(expected), _unpriced(maximum)
     return ResourceCost(
         urn=resource.urn,
         name=item.name,
@@ -293,6 +296,10 @@ def _price(
         commitment=commitment,
         part=footprint.part,
     )
+
+
+def _unpriced(amount: Amount) -> Amount:
+    return replace(amount, hourly_usd=None, monthly_usd=None)
 
 
 class _Pricer:

@@ -9,9 +9,10 @@ stack. A component has no provider of its own: its children's provider says wher
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 from gpufleet import resource_types as types
 from gpufleet.capacity.footprints import (
@@ -22,9 +23,12 @@ from gpufleet.capacity.footprints import (
     scheduled_use,
 )
 from gpufleet.capacity.footprints.model import GpuFootprint
-from gpufleet.capacity.footprints.reading import Scaler
-from gpufleet.capacity.property_values import is_unknown
+from gpufleet.capacity.footprints.reading import INHERITS, READERS, Scaler
+from gpufleet.capacity.property_values import get_path, is_unknown
 from gpufleet.capacity.stack_resource import StackResource
+from gpufleet.capacity.unread_sizers import set_by_unread, undetermined_by
+from gpufleet.clouds import cloud_of_type
+from gpufleet.engine.wire import UNREADABLE_OFFLINE
 
 
 @dataclass(frozen=True)
@@ -50,14 +54,16 @@ def stack_footprints(resources: list[StackResource]) -> list[StackCapacity]:
     for r in resources:
         if r.parent and r.provider_props and r.parent not in child_provider:
             child_provider[r.parent] = r.provider_props
+    inherited = _Inherited(by_urn)
     read = {
         r.urn: parts
         for r in resources
         if (
             parts := read_gpu_footprints(
                 r.type,
-                _with_cluster_zones(r, by_urn),
+                inherited(r, _with_cluster_zones(r, by_urn)),
                 r.provider_props or child_provider.get(r.urn),
+                last_net=r.has_provider,
             )
         )
     }
@@ -65,14 +71,49 @@ def stack_footprints(resources: list[StackResource]) -> list[StackCapacity]:
     single = {urn: parts[0] for urn, parts in read.items() if len(parts) == 1}
     templates = {urn: found for urn, found in single.items() if found.is_template}
     reservations = Reservations(single, by_urn)
-    scalers = _scalers(resources)
+    scalers, unlinked = _scalers(resources, read)
+    # Capacity whose size a resource gpufleet does not read sets (``unread_sizers``).
+    set_by = set_by_unread(resources, by_urn, read)
+    names = _Names(resources)
     out = []
     for r in resources:
         for footprint in read.get(r.urn, ()):
-            found = _resolved(r, footprint, by_urn, templates, reservations, scalers)
+            found = _resolved(r, footprint, by_urn, templates, reservations, scalers, names)
+            if found is not None and r.urn in set_by and not found.footprint.is_template:
+                found = replace(found, footprint=undetermined_by(found.footprint, set_by[r.urn]))
             if found is not None:
                 out.append(found)
+        out.extend(c for c in unlinked if c.resource.urn == r.urn)
     return out
+
+
+class _Inherited:
+    """What the resource a resource names completes its properties with (``reading.INHERITS``:
+    an Elastic Beanstalk environment's configuration template, a Dataproc cluster's autoscaling
+    policy, a container app's environment), found through the naming property's dependencies
+    or by the name it holds; its properties as they are when that is not in the stack (the
+    reader then says what it cannot know)."""
+
+    def __init__(self, by_urn: dict[str, StackResource]) -> None:
+        self.by_urn = by_urn
+        self._index: dict[str, list[str]] | None = None  # built once, when a name is needed
+
+    def __call__(self, r: StackResource, props: dict[str, Any]) -> dict[str, Any]:
+        for way in INHERITS.get(r.type, ()):
+            path = way.named_by.split(".")
+            value = get_path(props, *path)
+            if value is None:
+                continue
+            urns = [u for u in r.property_dependencies.get(path[0], []) if u in self.by_urn]
+            named = [self.by_urn[u] for u in urns if self.by_urn[u].type in way.named_types]
+            if not named:
+                if self._index is None:
+                    self._index = _resources_by_name(list(self.by_urn.values()))
+                urns = _named_targets(value, self._index)
+                named = [self.by_urn[u] for u in urns if self.by_urn[u].type in way.named_types]
+            if len(named) == 1:
+                return way.inherit(props, named[0].props)
+        return props
 
 
 def _with_cluster_zones(r: StackResource, by_urn: dict[str, StackResource]) -> dict[str, Any]:
@@ -108,41 +149,47 @@ def _resolved(
     by_urn: dict[str, StackResource],
     read: dict[str, GpuFootprint],
     reservations: Reservations,
-    scalers: dict[str, Scaler],
+    scalers: dict[tuple[str, str | None], Scaler],
+    names: _Names | None = None,
 ) -> StackCapacity | None:
     """One footprint of ``r`` with its scaler, templates and reservations applied; None for
     a group whose templates (in the stack) hold no GPUs."""
-    if r.urn in scalers:
-        footprint = apply_scaler(footprint, scalers[r.urn])
+    # A scaler of the whole resource, then one of this part (a variant, a core group).
+    for key in dict.fromkeys(((r.urn, None), (r.urn, footprint.part))):
+        if key in scalers:
+            footprint = apply_scaler(footprint, scalers[key])
+    linked = {
+        urn
+        for prop in footprint.template_properties
+        for urn in r.property_dependencies.get(prop, [])
+        if urn in by_urn
+    }
+    if footprint.template_properties and not linked and names is not None:
+        # No dependency: it may name a template of the stack by its literal name, id or URL.
+        linked = _named_templates(r, footprint.template_properties, names, by_urn)
     # Sorted: a group rolling out several versions depends on several templates, and the
     # engine records property dependencies in no particular order.
-    template_urns = sorted(
-        {
-            urn
-            for prop in footprint.template_properties
-            for urn in r.property_dependencies.get(prop, [])
-            if urn in read
-        }
-    )
-    if footprint.template_properties and not footprint.machines and not template_urns:
-        linked = {
-            urn
-            for prop in footprint.template_properties
-            for urn in r.property_dependencies.get(prop, [])
-            if urn in by_urn
-        }
-        if linked and not footprint.undetermined:
-            return None  # it launches from templates in the stack that hold no GPUs
+    template_urns = sorted(urn for urn in linked if urn in read)
+    if (
+        footprint.template_properties
+        and not footprint.machines
+        and not template_urns
+        and linked
+        and not footprint.undetermined
+    ):
+        return None  # it launches from templates in the stack that hold no GPUs
     split = _fixed_version(footprint, [by_urn[urn] for urn in template_urns])
     share_template = None
     if split is not None:
         share_template, size, rest_template = split
         share = _fixed_share(footprint, size, read[share_template.urn])
-        if footprint.weekly_use is not None and r.urn in scalers:
+        if footprint.weekly_use is not None and (r.urn, None) in scalers:
             # What its schedule runs of the first ``size`` units, priced at their rate.
             share = replace(
                 share,
-                weekly_use=scheduled_use(scalers[r.urn], share.expected_units, share.max_units),
+                weekly_use=scheduled_use(
+                    scalers[(r.urn, None)], share.expected_units, share.max_units
+                ),
             )
         if share.market == "in_reservation":
             share = resolve_reservation(share, r, reservations, [share_template])
@@ -150,6 +197,14 @@ def _resolved(
         template_urns = [rest_template.urn]
     elif footprint.template_properties and not footprint.machines:
         footprint = resolve_template(footprint, [read[urn] for urn in template_urns])
+        if _versions_unmatched(footprint, template_urns):
+            # Which template each version launches decides what runs where (a base in its
+            # reservation, a burst on spot): known once deployed, as Pulumi treats unknowns.
+            footprint = replace(
+                footprint,
+                undetermined=(*footprint.undetermined, VERSIONS_UNKNOWN),
+                unknown=footprint.unknown or not footprint.undetermined,
+            )
     if footprint.market == "in_reservation":
         footprint = resolve_reservation(
             footprint, r, reservations, [by_urn[urn] for urn in template_urns]
@@ -177,6 +232,22 @@ def _fixed_version(
     if share is None or other is None or share is other:
         return None
     return share, fixed[0].fixed, other
+
+
+VERSIONS_UNKNOWN = "which of its templates each version launches is unknown during preview"
+
+
+def _versions_unmatched(footprint: GpuFootprint, template_urns: list[str]) -> bool:
+    """A group of a version of fixed size and one taking the rest, from two templates of the
+    stack, whose links to them are not known yet (a preview): the split cannot be priced."""
+    versions = footprint.versions
+    return (
+        len(versions) == 2
+        and len(template_urns) == 2
+        and all(v.template is None for v in versions)
+        and sum(v.fixed is not None and not v.takes_rest for v in versions) == 1
+        and sum(v.takes_rest for v in versions) == 1
+    )
 
 
 def _template_at(link: str | None, templates: list[StackResource]) -> StackResource | None:
@@ -230,28 +301,210 @@ def _with_share(footprint: GpuFootprint, share: GpuFootprint) -> GpuFootprint:
     )
 
 
-def _scalers(resources: list[StackResource]) -> dict[str, Scaler]:
-    """The scaler of each group that has one, found through the scaler's property
-    dependencies (its target), as templates are, or else by the name, id, ARN or URL its
-    target holds (a scaler written with the group's literal name still sizes it)."""
-    found: dict[str, Scaler] = {}
-    by_name: dict[str, list[str]] | None = None
+def _scalers(
+    resources: list[StackResource], read: dict[str, tuple[GpuFootprint, ...]]
+) -> tuple[dict[tuple[str, str | None], Scaler], list[StackCapacity]]:
+    """The scaler of each group (or part of one: ``Scaler.part``) that has one, found through
+    the scaler's property dependencies (its target), as templates are, or else by the name,
+    id, ARN or URL its target holds (a scaler written with the group's literal name still
+    sizes it); and, for a scaler that moves GPU capacity (``Scaler.must_link``) whose link
+    leads to none gpufleet reads, a footprint of the scaler itself, undetermined."""
+    links = _ScalerLinks(resources, read)
+    found: dict[tuple[str, str | None], Scaler] = {}
+    unlinked: list[StackCapacity] = []
     for r in resources:
         scaler = read_scaler(r.type, r.props)
         if scaler is None:
             continue
-        targets = r.property_dependencies.get(scaler.target_property, [])
-        if not targets:
-            by_name = by_name if by_name is not None else _resources_by_name(resources)
-            targets = _named_targets(r.props.get(scaler.target_property), by_name)
-        for urn in targets:
+        targets, members, strays = links.follow(r, scaler)
+        # Its members are raised to its max; their own sizes hold otherwise.
+        joined = replace(scaler, least=None, bounds=False, part=None)
+        for key, sizing in (
+            *((t, scaler) for t in targets),
+            *(((m, None), joined) for m in members),
+        ):
             # A group may have several (AWS: one resource per scheduled action).
-            found[urn] = found[urn].merged(scaler) if urn in found else scaler
-    return found
+            found[key] = found[key].merged(sizing) if key in found else sizing
+        if scaler.must_link:
+            why = links.unlinked(r, scaler, bool(targets or members), strays)
+            if why is not None:
+                unlinked.append(StackCapacity(r, _unlinked_footprint(r, scaler, *why)))
+    return found, unlinked
+
+
+class _ScalerLinks:
+    """Where scalers lead: the capacity (and part of it) each sizes, through resources that
+    hold none themselves (an endpoint to its configuration, a scheduled action to its
+    scalable target), and the resources in the stack it reaches but cannot size."""
+
+    # Hops from a scaler to its capacity (scheduled action -> target -> endpoint -> config).
+    _MOST_HOPS = 4
+
+    def __init__(
+        self, resources: list[StackResource], read: dict[str, tuple[GpuFootprint, ...]]
+    ) -> None:
+        self.resources = resources
+        self.by_urn = {r.urn: r for r in resources}
+        self.read = read
+        self._by_name: dict[str, list[str]] | None = None
+        self._members: dict[str, dict[str, list[str]]] = {}
+
+    def linked(self, r: StackResource, prop: str, names: tuple[str, ...] = ()) -> list[str]:
+        """The resources ``r``'s ``prop`` names: its dependencies, else the names it gives
+        (``names``, most specific first, or the value itself); of those, the most specific
+        (a resource another of them depends on is only part of that one's name)."""
+        urns = [u for u in r.property_dependencies.get(prop, []) if u in self.by_urn]
+        if not urns:
+            if self._by_name is None:
+                self._by_name = _resources_by_name(self.resources)
+            if names:
+                urns = next(
+                    (self._by_name[n.lower()] for n in names if n.lower() in self._by_name), []
+                )
+            else:
+                urns = _named_targets(r.props.get(prop), self._by_name)
+        urns = list(dict.fromkeys(u for u in urns if u != r.urn and u in self.by_urn))
+        if len(urns) < 2:
+            return urns
+        depended = {
+            dep
+            for other in urns
+            for deps in self.by_urn[other].property_dependencies.values()
+            for dep in deps
+            if dep != other
+        }
+        return [u for u in urns if u not in depended] or urns
+
+    def follow(
+        self, r: StackResource, scaler: Scaler
+    ) -> tuple[list[tuple[str, str | None]], list[str], list[StackResource]]:
+        """(the capacity it sizes: (URN, part or None for all of it); its members' URNs; the
+        resources it reaches in the stack whose capacity gpufleet does not read)."""
+        targets: list[tuple[str, str | None]] = []
+        strays: list[StackResource] = []
+        reached: set[str] = set()
+        pending = deque(
+            (u, scaler, 0) for u in self.linked(r, scaler.target_property, scaler.names)
+        )
+        while pending:
+            urn, sizing, hops = pending.popleft()
+            if urn in reached:
+                continue
+            reached.add(urn)
+            res = self.by_urn[urn]
+            if urn in self.read:
+                key = _part_key(self.read[urn], sizing.part)
+                if key is not False:
+                    targets.append((urn, key))
+                continue
+            if res.type in READERS:
+                continue  # capacity gpufleet reads, holding no GPUs
+            inner = read_scaler(res.type, res.props) if hops < self._MOST_HOPS else None
+            through = [p for p in sizing.through if res.props.get(p) is not None]
+            if inner is not None:
+                # Another scaler of the same capacity (a scheduled action's scalable target).
+                onward = replace(
+                    inner,
+                    part=sizing.part if sizing.part is not None else inner.part,
+                    through=tuple(dict.fromkeys((*sizing.through, *inner.through))),
+                )
+                pending += [
+                    (u, onward, hops + 1)
+                    for u in self.linked(res, inner.target_property, inner.names)
+                ]
+            elif through and hops < self._MOST_HOPS:
+                onward_urns = [u for p in through for u in self.linked(res, p)]
+                if not onward_urns:
+                    strays.append(res)
+                pending += [(u, sizing, hops + 1) for u in onward_urns]
+            else:
+                strays.append(res)
+        members = [
+            m
+            for p in scaler.members
+            for u in reached
+            for m in self._joined(p).get(u, ())
+            if m not in reached
+        ]
+        return list(dict.fromkeys(targets)), list(dict.fromkeys(members)), strays
+
+    def _joined(self, prop: str) -> dict[str, list[str]]:
+        """The capacity that joins each resource by ``prop`` (its members: an EMR cluster's
+        task groups, by their ``clusterId``), found once per property."""
+        if prop not in self._members:
+            index: dict[str, list[str]] = {}
+            for urn in self.read:
+                member = self.by_urn[urn]
+                if prop in member.props or member.property_dependencies.get(prop):
+                    for joined in self.linked(member, prop):
+                        index.setdefault(joined, []).append(urn)
+            self._members[prop] = index
+        return self._members[prop]
+
+    def unlinked(
+        self, r: StackResource, scaler: Scaler, sized: bool, strays: list[StackResource]
+    ) -> tuple[str, bool] | None:
+        """Why a scaler that moves GPU capacity cannot be followed to it, and whether only
+        because a value is unknown during a preview; None when it can (or names capacity
+        outside the stack)."""
+        if strays:
+            named = ", ".join(f"{s.name} ({s.type})" for s in strays[:3])
+            return (
+                f"it sizes {named}, whose GPU capacity gpufleet cannot find or does not read",
+                False,
+            )
+        if sized:
+            return None
+        value = r.props.get(scaler.target_property)
+        if is_unknown(value):
+            return (
+                f"its {scaler.target_property} is unknown during preview: which capacity it "
+                "sizes is not known",
+                True,
+            )
+        if not isinstance(value, str) or value in UNREADABLE_OFFLINE:
+            return (
+                f"its {scaler.target_property} is not read offline: which capacity it sizes "
+                "is not known",
+                False,
+            )
+        return None
+
+
+def _part_key(parts: tuple[GpuFootprint, ...], part: str | None) -> str | Literal[False] | None:
+    """The key a scaler of ``part`` sizes a resource of these footprints under: None for all
+    of it (a resource of one part, or no part named); False for a part it does not hold with
+    GPUs (a CPU variant)."""
+    names = {f.part for f in parts}
+    if part is None or None in names:
+        return None
+    return part if part in names else False
+
+
+def _unlinked_footprint(r: StackResource, scaler: Scaler, why: str, unknown: bool) -> GpuFootprint:
+    """A scaler that moves GPU capacity gpufleet cannot follow, as capacity of its own whose
+    size is not known: reported and unpriced, never passed."""
+    module = r.type.split(":")[1].split("/")[0] if r.type.count(":") >= 2 else r.type
+    return GpuFootprint(
+        cloud=cloud_of_type(r.type) or "aws",
+        kind=f"{module} {r.type.rsplit(':', 1)[-1]}",
+        is_template=False,
+        undetermined=(why, *scaler.undetermined),
+        unknown=unknown and (scaler.unknown or not scaler.undetermined),
+    )
 
 
 # The properties that name a resource in the cloud: what a scaler's target can hold.
-_NAME_PROPERTIES = ("name", "vmScaleSetName", "autoScalingGroupName", "arn", "selfLink", "id")
+_NAME_PROPERTIES = (
+    "name",
+    "vmScaleSetName",
+    "autoScalingGroupName",
+    "arn",
+    "selfLink",
+    "id",
+    "policyId",
+    "environmentName",
+)
 
 
 def _resources_by_name(resources: list[StackResource]) -> dict[str, list[str]]:
@@ -262,6 +515,53 @@ def _resources_by_name(resources: list[StackResource]) -> dict[str, list[str]]:
             if isinstance(value, str) and value and not is_unknown(value):
                 index.setdefault(value.lower(), []).append(r.urn)
     return index
+
+
+class _Names:
+    """The stack's resources by the names they have in the cloud, indexed when first asked."""
+
+    def __init__(self, resources: list[StackResource]) -> None:
+        self._resources = resources
+        self._index: dict[str, list[str]] | None = None
+
+    def of(self, value: Any) -> list[str]:
+        if self._index is None:
+            self._index = _resources_by_name(self._resources)
+            for r in self._resources:
+                # A GCE template's self link with its unique id, as a version may give it.
+                unique = r.props.get("selfLinkUnique")
+                if isinstance(unique, str) and unique and not is_unknown(unique):
+                    self._index.setdefault(unique.lower(), []).append(r.urn)
+        return _named_targets(value, self._index)
+
+
+def _named_templates(
+    r: StackResource, properties: tuple[str, ...], names: _Names, by_urn: dict[str, StackResource]
+) -> set[str]:
+    """The launch templates of the stack that ``r`` names in ``properties`` by a literal name,
+    id or URL (no Output, so no dependency)."""
+    found: set[str] = set()
+    for prop in properties:
+        for value in _strings(r.props.get(prop)):
+            found.update(
+                urn
+                for urn in names.of(value)
+                if urn != r.urn and by_urn[urn].type in types.LAUNCH_TEMPLATES
+            )
+    return found
+
+
+def _strings(value: Any, depth: int = 0) -> list[str]:
+    """The strings in a property value (a template spec, a list of versions), shallowly."""
+    if isinstance(value, str):
+        return [value]
+    if depth > 4:
+        return []
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v, depth + 1)]
+    if isinstance(value, list):
+        return [s for v in value[:64] for s in _strings(v, depth + 1)]
+    return []
 
 
 def _named_targets(target: Any, by_name: dict[str, list[str]]) -> list[str]:

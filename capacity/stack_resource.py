@@ -4,7 +4,9 @@ What ``AnalyzeStack`` gives a stack policy and what a capture or a stack export 
 to the same fields: type, name, URN, properties (state: outputs over inputs, plain JSON values
 with unknowns as the engine's sentinel), its provider's properties, its parent, and which
 resources each property depends on (the engine records those even in a preview, when the ids
-they carry are still unknown).
+they carry are still unknown). Whether it has a provider tells a resource of a cloud (and a
+remote component) from a component of the program, whose properties are only what it
+registered as its outputs: its children hold what it builds.
 """
 
 from __future__ import annotations
@@ -27,6 +29,14 @@ class StackResource:
     provider_props: dict[str, Any]
     parent: str | None
     property_dependencies: dict[str, list[str]]
+    # Custom resources and remote components have one; the stack and local components not.
+    has_provider: bool = True
+
+    @property
+    def holds_capacity_itself(self) -> bool:
+        """Whether what it says can be capacity of its own: not the engine's resources (the
+        stack and its outputs, providers, stack references) nor a local component."""
+        return self.has_provider and not self.type.startswith("pulumi:")
 
 
 def stack_resources(resources: list[AnalyzerResource]) -> list[StackResource]:
@@ -41,6 +51,7 @@ def stack_resources(resources: list[AnalyzerResource]) -> list[StackResource]:
             plain(r.provider.properties) if r.provider is not None else {},
             r.parent or None,
             {key: list(urns) for key, urns in r.property_dependencies.items()},
+            r.provider is not None,
         )
         for r in resources
     ]

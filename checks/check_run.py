@@ -27,10 +27,9 @@ from gpufleet.checks.policy_config import load_policy_config, reconcile
 from gpufleet.checks.policy_pack_process import PolicyPackProcess
 from gpufleet.engine.analyzer_resources import AnalyzerResource
 from gpufleet.engine.secret_mask import SecretMask
+from gpufleet.policy_notes import SUPPRESSED_PREFIX, read_suppressed_note
 from gpufleet.text_input import InputFileError
 from gpufleet.yaml_input import read_yaml_file
-
-SUPPRESSED_PREFIX = "suppressed: "
 
 
 @dataclass(frozen=True)
@@ -173,14 +172,16 @@ def run_check(
     findings.sort(key=lambda f: (f.level != "mandatory", f.policy, f.urn, f.message))
     suppressed = []
     for n in not_applicable:
-        if not n.reason.startswith(SUPPRESSED_PREFIX):
+        note = read_suppressed_note(n.reason)
+        if note is None:
             continue
-        resource = by_urn.get(n.urn)
+        urn = note.urn if note.urn is not None else n.urn
+        resource = by_urn.get(urn)
         suppressed.append(
             Suppressed(
                 n.policy,
-                n.urn,
-                mask(n.reason.removeprefix(SUPPRESSED_PREFIX), n.urn),
+                urn,
+                mask(note.reason, urn),
                 resource_type=resource.type if resource else "",
                 resource_name=resource.name if resource else "",
                 location=locate(resource) if locate and resource else None,

@@ -5,18 +5,26 @@ identity in the environment (``PULUMI_PROJECT``, ``PULUMI_STACK``, ``PULUMI_DRY_
 ``PULUMI_CONFIG``), reads the port the pack prints, and calls the Analyzer service on it.
 ``PolicyPackProcess`` does exactly that with this interpreter (whose environment has the pack's
 dependencies) and stops the process on exit.
+
+The pack runs beside an untrusted program (``gpufleet check``), which can find it and signal it:
+the pack dies with gpufleet (``engine.parent_death``: no orphan when gpufleet is SIGKILLed), is
+continued before each use (a program may have stopped it), and every call has a deadline (calls
+made many at once, a deadline on their progress), so a pack that was killed or stopped ends the
+check with one line, never with a pass or a hang.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -24,7 +32,15 @@ from typing import Any
 import grpc
 from pulumi.runtime.proto import analyzer_pb2_grpc
 
+from gpufleet.engine import parent_death
+
 START_TIMEOUT_SECONDS = 60.0
+# The longest gpufleet waits for the pack to answer a call (a stopped pack never does): far
+# beyond what an honest pack takes (a fraction of a millisecond per resource, a few seconds
+# for AnalyzeStack on a 2,400-resource stack), plus time per resource a call carries. Calls
+# made many at once (``call_many``) must see one answer every CALL_TIMEOUT_SECONDS.
+CALL_TIMEOUT_SECONDS = 120.0
+CALL_SECONDS_PER_RESOURCE = 0.01
 # As the engine: policy packs may return large responses.
 _CHANNEL_OPTIONS = [("grpc.max_receive_message_length", 400 * 1024 * 1024)]
 
@@ -68,8 +84,16 @@ class PolicyPackProcess:
         if not (self.pack_dir / "PulumiPolicy.yaml").is_file():
             raise PolicyPackError(f"{self.pack_dir}: no PulumiPolicy.yaml (not a policy pack)")
         self._process = subprocess.Popen(
-            # No engine to call back: policy packs only use the address for logging.
-            [*self._python, "-m", "pulumi.policy", "127.0.0.1:0", str(self.pack_dir)],
+            # ``-m pulumi.policy``, through a script that has it die with this process. No
+            # engine to call back: policy packs only use the address for logging.
+            [
+                *self._python,
+                parent_death.__file__,
+                str(os.getpid()),
+                "pulumi.policy",
+                "127.0.0.1:0",
+                str(self.pack_dir),
+            ],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=self._env,
@@ -79,6 +103,7 @@ class PolicyPackProcess:
 
     def __enter__(self) -> PolicyPackProcess:
         if self.stub is not None:  # already waited for (``ready``)
+            self._resume()
             return self
         self.start()
         port = self._read_port()
@@ -88,8 +113,39 @@ class PolicyPackProcess:
             grpc.channel_ready_future(self._channel).result(timeout=START_TIMEOUT_SECONDS)
         except grpc.FutureTimeoutError:
             raise PolicyPackError(f"{self.pack_dir}: policy pack did not accept calls") from None
-        self.stub = _UnaryCalls(analyzer_pb2_grpc.AnalyzerStub(self._channel), target)
+        self.stub = _UnaryCalls(
+            analyzer_pb2_grpc.AnalyzerStub(self._channel), target, self._what_happened
+        )
         return self
+
+    @property
+    def pid(self) -> int | None:
+        """The pack's process id, once started (until closed)."""
+        return self._process.pid if self._process is not None else None
+
+    def _resume(self) -> None:
+        """Continue the pack, should something (the program under check) have stopped it
+        since it was started: a stopped pack answers nothing."""
+        if self._process is not None and self._process.poll() is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(self._process.pid, signal.SIGCONT)
+
+    def _what_happened(self, wait: float = 0.0) -> str | None:
+        """Why the pack may not have answered: it ended (how) or is stopped; None if neither
+        is known. ``wait``: how long to give a process that is ending to be seen ended (its
+        connections close before its status is there to read)."""
+        process = self._process
+        if process is None:
+            return None
+        try:
+            status = process.wait(timeout=wait) if wait else process.poll()
+        except subprocess.TimeoutExpired:
+            status = None
+        if status is not None:
+            return f"the policy pack process {_ended(status)}"
+        if _stopped(process.pid):
+            return "the policy pack process is stopped"
+        return None
 
     def ready(self) -> PolicyPackProcess:
         """Wait until the pack has loaded its policies and data and accepts calls."""
@@ -131,6 +187,9 @@ class PolicyPackProcess:
             channel.close()
         if process is not None:
             process.terminate()
+            # A stopped pack acts on the SIGTERM only once continued.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(process.pid, signal.SIGCONT)
             try:
                 process.communicate(timeout=10)
             except subprocess.TimeoutExpired:
@@ -143,12 +202,67 @@ class PolicyPackProcess:
 PIPELINE_DEPTH = 64
 
 
-class _UnaryCalls:
-    """The stub's methods, with a pack-side exception turned into ``PolicyPackError``."""
+# The statuses of a call whose pack may have gone away, and how long to wait to see it gone.
+_GONE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED, grpc.StatusCode.INTERNAL)
+_ENDING_WAIT_SECONDS = 5.0
 
-    def __init__(self, stub: Any, target: str) -> None:
+
+def _ended(status: int) -> str:
+    if status < 0:
+        try:
+            return f"was killed by {signal.Signals(-status).name}"
+        except ValueError:
+            return f"was killed by signal {-status}"
+    return f"exited with status {status}"
+
+
+def _stopped(pid: int) -> bool:
+    """Whether the process is stopped (Linux: its state in /proc; elsewhere not known)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    # "pid (command) state ...": the command may hold spaces and parentheses.
+    fields = stat[stat.rfind(")") + 1 :].split()
+    return bool(fields) and fields[0] in ("T", "t")
+
+
+def call_timeout(request: Any) -> float:
+    """The deadline of one call: ``CALL_TIMEOUT_SECONDS``, and more for a call carrying many
+    resources (``AnalyzeStack``)."""
+    resources = getattr(request, "resources", None)
+    count = len(resources) if resources is not None else 1
+    return CALL_TIMEOUT_SECONDS + CALL_SECONDS_PER_RESOURCE * count
+
+
+class _UnaryCalls:
+    """The stub's methods, each with a deadline, with a pack-side exception turned into
+    ``PolicyPackError`` (saying so when the pack process ended or is stopped)."""
+
+    def __init__(
+        self,
+        stub: Any,
+        target: str,
+        what_happened: Callable[[float], str | None] = lambda _: None,
+    ) -> None:
         self._stub = stub
         self._target = target
+        self._what_happened = what_happened
+
+    def _late(self, method: str) -> PolicyPackError:
+        happened = self._what_happened(0.0)
+        why = f"; {happened}" if happened else ""
+        return PolicyPackError(f"policy pack did not answer {method} in time{why}")
+
+    def _error(self, method: str, exc: grpc.RpcError) -> PolicyPackError:
+        code = exc.code() if hasattr(exc, "code") else None
+        if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+            return self._late(method)
+        # A pack that is gone refuses the connection: give its end a moment to be seen.
+        happened = self._what_happened(_ENDING_WAIT_SECONDS if code in _GONE else 0.0)
+        if happened:
+            return PolicyPackError(f"policy pack {method} failed: {happened}")
+        return PolicyPackError(f"policy pack {method} failed: {_details(exc)}")
 
     def call_many(self, method: str, requests: Iterable[Any]) -> list[Any]:
         """``method`` on each request, answers in order; calls overlap (the engine, too,
@@ -164,9 +278,26 @@ class _UnaryCalls:
             loop.close()
 
     async def _call_many(self, method: str, requests: Iterable[Any]) -> list[Any]:
+        responses: list[Any] = []
+        calls = asyncio.ensure_future(self._pipelined(method, requests, responses))
+        # The deadline is on progress, not on each call (a timer per call costs the protocol
+        # a tenth of its rate): the pack must answer some call every CALL_TIMEOUT_SECONDS.
+        while True:
+            answered = len(responses)
+            done, _ = await asyncio.wait({calls}, timeout=CALL_TIMEOUT_SECONDS)
+            if done:
+                return calls.result()
+            if len(responses) == answered:
+                calls.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await calls
+                raise self._late(method)
+
+    async def _pipelined(
+        self, method: str, requests: Iterable[Any], responses: list[Any]
+    ) -> list[Any]:
         async with grpc.aio.insecure_channel(self._target, options=_CHANNEL_OPTIONS) as channel:
             call = getattr(analyzer_pb2_grpc.AnalyzerStub(channel), method)
-            responses: list[Any] = []
             in_flight: deque[Any] = deque()
             try:
                 for request in requests:
@@ -176,9 +307,10 @@ class _UnaryCalls:
                 while in_flight:
                     responses.append(await in_flight.popleft())
             except grpc.RpcError as exc:
+                raise self._error(method, exc) from None
+            finally:
                 for pending in in_flight:
                     pending.cancel()
-                raise PolicyPackError(f"policy pack {method} failed: {_details(exc)}") from None
         return responses
 
     def __getattr__(self, method: str) -> Any:
@@ -186,9 +318,9 @@ class _UnaryCalls:
 
         def invoke(request: Any) -> Any:
             try:
-                return call(request)
+                return call(request, timeout=call_timeout(request))
             except grpc.RpcError as exc:
-                raise PolicyPackError(f"policy pack {method} failed: {_details(exc)}") from None
+                raise self._error(method, exc) from None
 
         return invoke
 

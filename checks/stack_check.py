@@ -11,11 +11,12 @@ it ended (``program_unfinished``), and the check fails.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpufleet.checks.baseline import BaselineError, apply_baseline, baseline_text, load_baseline
 from gpufleet.checks.check_run import CheckReport, run_check
+from gpufleet.checks.inline_skips import apply_inline_skips, snapshot
 from gpufleet.checks.policy_config import PolicyConfigError, load_policy_config
 from gpufleet.checks.policy_pack_process import PolicyPackError, PolicyPackProcess
 from gpufleet.checks.source_locations import make_locator, relative_path, source_root
@@ -50,6 +51,7 @@ class CheckRequest:
     baseline: Path | None = None
     write_baseline: Path | None = None
     timeout: float = DEFAULT_TIMEOUT_SECONDS  # how long the program may run
+    stack_references: tuple[tuple[str, Path], ...] = ()  # (stack name, its outputs' file)
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,8 @@ class CheckOutcome:
     baseline_file: tuple[Path, str] | None
     baseline_recorded: int | None
     program: ProgramRun | None = None  # the program's run; None for an export
+    # Skip comments that could not be applied (one line each, for stderr).
+    notices: list[str] = field(default_factory=list)
 
 
 def check_stack(request: CheckRequest) -> CheckOutcome:
@@ -85,12 +89,15 @@ def _check(request: CheckRequest) -> CheckOutcome:
         preview=request.preview,
         export_file=request.export_file,
         timeout=request.timeout,
+        stack_references=request.stack_references,
     )
     # Everything the check reads is read before the program runs: the program is untrusted
     # and runs as the same user, so it could rewrite any file read after it started (the
     # policy config, the pack's rules and data, gpufleet's own modules).
     config_read = load_policy_config(policy_config) if policy_config else ({}, "")
     root = source_root(request.program)
+    # Its skip comments as reviewed, not as the program could rewrite them while it runs.
+    sources = snapshot(root.path, request.program.resolve())
     pack = setup = None
     if request.export_file is None:
         setup = program_setup(request.program, request.stack, request.config_file)
@@ -125,6 +132,7 @@ def _check(request: CheckRequest) -> CheckOutcome:
             pack.close()
     if loaded.run is not None and not loaded.run.ending.finished:
         report.program_unfinished = loaded.run.ending.summary
+    notices = apply_inline_skips(report, resources, sources, root)
     recorded = baseline_file = None
     if request.write_baseline is not None:
         baseline_file = (request.write_baseline, baseline_text(report))
@@ -138,4 +146,4 @@ def _check(request: CheckRequest) -> CheckOutcome:
     # The program's directory is inside the root (found from it): its project file is too.
     project_file = relative_path(request.program / PROJECT_FILE, root) or PROJECT_FILE
     report.fallback_path = stack_config or project_file
-    return CheckOutcome(report, baseline_file, recorded, loaded.run)
+    return CheckOutcome(report, baseline_file, recorded, loaded.run, notices)

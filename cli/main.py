@@ -69,6 +69,32 @@ preview_option = click.option(
 )
 
 
+def _stack_references(
+    _context: click.Context, _parameter: click.Parameter, values: tuple[str, ...]
+) -> tuple[tuple[str, Path], ...]:
+    references: dict[str, Path] = {}
+    for value in values:
+        name, equals, file = value.partition("=")
+        if not equals or not name or not file:
+            raise click.BadParameter(f"{value!r} is not NAME=FILE")
+        if name in references:
+            raise click.BadParameter(f"stack {name!r} given twice")
+        references[name] = Path(file)
+    return tuple(references.items())
+
+
+stack_reference_option = click.option(
+    "--stack-reference",
+    "stack_references",
+    metavar="NAME=FILE",
+    multiple=True,
+    callback=_stack_references,
+    help="The outputs a StackReference to stack NAME (as the program names it) reads: FILE is "
+    "what `pulumi stack output --json --show-secrets` prints, or a `pulumi stack export`. "
+    "Repeatable; a stack without one has unknown outputs.",
+)
+
+
 def _fail_input(lines: list[str]) -> NoReturn:
     from gpufleet.text_input import shown_problems
 
@@ -452,6 +478,7 @@ def _program_options(command: Callable[..., None]) -> Callable[..., None]:
 @_program_options
 @stack_config_option
 @preview_option
+@stack_reference_option
 @click.option(
     "--format",
     "fmt",
@@ -477,6 +504,7 @@ def preview(
     program: Path,
     config_file: Path | None,
     as_preview: bool,
+    stack_references: tuple[tuple[str, Path], ...],
     fmt: str,
     export_path: Path | None,
     live: bool,
@@ -503,7 +531,13 @@ def preview(
     from gpufleet.engine.stack_export import deployment_text
 
     try:
-        run = run_program(program, stack, config_file=config_file, preview=as_preview)
+        run = run_program(
+            program,
+            stack,
+            config_file=config_file,
+            preview=as_preview,
+            stack_references=stack_references,
+        )
     except ProgramError as exc:
         _fail_input([str(exc)])
     _echo_program_output(run)
@@ -522,6 +556,7 @@ def preview(
 @_program_options
 @stack_config_option
 @preview_option
+@stack_reference_option
 @from_export_option("Analyze")
 @click.option(
     "--policy-pack",
@@ -572,6 +607,7 @@ def check(
     program: Path,
     config_file: Path | None,
     as_preview: bool,
+    stack_references: tuple[tuple[str, Path], ...],
     export_file: Path | None,
     pack_dir: Path | None,
     policy_config: Path | None,
@@ -588,9 +624,17 @@ def check(
     calls, so results match `pulumi preview --policy-pack policies --policy-pack-config
     policies/config/ENV.json`. No Pulumi CLI, credentials or network.
 
+    GPU capacity gpufleet cannot size blocks (gpu-size-undetermined) until it can be sized or
+    is acknowledged: a suppression or an "advisory" entry (by type or URN) in the policy
+    config, or an inline comment on the statement creating the resource:
+
+    \b
+        # gpufleet:skip=gpu-size-undetermined: <why this is fine, 10+ characters>
+
     \b
     Exit status: 0 no mandatory violations (advisories allowed); 1 mandatory violations (new
-    ones, with --baseline) or the program raised; 2 bad input (flags, config, export, pack).
+    ones, with --baseline) or the program did not run to its end; 2 bad input (flags, config,
+    export, pack); 128+N stopped by signal N.
     """
     if stack is None:
         _fail_input(["give --env ENV (or --stack NAME): which stack to check"])
@@ -609,6 +653,7 @@ def check(
         baseline=baseline,
         write_baseline=write_baseline_to,
         timeout=timeout,
+        stack_references=stack_references,
     )
     try:
         outcome = check_stack(request)
@@ -619,7 +664,7 @@ def check(
     rendered = check_render.render(outcome.report, fmt, summary_used=_summary_used())
     baseline_file = [outcome.baseline_file] if outcome.baseline_file else []
     _emit_report(rendered.text, output, job_summary=rendered.summary, also=baseline_file)
-    for note in rendered.notes:
+    for note in [*outcome.notices, *rendered.notes]:
         messages.echo(note, err=True)
     if outcome.baseline_recorded is not None:
         messages.echo(
@@ -674,6 +719,7 @@ def pack_command(output: Path) -> None:
 @_program_options
 @stack_config_option
 @preview_option
+@stack_reference_option
 @from_export_option("Price")
 @click.option(
     "--policy-config",
@@ -705,6 +751,7 @@ def cost(
     program: Path,
     config_file: Path | None,
     as_preview: bool,
+    stack_references: tuple[tuple[str, Path], ...],
     export_file: Path | None,
     policy_config: Path | None,
     compare_to: Path | None,
@@ -735,7 +782,12 @@ def cost(
 
     request = CostRequest(
         StackSource(
-            stack, program, config_file=config_file, preview=as_preview, export_file=export_file
+            stack,
+            program,
+            config_file=config_file,
+            preview=as_preview,
+            export_file=export_file,
+            stack_references=stack_references,
         ),
         pack_dir=PACK_DIR,
         policy_config=policy_config,

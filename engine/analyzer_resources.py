@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from gpufleet.engine.capture import STACK_TYPE, Capture, Registration
+from gpufleet.engine.capture import STACK_TYPE, Capture, Registration, offline_where_referenced
 from gpufleet.engine.wire import (
+    OFFLINE_UNKNOWN,
     OUTPUT_VALUE_SIG,
     RESOURCE_REF_SIG,
     SECRET_PLACEHOLDER,
@@ -63,23 +64,24 @@ class AnalyzerResource:
     source: tuple[str, int] | None = None
 
 
-def engine_value(value: Any) -> Any:
-    """A wire-form value (``engine.wire``) as the engine stores and forwards it."""
+def engine_value(value: Any, unknown: str = UNKNOWN) -> Any:
+    """A wire-form value (``engine.wire``) as the engine stores and forwards it; ``unknown``
+    is what an unknown becomes (outside a preview, ``OFFLINE_UNKNOWN``)."""
     if isinstance(value, list):
-        return [engine_value(v) for v in value]
+        return [engine_value(v, unknown) for v in value]
     if not isinstance(value, dict):
-        return value
+        return unknown if value == UNKNOWN else value
     sig = value.get(SIG_KEY)
     if sig == OUTPUT_VALUE_SIG:
-        inner = engine_value(value["value"]) if "value" in value else UNKNOWN
+        inner = engine_value(value["value"], unknown) if "value" in value else unknown
         return {SIG_KEY: SECRET_SIG, "value": inner} if value.get("secret") else inner
     if sig == RESOURCE_REF_SIG:
         if "id" in value:
-            return engine_value(value["id"]) or UNKNOWN
-        return value.get("urn", UNKNOWN)
+            return engine_value(value["id"], unknown) or unknown
+        return value.get("urn", unknown)
     if sig == SECRET_SIG:
-        return {SIG_KEY: SECRET_SIG, "value": engine_value(value.get("value", UNKNOWN))}
-    return {k: engine_value(v) for k, v in value.items()}
+        return {SIG_KEY: SECRET_SIG, "value": engine_value(value.get("value", UNKNOWN), unknown)}
+    return {k: engine_value(v, unknown) for k, v in value.items()}
 
 
 def from_capture(capture: Capture) -> list[AnalyzerResource]:
@@ -87,10 +89,13 @@ def from_capture(capture: Capture) -> list[AnalyzerResource]:
     providers = {r.urn: r for r in registrations if r.is_provider}
     defaults: dict[str, ProviderRef] = {}
     out = []
+    # Outside a preview nothing is unknown once deployed: what is unknown here is what the
+    # offline engine could not answer, which the readers must not take for a preview's unknown.
+    unknown = UNKNOWN if capture.preview else OFFLINE_UNKNOWN
     for r in registrations:
-        inputs = engine_value(r.inputs)
+        inputs = offline_where_referenced(r, engine_value(r.inputs, unknown))
         # A component's outputs are what it registered (register_outputs), as in a state.
-        state = {**inputs, **engine_value(r.outputs)}
+        state = {**inputs, **offline_where_referenced(r, engine_value(r.outputs, unknown))}
         out.append(
             AnalyzerResource(
                 urn=r.urn,
@@ -119,7 +124,7 @@ def _provider_of(
     defaults: dict[str, ProviderRef],
     capture: Capture,
 ) -> ProviderRef | None:
-    if not r.custom or r.is_provider or r.type == STACK_TYPE:
+    if not r.has_provider or r.type == STACK_TYPE:
         return None
     if r.provider:
         provider = providers.get(r.provider.rsplit("::", 1)[0])
@@ -224,6 +229,18 @@ def _deployed(r: dict[str, Any], by_urn: dict[Any, Any]) -> AnalyzerResource:
             provider = ProviderRef(
                 p["type"], p["urn"], _urn_name(p["urn"]), _state_field(p, "inputs")
             )
+    if provider is None and r.get("custom") and not _is_engine_type(r["type"]):
+        # Every custom resource has a provider; an export that leaves it out (written by
+        # hand, cut down) still describes one: the package's default, configured as nothing
+        # here says. Without it the resource would pass for a component, which holds nothing.
+        package = r["type"].split(":", 1)[0]
+        stack_part, project = [*r["urn"].split("::"), "", ""][:2]  # urn:pulumi:<stack>
+        provider = ProviderRef(
+            f"pulumi:providers:{package}",
+            f"{stack_part}::{project}::pulumi:providers:{package}::default",
+            "default",
+            {},
+        )
     dependencies = _typed(r, "dependencies", list, [])
     property_dependencies = _typed(r, "propertyDependencies", dict, {})
     if not all(isinstance(d, str) for d in dependencies):
@@ -248,6 +265,11 @@ def _deployed(r: dict[str, Any], by_urn: dict[Any, Any]) -> AnalyzerResource:
         protect=bool(r.get("protect")),
         source=_source_position(position) if isinstance(position, str) else None,
     )
+
+
+def _is_engine_type(type_: str) -> bool:
+    """The engine's own resources (the stack, providers, stack references): no provider."""
+    return type_.startswith("pulumi:")
 
 
 def _typed(r: dict[str, Any], key: str, kind: type, default: Any) -> Any:

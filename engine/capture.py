@@ -16,6 +16,12 @@ Two things the stock mock monitor gets wrong, and this one gets right:
 
 With ``preview=True`` nothing computed is returned, so ids, ARNs and anything derived from them
 are unknown, as in ``pulumi preview``.
+
+Secrets flow as the engine lets them: outputs are computed from the inputs' plain values (a
+secret bucket name still names the bucket), an output whose input of the same name was secret
+is secret, ids are plain. A ``StackReference`` (a read of another stack) answers the outputs of
+the file the user named for that stack (``stack_references``), else unknown outputs: unknown,
+as its values are to gpufleet, in a preview and out of one.
 """
 
 from __future__ import annotations
@@ -36,9 +42,21 @@ from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
 from gpufleet.engine.mock_outputs import invoke_result, realistic_outputs
-from gpufleet.engine.wire import SECRET_SIG, SIG_KEY, UNKNOWN, decode_struct, decode_value
+from gpufleet.engine.wire import (
+    OFFLINE_UNKNOWN,
+    SECRET_SIG,
+    SIG_KEY,
+    UNKNOWN,
+    contains_secret,
+    contains_unknown,
+    decode_struct,
+    decode_value,
+    plain,
+    secret,
+)
 
 STACK_TYPE = "pulumi:pulumi:Stack"
+STACK_REFERENCE_TYPE = "pulumi:pulumi:StackReference"
 
 
 @dataclass
@@ -74,10 +92,18 @@ class Registration:
     replacement_trigger: Any = None
     # The names of the hooks bound to it, by hook type as the engine names them ("BeforeCreate").
     resource_hooks: dict[str, list[str]] = field(default_factory=dict)
+    # A component a provider builds (a multi-language component): it has a provider, and what
+    # it creates is not in the program.
+    remote: bool = False
 
     @property
     def is_provider(self) -> bool:
         return self.type.startswith("pulumi:providers:")
+
+    @property
+    def has_provider(self) -> bool:
+        """Whether the engine gives it a provider: custom resources and remote components."""
+        return (self.custom or self.remote) and not self.is_provider
 
 
 @dataclass
@@ -139,19 +165,60 @@ class Capture:
         return out
 
 
+def offline_where_referenced(r: Registration, values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` with what is unknown in a property that depends on a stack reference made
+    ``OFFLINE_UNKNOWN``: a real preview knows another stack's outputs; offline, without the file
+    of them (``--stack-reference``), nothing does, and that is no preview's unknown."""
+    referring = {
+        key
+        for key, urns in r.property_dependencies.items()
+        if any(urn.split("::")[2:3] == [STACK_REFERENCE_TYPE] for urn in urns)
+    }
+    if not referring:
+        return values
+    return {key: _offline(value) if key in referring else value for key, value in values.items()}
+
+
+def _offline(value: Any) -> Any:
+    if value == UNKNOWN:
+        return OFFLINE_UNKNOWN
+    if isinstance(value, list):
+        return [_offline(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _offline(v) for k, v in value.items()}
+    return value
+
+
 class RealisticMocks(pulumi.runtime.Mocks):
-    def __init__(self, preview: bool) -> None:
+    def __init__(
+        self, preview: bool, stack_references: dict[str, dict[str, Any]] | None = None
+    ) -> None:
         self.preview = preview
         self.invokes: list[tuple[str, dict[str, Any]]] = []
         # provider reference ("urn::id") -> the provider's inputs (region, project)
         self.providers: dict[str, dict[str, Any]] = {}
+        # A referenced stack's name, as the program gives it -> what its StackReference reads
+        # ("outputs", in engine form, and "secretOutputNames"): ``stack_references``.
+        self.stack_references = dict(stack_references or {})
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
+        inputs = dict(args.inputs)
         if self.preview:
             # A preview knows inputs only; ids and computed outputs stay unknown.
-            return "", dict(args.inputs)
+            return "", inputs
         provider = self.providers.get(args.provider or "")
-        return realistic_outputs(args.typ, args.name, dict(args.inputs), provider)
+        rid, outputs = realistic_outputs(
+            args.typ,
+            args.name,
+            {key: plain(value) for key, value in inputs.items()},
+            plain(provider) if provider is not None else None,
+        )
+        # As the engine marks a provider's outputs: secret where the input of that name was.
+        secret_keys = {key for key, value in inputs.items() if contains_secret(value)}
+        return str(rid), {
+            key: secret(value) if key in secret_keys and key != "id" else value
+            for key, value in outputs.items()
+        }
 
     def call(
         self, args: pulumi.runtime.MockCallArgs
@@ -215,6 +282,8 @@ class CaptureMonitor(mocks.MockMonitor):
             self._own_transforms[urn] = list(request.transforms)
         request = self._transformed(urn, request)
         response = super().RegisterResource(request)
+        if not self.realistic.preview:
+            _keep_unknown_inputs(request.object, response.object)
         _mark_secret_outputs(response.object, request.additionalSecretOutputs)
         registration = _registration(request, response)
         if registration.is_provider:
@@ -246,6 +315,24 @@ class CaptureMonitor(mocks.MockMonitor):
     def Invoke(self, request: Any) -> Any:  # noqa: N802 - gRPC method name
         response = super().Invoke(request)
         return response
+
+    def ReadResource(self, request: Any) -> Any:  # noqa: N802 - gRPC method name
+        if request.type != STACK_REFERENCE_TYPE:
+            return super().ReadResource(request)
+        # The engine reads another stack's outputs from the backend; offline, from the file
+        # named for it. Without one they are left out and the read said unknown: the SDK then
+        # resolves them unknown, in a preview (absent) and out of one (``unknown``).
+        name = request.id
+        state: dict[str, Any] = {"name": name}
+        referenced = self.realistic.stack_references.get(name)
+        if referenced is not None:
+            state |= referenced
+        properties = struct_pb2.Struct()
+        properties.update(state)
+        urn = self.make_urn(request.parent, request.type, request.name)
+        return resource_pb2.ReadResourceResponse(
+            urn=urn, id=name, properties=properties, unknown=referenced is None
+        )
 
     def RegisterResourceOutputs(self, request: Any) -> Any:  # noqa: N802 - gRPC method name
         with self._lock:
@@ -318,6 +405,16 @@ class CaptureMonitor(mocks.MockMonitor):
             exports=exports,
             config=dict(config),
         )
+
+
+def _keep_unknown_inputs(inputs: struct_pb2.Struct, outputs: struct_pb2.Struct) -> None:
+    """An output whose input of that name holds an unknown (another stack's output, a typed
+    secret not decrypted) is that input, unknown where it was, as the engine would leave it:
+    out of a preview the mocks see an unknown as None, and would leave it out or echo it as a
+    known None."""
+    for key, value in inputs.fields.items():
+        if contains_unknown(decode_value(value)):
+            outputs.fields[key].CopyFrom(value)
 
 
 def _mark_secret_outputs(outputs: struct_pb2.Struct, keys: Iterable[str]) -> None:
@@ -428,6 +525,7 @@ def _registration(request: Any, response: Any) -> Registration:
         if request.HasField("replacement_trigger")
         else None,
         resource_hooks=_hooks(request),
+        remote=request.remote,
     )
 
 

@@ -101,6 +101,26 @@ def realistic_outputs(
     elif type_ == types.AWS_TRAINING_JOB:
         rid = inputs.get("trainingJobName", name)
         out["arn"] = f"arn:aws:sagemaker:{aws_region}:{ACCOUNT}:training-job/{rid}"
+    elif type_ == types.AWS_EMR_CLUSTER:
+        # Programs build Application Auto Scaling resource ids from the cluster's id and its
+        # core group's (instancegroup/j-.../ig-...).
+        rid = f"j-{_hex(name, 13).upper()}"
+        out |= {
+            "name": cloud_name,
+            "arn": f"arn:aws:elasticmapreduce:{aws_region}:{ACCOUNT}:cluster/{rid}",
+        }
+        for role, prefix in (
+            ("masterInstanceGroup", "ig"),
+            ("coreInstanceGroup", "ig"),
+            ("masterInstanceFleet", "if"),
+            ("coreInstanceFleet", "if"),
+        ):
+            part = inputs.get(role)
+            if isinstance(part, dict):
+                out[role] = {**part, "id": f"{prefix}-{_hex(name + role, 13).upper()}"}
+    elif type_ in (types.AWS_EMR_INSTANCE_GROUP, types.AWS_EMR_INSTANCE_FLEET):
+        prefix = "ig" if type_ == types.AWS_EMR_INSTANCE_GROUP else "if"
+        rid = f"{prefix}-{_hex(name, 13).upper()}"
     else:
         rid = f"{name}-id"
         # Pulumi auto-names a resource that names itself (a launch configuration's name,

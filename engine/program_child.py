@@ -2,13 +2,16 @@
 language host's part, as ``pulumi-language-python-exec`` plays it for the Pulumi CLI.
 
 ``python -m gpufleet.engine.program_child --monitor ADDR --project P --stack S
---dry-run true|false --pwd DIR --report-fd N PROGRAM`` runs PROGRAM as ``__main__`` from DIR
-against the resource monitor at ADDR, with the config the parent put in ``PULUMI_CONFIG`` /
-``PULUMI_CONFIG_SECRET_KEYS``. How the program ended goes to file descriptor N as one JSON
-line: ``completed``; ``raised`` (what and where); ``sys_exit`` / ``os_exit`` (the status, and
-the program line that called it). The program can write to N too, or leave no line at all:
-the parent trusts only the resources it was sent, and counts a run as finished only when
-this process also exits 0 after saying ``completed``.
+--dry-run true|false --pwd DIR --report-fd N --parent-pid PID PROGRAM`` runs PROGRAM as
+``__main__`` from DIR against the resource monitor at ADDR, with the config the parent put in
+``PULUMI_CONFIG`` / ``PULUMI_CONFIG_SECRET_KEYS``. How the program ended goes to file
+descriptor N as one JSON line: ``completed``; ``raised`` (what and where); ``sys_exit`` /
+``os_exit`` (the status, and the program line that called it). The program can write to N
+too, or leave no line at all: the parent trusts only the resources it was sent, and counts a
+run as finished only when this process also exits 0 after saying ``completed``.
+
+It dies with its parent (PID, gpufleet: ``parent_death``), so a gpufleet that is killed leaves
+no program running; ``secure:`` config reads as ``secret_config`` says.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any
 
+from gpufleet.engine.parent_death import die_with_parent
 from gpufleet.engine.run_limits import MAX_PROGRAM_MEMORY_BYTES
 
 
@@ -125,8 +129,10 @@ def main(argv: list[str]) -> None:
         parser.add_argument(option, required=True)
     parser.add_argument("--dry-run", choices=("true", "false"), required=True)
     parser.add_argument("--report-fd", type=int, required=True)
+    parser.add_argument("--parent-pid", type=int, required=True)
     parser.add_argument("program")
     args = parser.parse_args(argv)
+    die_with_parent(args.parent_pid)
     report = os.fdopen(args.report_fd, "w", encoding="utf-8")
     program_dir = Path(args.pwd).resolve()
     real_exit = _guard_os_exit(report, program_dir)
@@ -136,7 +142,10 @@ def main(argv: list[str]) -> None:
     import pulumi.runtime
     import pulumi.runtime.stack
 
+    from gpufleet.engine import secret_config
+
     pulumi.runtime.stack.wait_for_rpcs = _wait_for_rpcs
+    secret_config.install()
 
     pulumi.runtime.set_all_config(
         pulumi.runtime.get_config_env(), pulumi.runtime.get_config_secret_keys_env()

@@ -7,14 +7,17 @@ JSON, as ``pulumi config set --path`` stores them), then runs ``main`` as ``__ma
 own directory, in a process of its own against the offline engine (``program_process``).
 
 Offline limits, stated: ``secure:`` values cannot be decrypted without the stack's secrets
-provider, so a program reading one gets the placeholder ``SECRET_PLACEHOLDER`` (marked secret);
-ESC environments (``environment:``) are not resolved.
+provider, so a program reading one as text gets the placeholder ``SECRET_PLACEHOLDER`` (marked
+secret; typed reads: ``secret_config``), one inside an object too (the key is then secret);
+ESC environments (``environment:``) are not resolved. Other stacks' outputs
+(``StackReference``) come from files the user names (``stack_references``), else are unknown.
 """
 
 from __future__ import annotations
 
 import json
 import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +27,7 @@ import pulumi
 from gpufleet.engine.capture import Capture
 from gpufleet.engine.program_process import ProgramEnding, ProgramRun, run_program_process
 from gpufleet.engine.run_limits import DEFAULT_TIMEOUT_SECONDS
+from gpufleet.engine.stack_references import StackReferenceError, read_stack_references
 from gpufleet.engine.wire import SECRET_PLACEHOLDER
 from gpufleet.text_input import InputFileError
 from gpufleet.yaml_input import read_yaml_file
@@ -139,14 +143,43 @@ def load_stack_config(project: str, path: Path) -> tuple[dict[str, str], list[st
     secret_keys: list[str] = []
     for key, value in config.items():
         full_key = str(key) if ":" in str(key) else f"{project}:{key}"
-        if isinstance(value, dict) and set(value) == {"secure"}:
+        if _is_secure(value):
             flat[full_key] = SECRET_PLACEHOLDER
             secret_keys.append(full_key)
         elif isinstance(value, str):
             flat[full_key] = value
         else:
-            flat[full_key] = json.dumps(value, default=str)
+            # A secure: value inside an object or list (`pulumi config set --secret --path`)
+            # is the placeholder at its place; the whole key is secret, as the CLI makes it.
+            if _holds_secure(value):
+                secret_keys.append(full_key)
+            flat[full_key] = json.dumps(_placeholders(value), default=str)
     return flat, secret_keys
+
+
+def _is_secure(value: Any) -> bool:
+    return isinstance(value, dict) and set(value) == {"secure"}
+
+
+def _holds_secure(value: Any) -> bool:
+    if _is_secure(value):
+        return True
+    if isinstance(value, dict):
+        return any(_holds_secure(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds_secure(v) for v in value)
+    return False
+
+
+def _placeholders(value: Any) -> Any:
+    """``value`` with each ``secure:`` value in it replaced by ``SECRET_PLACEHOLDER``."""
+    if _is_secure(value):
+        return SECRET_PLACEHOLDER
+    if isinstance(value, dict):
+        return {k: _placeholders(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_placeholders(v) for v in value]
+    return value
 
 
 @dataclass(frozen=True)
@@ -187,10 +220,17 @@ def run_program(
     preview: bool = False,
     timeout: float = DEFAULT_TIMEOUT_SECONDS,
     setup: ProgramSetup | None = None,
+    stack_references: Sequence[tuple[str, Path]] = (),
 ) -> ProgramRun:
     """Run the project's program in a process of its own (``program_process``): what it
-    registered, and how it ended. ``setup``: the project and config when already read."""
+    registered, and how it ended. ``setup``: the project and config when already read.
+    ``stack_references``: (stack name, file of its outputs) for the stacks it reads."""
     setup = setup or program_setup(directory, stack, config_file)
+    try:
+        # Read before the program starts: it could rewrite them.
+        references = read_stack_references(stack_references)
+    except StackReferenceError as exc:
+        raise ProgramError(str(exc)) from None
     main = setup.project.main
     run_dir = (main if main.is_dir() else main.parent).resolve()
     return run_program_process(
@@ -202,6 +242,7 @@ def run_program(
         config=setup.config,
         secret_keys=setup.secret_keys,
         timeout=timeout,
+        stack_references=references,
     )
 
 

@@ -1,9 +1,11 @@
 """Run a Pulumi program in a process of its own, against this process's offline engine.
 
-The program is untrusted code: it runs in a child process (``program_child``) and reaches
-this one only through the resource-monitor protocol (``monitor_server``), so it cannot patch
-the checker, end it, or write into its output. Each resource it registers is recorded here as
-it arrives; whatever happens to the program, what it registered until then is kept.
+The program is untrusted code: it runs in a child process (``program_child``), in a session
+of its own, and reaches this one only through the resource-monitor protocol
+(``monitor_server``), so it cannot patch the checker or write into its output. It can signal
+this process (its parent), which then ends non-zero, never with a pass, and the child dies
+with it (``parent_death``). Each resource it registers is recorded here as it arrives;
+whatever happens to the program, what it registered until then is kept.
 
 How the program ended (``ProgramEnding``) is judged here: it finished only when the child
 said so and then exited 0. An early ``sys.exit`` or ``os._exit`` (whatever the status), an
@@ -108,8 +110,11 @@ def run_program_process(
     config: dict[str, str],
     secret_keys: list[str],
     timeout: float = DEFAULT_TIMEOUT_SECONDS,
+    stack_references: dict[str, dict[str, Any]] | None = None,
 ) -> ProgramRun:
-    the_mocks = RealisticMocks(preview)
+    """Run the program ``main`` from ``run_dir`` in a process of its own; ``stack_references``
+    (``stack_references.read_stack_references``): what its StackReferences read."""
+    the_mocks = RealisticMocks(preview, stack_references)
     monitor = CaptureMonitor(
         the_mocks, max_registrations=MAX_REGISTRATIONS, max_request_bytes=MAX_REQUEST_BYTES
     )
@@ -146,6 +151,7 @@ def run_program_process(
                 *("--project", project, "--stack", stack),
                 *("--dry-run", "true" if preview else "false"),
                 *("--pwd", str(run_dir), "--report-fd", str(report_write)),
+                *("--parent-pid", str(os.getpid())),
                 str(main),
             ]
             child = subprocess.Popen(

@@ -27,8 +27,8 @@ from typing import Any
 from urllib.parse import quote
 
 from gpufleet.atomic_write import atomic_write_text
-from gpufleet.engine.capture import STACK_TYPE, Capture, Registration
-from gpufleet.engine.wire import SECRET_SIG, SIG_KEY
+from gpufleet.engine.capture import STACK_TYPE, Capture, Registration, offline_where_referenced
+from gpufleet.engine.wire import OFFLINE_UNKNOWN, SECRET_SIG, SIG_KEY, UNKNOWN
 
 STACK_EXPORT_SCHEMA = Path(__file__).with_name("stack_export.schema.json")
 
@@ -41,25 +41,26 @@ def deployment(
     # The engine's version as the CLI writes it, and the magic the CLI derives from it.
     engine_version = f"v{_version('pulumi')}"
     when = (time or _now()).isoformat()
+    unknown = UNKNOWN if capture.preview else OFFLINE_UNKNOWN
     resources: list[dict[str, Any]] = [
         {
             "urn": capture.stack_urn,
             "custom": False,
             "type": STACK_TYPE,
-            "outputs": _state(capture.exports),
+            "outputs": _state(capture.exports, unknown),
         }
     ]
     default_providers: dict[str, dict[str, Any]] = {}
     for registration in capture.ordered():
         provider = registration.provider
-        if registration.custom and not provider and not registration.is_provider:
+        if registration.has_provider and not provider:
             package = registration.type.split(":", 1)[0]
             if package not in default_providers:
                 default_providers[package] = _default_provider(capture, package)
                 resources.append(default_providers[package])
             entry = default_providers[package]
             provider = f"{entry['urn']}::{entry['id']}"
-        resources.append(_resource(registration, provider, project_root))
+        resources.append(_resource(registration, provider, project_root, unknown))
     for resource in resources:
         # A fresh deployment: every resource created, and last modified, now.
         resource["created"] = resource["modified"] = when
@@ -88,13 +89,15 @@ def write_deployment(capture: Capture, path: Path, *, project_root: Path | None 
     atomic_write_text(path, deployment_text(capture, project_root=project_root))
 
 
-def _resource(r: Registration, provider: str, project_root: Path | None) -> dict[str, Any]:
+def _resource(
+    r: Registration, provider: str, project_root: Path | None, unknown: str = UNKNOWN
+) -> dict[str, Any]:
     entry: dict[str, Any] = {"urn": r.urn, "custom": r.custom}
     if r.custom and r.id:
         entry["id"] = r.id
     entry["type"] = r.type
-    entry["inputs"] = _state(r.inputs)
-    entry["outputs"] = _state(r.outputs)
+    entry["inputs"] = _state(offline_where_referenced(r, r.inputs), unknown)
+    entry["outputs"] = _state(offline_where_referenced(r, r.outputs), unknown)
     if r.parent:
         entry["parent"] = r.parent
     if r.protect:
@@ -102,7 +105,7 @@ def _resource(r: Registration, provider: str, project_root: Path | None) -> dict
     if r.retain_on_delete:
         entry["retainOnDelete"] = True
     entry["dependencies"] = list(r.dependencies)
-    if r.custom and provider:
+    if r.has_provider and provider:
         entry["provider"] = provider
     entry["propertyDependencies"] = {k: list(v) for k, v in sorted(r.property_dependencies.items())}
     # The options the engine records in a checkpoint (stack.SerializeResource), where set.
@@ -125,7 +128,7 @@ def _resource(r: Registration, provider: str, project_root: Path | None) -> dict
         ]
     entry.update({key: value for key, value in options.items() if value})
     if r.replacement_trigger is not None:  # any value, false and 0 too, as Go's omitempty
-        entry["replacementTrigger"] = _state(r.replacement_trigger)
+        entry["replacementTrigger"] = _state(r.replacement_trigger, unknown)
     if r.resource_hooks:
         entry["resourceHooks"] = dict(sorted(r.resource_hooks.items()))
     return entry
@@ -197,18 +200,21 @@ def _default_provider(capture: Capture, package: str) -> dict[str, Any]:
     }
 
 
-def _state(value: Any) -> Any:
+def _state(value: Any, unknown: str = UNKNOWN) -> Any:
     """Wire-form values in checkpoint form: secrets carry their plaintext as JSON text, whole
-    numbers written as Go writes a float64 (``100``, not ``100.0``)."""
+    numbers written as Go writes a float64 (``100``, not ``100.0``); an unknown as ``unknown``
+    (outside a preview, ``OFFLINE_UNKNOWN``: a deployed state holds no unknowns)."""
     if isinstance(value, float) and value.is_integer() and abs(value) <= _EXACT:
         return int(value)
+    if value == UNKNOWN:
+        return unknown
     if isinstance(value, list):
-        return [_state(v) for v in value]
+        return [_state(v, unknown) for v in value]
     if not isinstance(value, dict):
         return value
     if value.get(SIG_KEY) == SECRET_SIG and "value" in value:
-        return {SIG_KEY: SECRET_SIG, "plaintext": _go_json(_state(value["value"]))}
-    return {k: _state(v) for k, v in value.items()}
+        return {SIG_KEY: SECRET_SIG, "plaintext": _go_json(_state(value["value"], unknown))}
+    return {k: _state(v, unknown) for k, v in value.items()}
 
 
 def _go_json(value: Any) -> str:

@@ -36,6 +36,8 @@ class StackSource:
     preview: bool = False
     export_file: Path | None = None  # read this export instead of running the program
     timeout: float = DEFAULT_TIMEOUT_SECONDS  # how long the program may run
+    # (stack name, file of its outputs) for each stack the program reads (StackReference)
+    stack_references: tuple[tuple[str, Path], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,11 @@ def load_stack(
     it registered, and its ``run`` says how it ended. ``setup``: the program's project and
     config when already read (``program_setup``)."""
     if source.export_file is not None:
+        if source.stack_references:
+            # An export holds what its stack references read when it was made.
+            raise ProgramError(
+                "--stack-reference: only for running a program, not with --from-export"
+            )
         resources, project_name = load_deployment(source.export_file)
         config, config_file = _export_stack_config(source, project_name)
         return LoadedStack(resources, project_name, config, config_file)
@@ -67,6 +74,7 @@ def load_stack(
         preview=source.preview,
         timeout=source.timeout,
         setup=setup,
+        stack_references=source.stack_references,
     )
     if not run.ending.finished and not partial:
         raise ProgramRunError.of(run.ending)

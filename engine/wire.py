@@ -25,6 +25,13 @@ OUTPUT_VALUE_SIG = "d0e6a833031e9bbcd3f4e8bde6ca49a4"
 SECRET_PLACEHOLDER = "[secret: not decrypted offline]"
 # What text an invoke returns offline, where no provider answers it (``invoke_fields``).
 INVOKE_PLACEHOLDER = "[from an invoke: not known offline]"
+# What a value unknown outside a preview reads as: nothing deploys it unknown, so it is one
+# the offline engine could not answer (a stack reference's output with no file given, typed
+# secret config). Known to a real preview, never offline: not a preview's unknown, which
+# deploying settles, but a value the gate cannot read.
+OFFLINE_UNKNOWN = "[not known offline: a stack reference's output or typed secret config]"
+# Values the readers cannot read offline, whatever a real preview would know.
+UNREADABLE_OFFLINE = (SECRET_PLACEHOLDER, INVOKE_PLACEHOLDER, OFFLINE_UNKNOWN)
 
 
 def decode_struct(struct: struct_pb2.Struct) -> dict[str, Any]:
@@ -51,6 +58,17 @@ def contains_unknown(value: Any) -> bool:
         return any(contains_unknown(v) for v in value.values())
     if isinstance(value, list):
         return any(contains_unknown(v) for v in value)
+    return False
+
+
+def contains_secret(value: Any) -> bool:
+    """True for a secret, or a list or object with one inside (at any depth)."""
+    if isinstance(value, dict):
+        if value.get(SIG_KEY) == SECRET_SIG:
+            return True
+        return any(contains_secret(v) for v in value.values())
+    if isinstance(value, list):
+        return any(contains_secret(v) for v in value)
     return False
 
 

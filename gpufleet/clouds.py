@@ -31,3 +31,20 @@ def cloud_of_type(type_token: str) -> Cloud | None:
     """The cloud of a resource type token (``aws:ec2/instance:Instance`` -> aws), or None for
     types of other packages."""
     return _CLOUD_OF_PACKAGE.get(type_token.split(":", 1)[0])
+
+
+# Other Pulumi packages whose resources are a cloud's, though gpufleet reads none of their
+# types: the native and classic providers. What one asks for is billed by that cloud.
+OTHER_PACKAGES: dict[str, Cloud] = {
+    "aws-native": "aws",
+    "google-native": "gcp",
+    "azure": "azure",
+    "azapi": "azure",
+}
+
+
+def cloud_billing(type_token: str) -> Cloud | None:
+    """The cloud that bills a resource of this type, whichever of its providers creates it;
+    None for other packages (Kubernetes, a component of another project)."""
+    package = type_token.split(":", 1)[0]
+    return _CLOUD_OF_PACKAGE.get(package) or OTHER_PACKAGES.get(package)

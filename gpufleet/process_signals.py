@@ -1,16 +1,19 @@
 """The signals that ask gpufleet to stop (SIGTERM from a CI runner, SIGHUP from a closed
-terminal), turned into ``SystemExit(128 + n)`` so that stopping unwinds as an error does:
-``finally`` blocks kill a program's process group and remove temporary files."""
+terminal, SIGINT from Ctrl-C), turned into ``SystemExit(128 + n)`` so that stopping unwinds as
+an error does — ``finally`` blocks kill a program's process group and remove temporary files —
+and ends with the shell's status for the signal and one line saying so: never 0, and never 1,
+which means "violations found"."""
 
 from __future__ import annotations
 
 import contextlib
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from types import FrameType
 
-TERMINATING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+TERMINATING_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 
 def exit_on_terminating_signals() -> None:
@@ -39,4 +42,6 @@ def signals_as_exit() -> Iterator[None]:
 
 
 def _exit_on_signal(number: int, _frame: FrameType | None) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write(f"gpufleet: stopped by {signal.Signals(number).name}\n")
     raise SystemExit(128 + number)

@@ -31,6 +31,20 @@ AWS_SPOT_FLEET_REQUEST = "aws:ec2/spotFleetRequest:SpotFleetRequest"
 AWS_CAPACITY_RESERVATION = "aws:ec2/capacityReservation:CapacityReservation"
 AWS_CAPACITY_BLOCK = "aws:ec2/capacityBlockReservation:CapacityBlockReservation"
 AWS_TRAINING_JOB = "aws:sagemaker/trainingJob:TrainingJob"
+AWS_SAGEMAKER_TUNING_JOB = "aws:sagemaker/hyperParameterTuningJob:HyperParameterTuningJob"
+AWS_SAGEMAKER_ENDPOINT = "aws:sagemaker/endpoint:Endpoint"
+AWS_APPAUTOSCALING_TARGET = "aws:appautoscaling/target:Target"
+AWS_APPAUTOSCALING_SCHEDULED_ACTION = "aws:appautoscaling/scheduledAction:ScheduledAction"
+AWS_EMR_CLUSTER = "aws:emr/cluster:Cluster"
+AWS_EMR_INSTANCE_FLEET = "aws:emr/instanceFleet:InstanceFleet"
+AWS_EMR_INSTANCE_GROUP = "aws:emr/instanceGroup:InstanceGroup"
+AWS_EMR_MANAGED_SCALING_POLICY = "aws:emr/managedScalingPolicy:ManagedScalingPolicy"
+AWS_BEANSTALK_ENVIRONMENT = "aws:elasticbeanstalk/environment:Environment"
+AWS_BEANSTALK_CONFIGURATION_TEMPLATE = (
+    "aws:elasticbeanstalk/configurationTemplate:ConfigurationTemplate"
+)
+AWS_CODEBUILD_FLEET = "aws:codebuild/fleet:Fleet"
+AWS_CODEBUILD_PROJECT = "aws:codebuild/project:Project"
 # gpufleet's SageMaker job template (components/aws/sagemaker_spot_training.py): its runs start
 # outside the stack, and the cost engine prices one from its registered outputs.
 GPUFLEET_SAGEMAKER_SPOT_TRAINING = "gpufleet:aws:SageMakerSpotTraining"
@@ -48,6 +62,13 @@ GCP_INSTANCE = "gcp:compute/instance:Instance"
 GCP_INSTANCE_TEMPLATES = (
     "gcp:compute/instanceTemplate:InstanceTemplate",
     "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate",
+)
+# What capacity launches its machines from (a group's, a fleet's, a VM's template): a group
+# may name one by its literal name, id or URL instead of an Output.
+LAUNCH_TEMPLATES = (
+    AWS_LAUNCH_TEMPLATE,
+    AWS_LAUNCH_CONFIGURATION,
+    *GCP_INSTANCE_TEMPLATES,
 )
 GCP_INSTANCE_GROUP_MANAGERS = (
     "gcp:compute/instanceGroupManager:InstanceGroupManager",
@@ -68,6 +89,16 @@ GCP_AUTOSCALERS = (
     "gcp:compute/regionAutoscaler:RegionAutoscaler",
 )
 GCP_STORAGE_BUCKET = "gcp:storage/bucket:Bucket"
+GCP_RESIZE_REQUESTS = (
+    "gcp:compute/resizeRequest:ResizeRequest",
+    "gcp:compute/regionResizeRequest:RegionResizeRequest",
+)
+DATAPROC_CLUSTER = "gcp:dataproc/cluster:Cluster"
+DATAPROC_WORKFLOW_TEMPLATE = "gcp:dataproc/workflowTemplate:WorkflowTemplate"
+DATAPROC_AUTOSCALING_POLICY = "gcp:dataproc/autoscalingPolicy:AutoscalingPolicy"
+VERTEX_MODEL_GARDEN_ENDPOINT = (
+    "gcp:vertex/aiEndpointWithModelGardenDeployment:AiEndpointWithModelGardenDeployment"
+)
 
 # Azure
 AZURE_SCALE_SET = "azure-native:compute:VirtualMachineScaleSet"
@@ -80,3 +111,8 @@ AZURE_AUTOSCALE_SETTING = "azure-native:monitor:AutoscaleSetting"
 AZURE_ML_COMPUTE = "azure-native:machinelearningservices:Compute"
 AZURE_CAPACITY_RESERVATION = "azure-native:compute:CapacityReservation"
 AZURE_STORAGE_ACCOUNT = "azure-native:storage:StorageAccount"
+AZURE_STANDBY_VM_POOL = "azure-native:standbypool:StandbyVirtualMachinePool"
+CONTAINER_APPS_ENVIRONMENT = "azure-native:app:ManagedEnvironment"
+CONTAINER_APP = "azure-native:app:ContainerApp"
+CONTAINER_APPS_JOB = "azure-native:app:Job"
+SYNAPSE_SPARK_POOL = "azure-native:synapse:BigDataPool"

@@ -82,11 +82,14 @@ def read_yaml_file(path: Path, *, what: str) -> LocatedDocument:
     return parse_yaml(text, str(path))
 
 
-def parse_yaml(text: str, file: str) -> LocatedDocument:
-    """``text`` as one YAML document; ``file`` names it in errors."""
+def parse_yaml(text: str, file: str, *, local_tags: bool = False) -> LocatedDocument:
+    """``text`` as one YAML document; ``file`` names it in errors. ``local_tags``: an
+    application's own tags (CloudFormation's ``!Ref``, ``!GetAtt``, ``!Sub``...) are read as
+    the plain value they tag, for documents searched rather than loaded (the core schema's
+    tags stay strict, and nothing is ever constructed from a tag)."""
     if len(text) > MAX_YAML_BYTES:
         raise YamlInputError(file, f"too large (the limit is {MAX_YAML_BYTES:,} bytes)")
-    builder = _Builder(file)
+    builder = _Builder(file, local_tags=local_tags)
     try:
         for event in yaml.parse(text, Loader=_Loader):
             builder.take(event)
@@ -131,8 +134,9 @@ _NOTHING = object()
 
 
 class _Builder:
-    def __init__(self, file: str) -> None:
+    def __init__(self, file: str, *, local_tags: bool = False) -> None:
         self.file = file
+        self.local_tags = local_tags
         self.lines: dict[Path_, int] = {}
         self.stack: list[_Open] = []
         self.anchors: dict[str, tuple[Any, int]] = {}  # value, how many values it holds
@@ -176,7 +180,7 @@ class _Builder:
             self._fail(event, "mapping keys must be scalars")
         if len(self.stack) >= MAX_NESTING:
             self._fail(event, f"nested more than {MAX_NESTING} levels deep")
-        if event.tag not in (_MAP_TAGS if is_map else _SEQ_TAGS):
+        if event.tag not in (_MAP_TAGS if is_map else _SEQ_TAGS) and not self._local(event.tag):
             self._fail(event, f"tag {event.tag.replace(_TAG, '!!')} is not supported here")
         path, line = self._place(event)
         if event.anchor is not None:
@@ -298,9 +302,13 @@ class _Builder:
                 ) from None
         frame.has_key = False
 
+    def _local(self, tag: str | None) -> bool:
+        """An application's own tag (``!Ref``), read as untagged when the caller asks."""
+        return self.local_tags and tag is not None and tag.startswith("!") and tag != "!"
+
     def _construct(self, event: yaml.ScalarEvent) -> Any:
         tag = event.tag
-        if tag == "!":
+        if tag == "!" or self._local(tag):
             return event.value
         if tag is None:
             tag = self.resolver.resolve(yaml.ScalarNode, event.value, event.implicit)

@@ -12,8 +12,14 @@ every rule needs the same way:
   behaves the same with or without a policy config file;
 - suppressions: every policy accepts ``suppressions: [{resource, reason}]`` in its config
   (``resource`` matches a URN or a resource name, shell-style wildcards); a suppressed
-  violation is not reported, and for resource policies the resource is marked not applicable
-  with the reason, so ``gpufleet check`` can list what was suppressed and why;
+  violation is not reported, and the pack says so in a not-applicable note with the reason
+  (``gpufleet.policy_notes``), so ``gpufleet check`` can list what was suppressed and why;
+- downgrades: every policy accepts ``advisory: [{type | resource, reason}]``: its violations on
+  resources of that type (exactly) or that URN / name (wildcards) are reported as advisory,
+  the reason in the message — for a mandatory rule a user has reviewed a class of resources
+  of (a fail-closed finding on a type gpufleet cannot size, say) without silencing it;
+- levels per finding: a rule may report a violation as at most advisory (``Findings.violate(
+  ..., advisory=True)``: a value only a preview does not know), whatever the policy's level;
 - what reports say of a policy, served with it (``GetAnalyzerInfo``) so the Pulumi CLI and
   ``gpufleet check`` read the same: a short title (``display_name``), what it is about
   (``tags``: ``security`` or ``cost``; a security policy also has a ``severity``, which SARIF
@@ -44,6 +50,7 @@ from gpufleet import PROJECT_URL
 from gpufleet.capacity.stack_resource import StackResource
 from gpufleet.policies.properties import plain, unknown_error
 from gpufleet.policies.same_input_memo import SameInputMemo
+from gpufleet.policy_notes import downgraded, suppressed_note
 from gpufleet.policy_tags import COST, SECURITY
 
 SUPPRESSIONS_SCHEMA: dict[str, Any] = {
@@ -60,6 +67,29 @@ SUPPRESSIONS_SCHEMA: dict[str, Any] = {
             "reason": {"type": "string", "minLength": 10},
         },
         "required": ["resource", "reason"],
+        "additionalProperties": False,
+    },
+    "default": [],
+}
+
+ADVISORY_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "description": "Resources whose violations are reported as advisory, not at the policy's "
+    "level, each with the reason (reviewed like code): by resource type (exactly) or by URN "
+    "or resource name (* and ? wildcards).",
+    "items": {
+        "type": "object",
+        "properties": {
+            "type": {"type": "string", "minLength": 1, "description": "a resource type token"},
+            "resource": {
+                "type": "string",
+                "minLength": 1,
+                "description": "URN or resource name; * and ? wildcards",
+            },
+            "reason": {"type": "string", "minLength": 10},
+        },
+        "required": ["reason"],
+        "oneOf": [{"required": ["type"]}, {"required": ["resource"]}],
         "additionalProperties": False,
     },
     "default": [],
@@ -94,16 +124,46 @@ class ResourceView:
     urn: str
     props: dict[str, Any]
     provider_props: dict[str, Any]
+    # Custom resources and remote components have one (``StackResource.has_provider``).
+    has_provider: bool = True
+
+
+@dataclass(frozen=True)
+class RuleViolation:
+    urn: str | None  # the resource it is about; None: the stack as a whole
+    message: str
+    # At most advisory, whatever the policy's level: what only a preview does not know yet.
+    advisory: bool = False
 
 
 @dataclass
 class Findings:
-    violations: list[tuple[str | None, str]] = field(default_factory=list)  # (urn, message)
+    violations: list[RuleViolation] = field(default_factory=list)
     # (property path, unknown sentinel) that kept the rule from deciding, for an advisory.
     unknown: tuple[Sequence[str | int], Any] | None = None
 
-    def violate(self, message: str, urn: str | None = None) -> None:
-        self.violations.append((urn, message))
+    def violate(self, message: str, urn: str | None = None, *, advisory: bool = False) -> None:
+        self.violations.append(RuleViolation(urn, message, advisory))
+
+
+class Reporter:
+    """What the pack's servicer (``serving.analyzer_servicer``) hands a policy to report with:
+    called as the SDK's ``ReportViolation`` (at the policy's level), and besides, a report at
+    the advisory level and a not-applicable note. The SDK's own servicer hands a plain function;
+    the builders then report everything at the policy's level and drop the notes."""
+
+    def __init__(
+        self,
+        at_level: ReportViolation,
+        advisory: ReportViolation,
+        note: Callable[[str], None],
+    ) -> None:
+        self._at_level = at_level
+        self.advisory = advisory
+        self.note = note
+
+    def __call__(self, message: str, urn: str | None = None) -> None:
+        self._at_level(message, urn)
 
 
 class Settings(Mapping[str, Any]):
@@ -131,8 +191,46 @@ def _suppression(settings: Settings, urn: str, name: str) -> str | None:
     return None
 
 
+def _downgrade(settings: Settings, type_: str, urn: str, name: str) -> str | None:
+    """The reason the policy config gives for reporting violations on this resource as
+    advisory; None when it gives none."""
+    for entry in settings.get("advisory") or []:
+        if "type" in entry:
+            matched = type_ == entry["type"]
+        else:
+            pattern = str(entry.get("resource", ""))
+            matched = fnmatchcase(urn, pattern) or fnmatchcase(name, pattern)
+        if matched:
+            return str(entry.get("reason", ""))
+    return None
+
+
+def _report(
+    report_violation: ReportViolation,
+    settings: Settings,
+    violation: RuleViolation,
+    resource: tuple[str, str, str] | None,
+) -> None:
+    """Report ``violation`` (on ``resource``: type, URN, name) at the policy's level, or as
+    advisory where it says so or the config downgrades it."""
+    message, advisory = violation.message, violation.advisory
+    reason = _downgrade(settings, *resource) if resource is not None else None
+    if reason is not None:
+        message, advisory = downgraded(message, reason), True
+    report = report_violation
+    if advisory and isinstance(report_violation, Reporter):
+        report = report_violation.advisory
+    report(message, violation.urn)
+
+
 def _schema(properties: dict[str, dict[str, Any]]) -> PolicyConfigSchema:
-    return PolicyConfigSchema(properties={**properties, "suppressions": SUPPRESSIONS_SCHEMA})
+    return PolicyConfigSchema(
+        properties={
+            **properties,
+            "suppressions": SUPPRESSIONS_SCHEMA,
+            "advisory": ADVISORY_SCHEMA,
+        }
+    )
 
 
 def _to_stack_resources(resources: list[PolicyResource]) -> list[StackResource]:
@@ -145,6 +243,7 @@ def _to_stack_resources(resources: list[PolicyResource]) -> list[StackResource]:
             plain(r.provider.props) if r.provider is not None else {},
             r.parent.urn if r.parent is not None else None,
             {k: [d.urn for d in v] for k, v in r.property_dependencies.items()},
+            r.provider is not None,
         )
         for r in resources
     ]
@@ -195,14 +294,16 @@ def resource_policy(
             args.urn,
             plain(args.props),
             plain(args.provider.props) if args.provider is not None else {},
+            args.provider is not None,
         )
         findings = rule(view, settings)
         if findings.violations:
             reason = _suppression(settings, args.urn, args.name)
             if reason is not None:
-                args.not_applicable(f"suppressed: {reason}")
-        for urn, message in findings.violations:
-            report_violation(message, urn)
+                args.not_applicable(suppressed_note(reason))
+        resource = (args.resource_type, args.urn, args.name)
+        for violation in findings.violations:
+            _report(report_violation, settings, violation, resource)
         if findings.unknown is not None and not findings.violations:
             raise unknown_error(*findings.unknown)
 
@@ -235,10 +336,19 @@ def stack_policy(
     def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
         settings = Settings(args.get_config(), schema.properties)
         resources = _stack_resources(args.resources)
-        names = {r.urn: r.name for r in resources}
-        for urn, message in rule(resources, settings).violations:
-            if urn is None or _suppression(settings, urn, names.get(urn, "")) is None:
-                report_violation(message, urn)
+        by_urn = {r.urn: r for r in resources}
+        noted: set[str] = set()
+        for violation in rule(resources, settings).violations:
+            urn = violation.urn
+            found = by_urn.get(urn) if urn is not None else None
+            resource = (found.type, found.urn, found.name) if found is not None else None
+            name = found.name if found is not None else ""
+            reason = _suppression(settings, urn, name) if urn is not None else None
+            if urn is None or reason is None:
+                _report(report_violation, settings, violation, resource)
+            elif urn not in noted and isinstance(report_violation, Reporter):
+                noted.add(urn)
+                report_violation.note(suppressed_note(reason, urn))
 
     return StackValidationPolicy(
         name=name,

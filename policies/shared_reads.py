@@ -17,22 +17,26 @@ from gpufleet.capacity.stack_capacity import StackCapacity
 from gpufleet.capacity.stack_capacity import stack_footprints as _stack_footprints
 from gpufleet.capacity.stack_resource import StackResource
 from gpufleet.planner.rates import shipped_rate_card
+from gpufleet.policies.policy_builders import ResourceView
 from gpufleet.policies.same_input_memo import SameInputMemo
 from gpufleet.policies.stack_limits import stack_limits
 
 
-def _read_by_props(props: dict[str, Any], type_: str, provider_props: dict[str, Any]) -> Any:
-    return read_gpu_footprints(type_, props, provider_props)
+def _read_by_props(
+    props: dict[str, Any], type_: str, provider_props: dict[str, Any], last_net: bool
+) -> Any:
+    return read_gpu_footprints(type_, props, provider_props, last_net=last_net)
 
 
 _footprint_memo = SameInputMemo(_read_by_props)
 
 
-def shared_gpu_footprints(
-    type_: str, props: dict[str, Any], provider_props: dict[str, Any]
-) -> tuple[GpuFootprint, ...]:
-    """``read_gpu_footprints`` for resource policies."""
-    return _footprint_memo(props, type_, provider_props)
+def shared_gpu_footprints(resource: ResourceView) -> tuple[GpuFootprint, ...]:
+    """``read_gpu_footprints`` for resource policies: the last net only for resources of a
+    cloud, not a component's registered outputs."""
+    return _footprint_memo(
+        resource.props, resource.type, resource.provider_props, resource.has_provider
+    )
 
 
 _footprints_memo = SameInputMemo(_stack_footprints)

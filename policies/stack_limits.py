@@ -2,8 +2,9 @@
 
 A stack generated from a spec carries its environment's limits under ``gpufleet:limits``
 (``stacks/stack_config.py``, ``Limits``; its keys are named in ``stacks/config_keys.py``): the
-monthly budget and the allowed GPUs among them; and, when the spec sets its own, the
-commitment discounts the plan priced with (``gpufleet:commitmentDiscounts``).
+monthly budget and the allowed GPUs among them; when the spec sets its own, the commitment
+discounts the plan priced with (``gpufleet:commitmentDiscounts``); and how the plan buys each
+workload's parts (``gpufleet:workloads``): which it put off spot or on a commitment.
 Rules fall back to these where the policy config leaves a limit unset, so a spec's budget
 reaches the ``gpu-budget`` policy for every environment, whatever it is called, with the
 Pulumi CLI as with ``gpufleet check``.
@@ -28,6 +29,7 @@ from typing import Any
 
 import pulumi
 
+from gpufleet.pricing_models import COMMITMENT_TERMS
 from gpufleet.stacks import config_keys
 
 
@@ -38,6 +40,13 @@ class StackLimits:
     # The spec's own commitment discounts (cloud -> term -> fraction), when it set them: the
     # cost engine prices reserved capacity with the plan's discounts.
     commitment_discounts: dict[str, dict[str, float]] | None = None
+    # Workloads whose plan puts a part off spot (``gpufleet:workloads``: on-demand, reserved),
+    # because the spec says they cannot be interrupted or spot has no offer: the plan decided,
+    # within the environment's limits (``allowOnDemand``).
+    planned_off_spot: frozenset[str] = frozenset()
+    # Workloads whose plan commits to reserved capacity (a part priced reserved_1y or _3y):
+    # their reservations are meant to last the term, not to end.
+    committed: frozenset[str] = frozenset()
 
 
 _current: ContextVar[StackLimits | None] = ContextVar("gpufleet_stack_limits", default=None)
@@ -48,7 +57,8 @@ def limits_in(config: Mapping[str, str]) -> StackLimits | None:
     ``gpufleet:commitmentDiscounts``."""
     text = config.get(config_keys.LIMITS_KEY) or ""
     discounts = config.get(config_keys.COMMITMENT_DISCOUNTS_KEY) or ""
-    return _parse(text, discounts) if text or discounts else None
+    workloads = config.get(config_keys.WORKLOADS_KEY) or ""
+    return _parse(text, discounts, workloads) if text or discounts or workloads else None
 
 
 @contextmanager
@@ -70,22 +80,53 @@ def stack_limits() -> StackLimits:
     config = pulumi.Config(config_keys.GPUFLEET)
     text = config.get(config_keys.LIMITS)
     discounts = config.get(config_keys.COMMITMENT_DISCOUNTS) or ""
-    return _parse(text or "", discounts)
+    workloads = config.get(config_keys.WORKLOADS) or ""
+    return _parse(text or "", discounts, workloads)
 
 
 @cache
-def _parse(text: str, discounts_text: str) -> StackLimits:
+def _parse(text: str, discounts_text: str, workloads_text: str = "") -> StackLimits:
     discounts = _discounts(discounts_text)
+    workloads = _workloads(workloads_text)
+    off_spot = frozenset(
+        name
+        for name, w in workloads.items()
+        if any(p.get(config_keys.PART_PRICING) != "spot" for p in _parts(w))
+    )
+    committed = frozenset(
+        name
+        for name, w in workloads.items()
+        if any(p.get(config_keys.PART_PRICING) in COMMITMENT_TERMS for p in _parts(w))
+    )
     limits = config_json(text)
     if not isinstance(limits, dict):
-        return StackLimits(commitment_discounts=discounts)
+        return StackLimits(
+            commitment_discounts=discounts, planned_off_spot=off_spot, committed=committed
+        )
     budget = limits.get(config_keys.MONTHLY_BUDGET_USD)
     allowed = limits.get(config_keys.ALLOWED_GPUS)
     return StackLimits(
         monthly_budget_usd=_positive(budget),
         allowed_gpus=tuple(str(g) for g in allowed) if isinstance(allowed, list) else None,
         commitment_discounts=discounts,
+        planned_off_spot=off_spot,
+        committed=committed,
     )
+
+
+def _workloads(text: str) -> dict[str, dict[str, Any]]:
+    """``gpufleet:workloads`` by name; empty when it is not there or not that shape."""
+    workloads = config_json(text)
+    if not isinstance(workloads, list):
+        return {}
+    return {
+        w["name"]: w for w in workloads if isinstance(w, dict) and isinstance(w.get("name"), str)
+    }
+
+
+def _parts(workload: dict[str, Any]) -> list[dict[str, Any]]:
+    parts = workload.get("parts")
+    return [p for p in parts if isinstance(p, dict)] if isinstance(parts, list) else []
 
 
 def _discounts(text: str) -> dict[str, dict[str, float]] | None:

@@ -27,6 +27,7 @@ from pulumi_policy import EnforcementLevel, Policy
 
 from gpufleet.checks.analyzer_protocol import (
     LEVEL_NAMES,
+    analyze,
     analyze_request,
     configure,
     configure_stack,
@@ -58,6 +59,7 @@ class StackInput:
     property_dependencies: dict[str, list[str]] = field(default_factory=dict)
     parent: str = ""
     provider: dict[str, Any] | None = None
+    component: bool = False  # a component of the program: no provider, outputs as props
 
     def urn(self, stack: str) -> str:
         return f"urn:pulumi:{stack}::test::{self.type}::{self.name}"
@@ -136,25 +138,47 @@ class PolicyHarness:
         response = self._analyzer.Analyze(analyze_request(resource))
         return [f"{n.policy_name}: {n.reason}" for n in response.not_applicable]
 
+    def stack_not_applicable(self, resources: list[StackInput]) -> list[str]:
+        """The not-applicable notes (a stack policy's suppressions) for a stack."""
+        request = stack_request([self._resource(r) for r in resources])
+        response = self._analyzer.AnalyzeStack(request)
+        return [f"{n.policy_name}: {n.reason}" for n in response.not_applicable]
+
     def analyze_stack(self, resources: list[StackInput]) -> list[Violation]:
         request = stack_request([self._resource(r) for r in resources])
         return self._violations(self._analyzer.AnalyzeStack(request), "")
 
+    def check(self, resources: list[AnalyzerResource]) -> list[Violation]:
+        """Every finding on a whole stack, a capture's or an export's resources
+        (``engine.analyzer_resources``), through the calls ``gpufleet check`` makes."""
+        diagnostics, _ = analyze(self._analyzer, resources)
+        return [
+            Violation(
+                d.policy,
+                d.level,
+                without_description(d.message, self._descriptions.get(d.policy, "")),
+                d.urn,
+            )
+            for d in diagnostics
+        ]
+
     def _resource(self, r: StackInput) -> AnalyzerResource:
+        # A resource of a cloud always has a provider (its package's default when the test
+        # gives no settings); the engine's own types and components have none.
         provider = None
-        if r.provider is not None:
+        if not r.type.startswith("pulumi:") and not r.component:
             package = r.type.split(":", 1)[0]
             provider = ProviderRef(
                 f"pulumi:providers:{package}",
                 f"urn:pulumi:{self.stack}::test::pulumi:providers:{package}::default",
                 "default",
-                r.provider,
+                r.provider or {},
             )
         return AnalyzerResource(
             urn=r.urn(self.stack),
             type=r.type,
             name=r.name,
-            custom=True,
+            custom=not r.component,
             inputs=r.props,
             state=r.props,
             parent=r.parent,

@@ -23,6 +23,8 @@ PLANNED_MONTHLY_USD = "monthlyUsd"
 # The spec's own commitment discounts, when it sets them (``gpufleet:commitmentDiscounts``).
 COMMITMENT_DISCOUNTS = "commitmentDiscounts"
 COMMITMENT_DISCOUNTS_KEY = f"{GPUFLEET}:{COMMITMENT_DISCOUNTS}"
+# How a part of a workload is bought (``gpufleet:workloads[].parts[].pricing``).
+PART_PRICING = "pricing"
 # Fields of ``gpufleet:limits`` the policies read.
 MONTHLY_BUDGET_USD = "monthlyBudgetUsd"
 ALLOWED_GPUS = "allowedGpus"

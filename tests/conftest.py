@@ -1,5 +1,6 @@
 """Fixtures every test module may use: a price snapshot folder, spec files written from text,
-program runs shared between tests."""
+program runs shared between tests. Hypothesis without its timing checks: a per-example deadline
+and the too-slow health check are wall-clock assertions, which a loaded machine fails."""
 
 from __future__ import annotations
 
@@ -12,8 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.helpers import Snapshot
+
+settings.register_profile("gpufleet", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("gpufleet")
 
 if TYPE_CHECKING:
     from gpufleet.engine.program_process import ProgramRun

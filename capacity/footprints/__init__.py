@@ -21,8 +21,20 @@ from dataclasses import replace
 from typing import Any
 
 # Imported for their @reads registrations.
-from gpufleet.capacity.footprints import aws, azure, coverage, gcp  # noqa: F401
-from gpufleet.capacity.footprints.coverage import NOT_GPU_CAPACITY
+from gpufleet.capacity.footprints import (  # noqa: F401
+    aws,
+    aws_app_autoscaling,
+    aws_beanstalk,
+    aws_codebuild,
+    aws_emr,
+    aws_sagemaker_tuning,
+    azure,
+    azure_container_apps,
+    coverage,
+    gcp,
+    gcp_dataproc,
+)
+from gpufleet.capacity.footprints.coverage import HOLDS_DATA, NOT_GPU_CAPACITY
 from gpufleet.capacity.footprints.model import GpuFootprint, MachineCatalog, shipped_machine_catalog
 from gpufleet.capacity.footprints.named_anywhere import read_named_anywhere
 from gpufleet.capacity.footprints.reading import READERS, SCALERS, TAG_PATHS, Reading, Scaler
@@ -36,13 +48,26 @@ def read_scaler(type_: str, props: dict[str, Any]) -> Scaler | None:
     reader = SCALERS.get(type_)
     if reader is None:
         return None
-    return reader(Reading(props, {}, shipped_machine_catalog()))
+    reading = Reading(props, {}, shipped_machine_catalog())
+    scaler = reader(reading)
+    if scaler is not None and scaler.undetermined and reading.only_unknown:
+        scaler = replace(scaler, unknown=True)
+    return scaler
 
 
 def apply_scaler(footprint: GpuFootprint, scaler: Scaler) -> GpuFootprint:
     """A group's footprint with the size its scaler gives it, and what its schedule (if the
     scaler has one and is on) runs it."""
-    undetermined = (*footprint.undetermined, *scaler.undetermined)
+    if scaler.adds:
+        return _raised(apply_scaler(footprint, replace(scaler, adds=0.0)), scaler.adds)
+    footprint = _in_unit(footprint, scaler)
+    undetermined = tuple(dict.fromkeys((*footprint.undetermined, *scaler.undetermined)))
+    # Only unknowns when what each could not determine is only unknowns.
+    unknown = (
+        bool(undetermined)
+        and (footprint.unknown or not footprint.undetermined)
+        and (scaler.unknown or not scaler.undetermined)
+    )
     declared = footprint.declared_minutes or scaler.declared_minutes
     if scaler.active:
         least, most = footprint.expected_units, footprint.max_units
@@ -59,6 +84,7 @@ def apply_scaler(footprint: GpuFootprint, scaler: Scaler) -> GpuFootprint:
             expected_units=least,
             max_units=most,
             undetermined=undetermined,
+            unknown=unknown,
             declared_minutes=declared,
             scales_itself=True,
             weekly_use=None if unread else scheduled_use(scaler, least, most),
@@ -68,7 +94,49 @@ def apply_scaler(footprint: GpuFootprint, scaler: Scaler) -> GpuFootprint:
     most = scaler.most if scaler.bounds else footprint.max_units
     if given is not None and most is not None:
         most = max(most, given)
-    return replace(footprint, max_units=most, undetermined=undetermined, declared_minutes=declared)
+    return replace(
+        footprint,
+        max_units=most,
+        undetermined=undetermined,
+        unknown=unknown,
+        declared_minutes=declared,
+    )
+
+
+def _raised(footprint: GpuFootprint, adds: float) -> GpuFootprint:
+    """A footprint with instances added on top of its size, expected and at most (they run
+    while a resize request or a standby pool holds them)."""
+    return replace(
+        footprint,
+        expected_units=None
+        if footprint.expected_units is None
+        else footprint.expected_units + adds,
+        max_units=None if footprint.max_units is None else footprint.max_units + adds,
+        # Its own schedule covered the size without them: what they add is not scheduled.
+        weekly_use=None,
+    )
+
+
+def _in_unit(footprint: GpuFootprint, scaler: Scaler) -> GpuFootprint:
+    """The footprint counted in the unit its scaler's sizes are in (EMR managed scaling in
+    vCPUs over instance groups): its own sizes converted at its largest machine's count of
+    that unit, an upper bound where its machines differ."""
+    unit = scaler.capacity_unit
+    if unit is None or unit == footprint.capacity_unit:
+        return footprint
+    if not footprint.machines:
+        why = f"its scaler counts in {unit} and its machines are not known"
+        return replace(footprint, undetermined=(*footprint.undetermined, why), unknown=False)
+    converted = replace(footprint, capacity_unit=unit, weights=())
+    per_instance = max(weight for _, weight in converted.options())
+    factor = per_instance / min(weight for _, weight in footprint.options())
+    return replace(
+        converted,
+        expected_units=None
+        if footprint.expected_units is None
+        else footprint.expected_units * factor,
+        max_units=None if footprint.max_units is None else footprint.max_units * factor,
+    )
 
 
 def _unread(scaler: Scaler) -> str | None:
@@ -98,14 +166,20 @@ def read_gpu_footprints(
     props: dict[str, Any],
     provider_props: dict[str, Any] | None = None,
     machines: MachineCatalog | None = None,
+    *,
+    last_net: bool = True,
 ) -> tuple[GpuFootprint, ...]:
     """The GPU footprints of one resource: one per part holding GPUs (most resources have
-    one); none when it holds no GPUs (or is no compute)."""
+    one); none when it holds no GPUs (or is no compute). ``last_net``: search a type no reader
+    knows for GPU machines (not for a component of the program, whose properties are the
+    outputs it registered: its children are what it builds)."""
+    if type_.startswith("pulumi:"):
+        return ()  # the engine's own: the stack and its outputs, providers, stack references
     reading = Reading(props, provider_props or {}, machines or shipped_machine_catalog())
     reader = READERS.get(type_)
     if reader is not None:
         found = reader(reading)
-    elif type_ in NOT_GPU_CAPACITY:
+    elif type_ in NOT_GPU_CAPACITY or type_ in HOLDS_DATA or not last_net:
         return ()
     else:
         found = read_named_anywhere(reading, type_)

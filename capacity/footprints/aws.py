@@ -1,12 +1,13 @@
 """GPU footprints of AWS resources: launch templates (machines, no count), EC2 instances, Auto
 Scaling groups (desired / min / max size; mixed-instance overrides with their weights; on-demand
-base and percentage), EC2 Fleets and Spot Fleet requests (target capacity, weighted), capacity
-reservations and Capacity Blocks, SageMaker training jobs (billed per run), and gpufleet's
-SageMaker job template, whose runs start outside the stack; launch configurations, spot
-instance requests, EKS node groups, Batch compute environments (vCPUs, instance types or
-families), SageMaker notebooks, Studio apps and endpoint configurations (a part per variant).
-Groups that choose instances by attributes (``instanceRequirements``) may launch every catalog
-machine that meets them."""
+base and percentage; a Running warm pool's prepared instances), EC2 Fleets and Spot Fleet
+requests (target capacity, weighted), capacity reservations and Capacity Blocks, SageMaker
+training jobs (billed per run), and gpufleet's SageMaker job template, whose runs start outside
+the stack; launch configurations, spot instance requests, EKS node groups, Batch compute
+environments (vCPUs, instance types or families), SageMaker notebooks, Studio apps and endpoint
+configurations (a part per variant). Groups that choose instances by attributes
+(``instanceRequirements``) may launch every catalog machine that meets them. Other AWS services
+have modules of their own (``aws_*``)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from gpufleet.capacity.footprints.reading import (
     looks_like_gpu,
     market,
     reads,
+    shown,
     sizes,
 )
 from gpufleet.capacity.footprints.weekly_use import SetPoint, cron_set_points
@@ -174,6 +176,8 @@ def _template_machines(r: Reading) -> list[Machine | None]:
 
 @reads(types.AWS_LAUNCH_TEMPLATE)
 def launch_template(r: Reading) -> GpuFootprint | None:
+    """A launch template: the machine it names (or every catalog machine its instanceRequirements
+    allow), its market; no count."""
     return r.footprint(
         cloud="aws",
         kind="launch template",
@@ -186,11 +190,14 @@ def launch_template(r: Reading) -> GpuFootprint | None:
 
 @reads(types.AWS_INSTANCE)
 def instance(r: Reading) -> GpuFootprint | None:
+    """An EC2 instance: one machine, spot when its market options say so, or in the reservation it
+    targets."""
     return _instance(r, "EC2 instance", market(r.get("instanceMarketOptions", "marketType")))
 
 
 @reads(types.AWS_SPOT_INSTANCE_REQUEST)
 def spot_instance_request(r: Reading) -> GpuFootprint | None:
+    """An EC2 spot instance request: one spot machine."""
     return _instance(r, "EC2 spot instance request", "spot")
 
 
@@ -215,6 +222,9 @@ def _instance(r: Reading, kind: str, bought: Market | None) -> GpuFootprint | No
 
 @reads(types.AWS_AUTOSCALING_GROUP)
 def autoscaling_group(r: Reading) -> GpuFootprint | None:
+    """An Auto Scaling group: desired / min / max size of its template's machines or its mixed-
+    instance overrides (weights, on-demand base and percentage), a Running warm pool's prepared
+    instances on top."""
     mixed = r.get("mixedInstancesPolicy")
     overrides = as_list(get_path(mixed, "launchTemplate", "overrides")) if mixed else []
     if any(is_unknown(o) for o in overrides):
@@ -246,6 +256,9 @@ def autoscaling_group(r: Reading) -> GpuFootprint | None:
         if most is not None and base is not None and percent is not None:
             on_demand = min(base, most) + max(most - base, 0.0) * percent / 100.0
             bought = "spot" if on_demand == 0 else "on_demand" if on_demand == most else "mixed"
+    notes: tuple[str, ...] = ()
+    if r.get("warmPool") is not None:
+        desired, most, notes = _warm_pool(r, desired, most, mixed is not None)
     return r.footprint(
         cloud="aws",
         kind="Auto Scaling group",
@@ -262,6 +275,57 @@ def autoscaling_group(r: Reading) -> GpuFootprint | None:
         on_demand_base=base,
         on_demand_percent=percent,
         region=_region(r),
+        notes=notes,
+    )
+
+
+_POOL_STATES = ("stopped", "running", "hibernated")
+
+
+def _warm_pool(
+    r: Reading, desired: float | None, most: float | None, mixed: bool, prop: str = "warmPool"
+) -> tuple[float | None, float | None, tuple[str, ...]]:
+    """A group's size with its warm pool: instances prepared beside those in service. In a
+    Running pool they run, and bill for their GPUs, as the group's own: the pool holds its
+    prepared capacity (``maxGroupPreparedCapacity``, by default the group's max size) less
+    the instances in service, and at least its ``minSize``. Stopped or hibernated, they bill
+    storage only (not priced here). ``prop``: where the group keeps it (an EKS node group's
+    ``warmPoolConfig``, the same settings)."""
+    pool = r.get(prop)
+    if r.unreadable(pool, prop) or not isinstance(pool, dict):
+        return desired, most, ()
+    state = pool.get("poolState")
+    if state is None:
+        state = "Stopped"  # AWS's default
+    if r.unreadable(state, f"{prop}.poolState"):
+        return desired, most, ()
+    if not isinstance(state, str) or state.strip().lower() not in _POOL_STATES:
+        r.undetermined.append(
+            f"{prop}.poolState {shown(state)} is not Stopped, Running or Hibernated"
+        )
+        return desired, most, ()
+    if state.strip().lower() != "running":
+        return desired, most, ("its warm pool is stopped or hibernated: storage only, not priced",)
+    if mixed:
+        r.undetermined.append("a warm pool beside a mixed instances policy (AWS allows neither)")
+        return desired, most, ()
+    prepared_value = pool.get("maxGroupPreparedCapacity")
+    # -1 (or nothing): the group's max size.
+    if prepared_value in (None, -1):
+        prepared = most
+    else:
+        prepared = r.number(prepared_value, f"{prop}.maxGroupPreparedCapacity", None, whole=True)
+    least = r.number(pool.get("minSize"), f"{prop}.minSize", 0.0, whole=True)
+    if prepared is None or least is None:
+        return desired, most, ()
+    with_pool = [None if size is None else max(prepared, size + least) for size in (desired, most)]
+    return (
+        with_pool[0],
+        with_pool[1],
+        (
+            "its warm pool runs (Running): its instances bill as the group's own, up to its "
+            f"prepared capacity ({prepared:g}) or {least:g} beyond those in service",
+        ),
     )
 
 
@@ -285,6 +349,8 @@ def _fleet_market(
 
 @reads(types.AWS_FLEET)
 def fleet(r: Reading) -> GpuFootprint | None:
+    """An EC2 Fleet: its total target capacity of its overrides' machines (weights), on-demand and
+    spot targets."""
     overrides = [
         o
         for config in as_list(r.get("launchTemplateConfigs"))
@@ -316,6 +382,8 @@ def fleet(r: Reading) -> GpuFootprint | None:
 
 @reads(types.AWS_SPOT_FLEET_REQUEST)
 def spot_fleet_request(r: Reading) -> GpuFootprint | None:
+    """A Spot Fleet request: its target capacity of its launch specifications' or overrides'
+    machines (weights), on-demand target."""
     specs, spec_weights = _weighted(
         r, as_list(r.get("launchSpecifications")), "launch specification instanceType"
     )
@@ -351,11 +419,14 @@ def spot_fleet_request(r: Reading) -> GpuFootprint | None:
 
 @reads(types.AWS_CAPACITY_RESERVATION)
 def capacity_reservation(r: Reading) -> GpuFootprint | None:
+    """An EC2 capacity reservation: its instance count of its machine, billed whether used
+    or not."""
     return _reserved(r, "capacity reservation")
 
 
 @reads(types.AWS_CAPACITY_BLOCK)
 def capacity_block(r: Reading) -> GpuFootprint | None:
+    """A Capacity Block for ML: its instances of its machine, for the block's duration."""
     # The block's instance type and count come from its offering (outputs): known after create.
     if r.get("instanceType") is None:
         r.undetermined.append("the Capacity Block's instance type comes from its offering")
@@ -380,6 +451,8 @@ def _reserved(r: Reading, kind: str) -> GpuFootprint | None:
 
 @reads(types.AWS_TRAINING_JOB)
 def training_job(r: Reading) -> GpuFootprint | None:
+    """A SageMaker training job: its instances (a heterogeneous cluster's at its largest machine)
+    for one run of at most its MaxRuntime."""
     groups = r.get("resourceConfig", "instanceGroups")
     notes: tuple[str, ...] = ()
     if isinstance(groups, list) and groups and r.get("resourceConfig", "instanceType") is None:
@@ -520,6 +593,7 @@ def scaling_policy(r: Reading) -> Scaler | None:
 
 @reads(types.AWS_LAUNCH_CONFIGURATION)
 def launch_configuration(r: Reading) -> GpuFootprint | None:
+    """A launch configuration: its machine, spot when it sets a spot price; no count."""
     machine = r.machine("aws", r.get("instanceType"), "instanceType")
     return r.footprint(
         cloud="aws",
@@ -553,6 +627,8 @@ def family_machines(r: Reading, value: Any, where: str) -> list[Machine]:
 
 @reads(types.AWS_BATCH_COMPUTE_ENVIRONMENT)
 def batch_compute_environment(r: Reading) -> GpuFootprint | None:
+    """A Batch compute environment: up to its max vCPUs of its instance types or families (Fargate
+    runs no GPUs)."""
     resources = r.get("computeResources")
     if resources is None or is_unknown(resources):
         if is_unknown(resources):
@@ -589,6 +665,8 @@ def batch_compute_environment(r: Reading) -> GpuFootprint | None:
 
 @reads(types.AWS_EKS_NODE_GROUP)
 def eks_node_group(r: Reading) -> GpuFootprint | None:
+    """An EKS managed node group: desired / max size of its instance types (or its launch
+    template's), spot or on-demand, a Running warm pool's prepared instances on top."""
     listed = r.get("instanceTypes")
     if is_unknown(listed):
         r.unknown_value("instanceTypes are")
@@ -597,6 +675,10 @@ def eks_node_group(r: Reading) -> GpuFootprint | None:
     most = r.count("scalingConfig", "maxSize", where="scalingConfig.maxSize")
     desired = r.count("scalingConfig", "desiredSize", where="scalingConfig.desiredSize")
     r.at_most(desired, "desired size", most, "max size")
+    notes: tuple[str, ...] = ()
+    if r.get("warmPoolConfig") is not None:
+        # Its Auto Scaling group's warm pool: a Running one's instances bill as its own.
+        desired, most, notes = _warm_pool(r, desired, most, False, "warmPoolConfig")
     capacity = r.get("capacityType")
     return r.footprint(
         cloud="aws",
@@ -608,17 +690,20 @@ def eks_node_group(r: Reading) -> GpuFootprint | None:
         template_properties=("launchTemplate",) if from_template else (),
         market="spot" if str(capacity).upper() == "SPOT" else "on_demand",
         region=_region(r),
+        notes=notes,
     )
 
 
 @reads(types.AWS_SAGEMAKER_NOTEBOOK_INSTANCE)
 def sagemaker_notebook(r: Reading) -> GpuFootprint | None:
+    """A SageMaker notebook instance: one machine while it exists."""
     machine = r.machine("aws", r.get("instanceType"), "instanceType")
     return r.single("aws", "SageMaker notebook instance", machine, region=_region(r))
 
 
 @reads(types.AWS_SAGEMAKER_APP)
 def sagemaker_app(r: Reading) -> GpuFootprint | None:
+    """A SageMaker Studio app: one machine of its resource spec while it runs."""
     machine = r.machine("aws", r.get("resourceSpec", "instanceType"), "resourceSpec.instanceType")
     return r.single("aws", "SageMaker Studio app", machine, region=_region(r))
 

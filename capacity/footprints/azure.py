@@ -1,14 +1,16 @@
 """GPU footprints of Azure resources: VM scale sets (sku capacity; Spot or Low priority), Azure
 ML compute clusters (min and max nodes; low-priority VMs) and compute instances, capacity
 reservations, virtual machines, AKS agent pools and managed clusters (a part per pool), Batch
-pools (dedicated and Spot nodes) and Azure ML online deployments."""
+pools (dedicated and Spot nodes), Azure ML online deployments and Synapse GPU Spark pools; what
+autoscale settings and standby pools make of a scale set's size. Container Apps is
+``azure_container_apps``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from gpufleet import resource_types as types
-from gpufleet.capacity.footprints.model import GpuFootprint
+from gpufleet.capacity.footprints.model import GpuFootprint, Machine
 from gpufleet.capacity.footprints.reading import Reading, Scaler, reads, sizes
 from gpufleet.capacity.footprints.weekly_use import MAX_CHANGES, SetPoint
 from gpufleet.capacity.property_values import (
@@ -29,6 +31,8 @@ def _region(r: Reading) -> str | None:
 
 @reads(types.AZURE_SCALE_SET)
 def scale_set(r: Reading) -> GpuFootprint | None:
+    """A VM scale set: its capacity of its SKU (or instance mix sizes), spot or regular, in the
+    capacity reservation group it names."""
     sizes = [v for v in as_list(r.get("skuProfile", "vmSizes")) if isinstance(v, dict)]
     if sizes:
         # Instance mix (sku.name "Mix"): its VMs are any of the listed sizes.
@@ -70,6 +74,8 @@ _GROUP_NAME = "capacityReservationGroupName"
 
 @reads(types.AZURE_ML_COMPUTE)
 def ml_compute(r: Reading) -> GpuFootprint | None:
+    """An Azure ML compute: a cluster's min / max nodes of its VM size (low-priority or dedicated),
+    or a compute instance's one machine."""
     r = r.within(camel_keys(r.props))
     inner = r.get("properties", "properties")
     compute_type = r.get("properties", "computeType")
@@ -107,6 +113,7 @@ def _compute_instance(r: Reading, inner: Any) -> GpuFootprint | None:
 
 @reads(types.AZURE_CAPACITY_RESERVATION)
 def capacity_reservation(r: Reading) -> GpuFootprint | None:
+    """An Azure capacity reservation: its capacity of its VM size, billed whether used or not."""
     machine = r.machine("azure", r.get("sku", "name"), "sku.name")
     capacity = r.count("sku", "capacity", where="sku.capacity")
     group = resource_name(r.get(_GROUP_NAME))
@@ -223,6 +230,7 @@ def _priority(value: Any) -> Market:
 
 @reads(types.AZURE_VIRTUAL_MACHINE)
 def virtual_machine(r: Reading) -> GpuFootprint | None:
+    """An Azure VM: one machine of its size, spot or regular."""
     machine = r.machine("azure", r.get("hardwareProfile", "vmSize"), "hardwareProfile.vmSize")
     return r.single(
         "azure", "virtual machine", machine, market=_priority(r.get("priority")), region=_region(r)
@@ -263,13 +271,48 @@ def aks_pool(r: Reading, pool: Any, part: str | None) -> GpuFootprint | None:
     return found
 
 
+def aks_pools(r: Reading, pool: Any, part: str | None) -> list[GpuFootprint]:
+    """An AKS agent pool's footprints: one, or for a pool of virtual machines (type
+    ``VirtualMachines``) that lists its sizes, one per size, of the count it gives."""
+    p = r.within(pool)
+    manual = p.get("virtualMachinesProfile", "scale", "manual")
+    if is_unknown(manual):
+        p.unknown_value("virtualMachinesProfile.scale.manual is")
+        unread = p.footprint(cloud="azure", kind="AKS node pool", is_template=False, part=part)
+        return [unread] if unread is not None else []
+    entries = [e for e in as_list(manual) if isinstance(e, dict)]
+    if not entries:
+        found = aks_pool(r, pool, part)
+        return [found] if found is not None else []
+    parts = []
+    for index, entry in enumerate(entries):
+        size = entry.get("size")
+        label = size if isinstance(size, str) and size else f"manual[{index}]"
+        name = f"{part}/{label}" if part else label
+        # A size's count is that many of its VMs, fixed (AKS does not autoscale them).
+        one = {
+            **(pool if isinstance(pool, dict) else {}),
+            "vmSize": size,
+            "count": entry.get("count"),
+        }
+        one.pop("enableAutoScaling", None)
+        found = aks_pool(r, one, name)
+        if found is not None:
+            parts.append(found)
+    return parts
+
+
 @reads(types.AKS_AGENT_POOL)
-def aks_agent_pool(r: Reading) -> GpuFootprint | None:
-    return aks_pool(r, r.props, None)
+def aks_agent_pool(r: Reading) -> GpuFootprint | tuple[GpuFootprint, ...] | None:
+    """An AKS agent pool: its count, or its autoscaler's min / max, of its VM size (a part per size
+    of a VirtualMachines pool)."""
+    parts = aks_pools(r, r.props, None)
+    return parts[0] if len(parts) == 1 and parts[0].part is None else tuple(parts) or None
 
 
 @reads(types.AKS_MANAGED_CLUSTER)
 def aks_managed_cluster(r: Reading) -> tuple[GpuFootprint, ...] | None:
+    """An AKS cluster: each agent pool profile as a part, read as an agent pool."""
     profiles = r.get("agentPoolProfiles")
     if is_unknown(profiles):
         r.unknown_value("agentPoolProfiles are")
@@ -278,11 +321,9 @@ def aks_managed_cluster(r: Reading) -> tuple[GpuFootprint, ...] | None:
     parts = []
     for index, profile in enumerate(as_list(profiles)):
         name = get_path(profile, "name")
-        found = aks_pool(
+        parts += aks_pools(
             r, profile, name if isinstance(name, str) and name else f"agentPoolProfiles[{index}]"
         )
-        if found is not None:
-            parts.append(found)
     return tuple(parts) or None
 
 
@@ -347,4 +388,84 @@ def ml_online_deployment(r: Reading) -> GpuFootprint | None:
         scales_itself=scales,
         market="on_demand",
         region=_region(r),
+    )
+
+
+# GPUs per node of a Synapse Spark pool of the HardwareAcceleratedGPU family, by node size:
+# Microsoft's Synapse GPU documentation gives Large as "16 vCPU / 110 GB / 1 GPU"
+# (https://learn.microsoft.com/azure/synapse-analytics/quickstart-create-apache-gpu-pool-portal)
+# and runs one executor per GPU, four per XLarge node ("4 * Number of nodes in pool",
+# https://learn.microsoft.com/azure/synapse-analytics/spark/apache-spark-rapids-gpu). It does
+# not name the GPU model.
+SYNAPSE_GPUS_PER_NODE = {"large": 1, "xlarge": 4}
+SYNAPSE_GPU_FAMILY = "HardwareAcceleratedGPU"
+SYNAPSE_GPU = "NVIDIA GPU (model not documented)"
+
+
+@reads(types.SYNAPSE_SPARK_POOL)
+def synapse_spark_pool(r: Reading) -> GpuFootprint | None:
+    """A Synapse Spark pool of GPU nodes: nothing runs until a session or job starts a Spark
+    instance on it, which holds up to its node count (or its autoscale's max). Synapse bills
+    its own vCore rates: sized, unpriced. A pool of another node family holds no GPUs."""
+    family = r.get("nodeSizeFamily")
+    if r.unreadable(family, "nodeSizeFamily"):
+        return r.footprint(cloud="azure", kind="Synapse Spark pool", is_template=False)
+    if str(family) != SYNAPSE_GPU_FAMILY:
+        return None
+    size = r.get("nodeSize")
+    machine = None
+    if not r.unreadable(size, "nodeSize"):
+        gpus = SYNAPSE_GPUS_PER_NODE.get(str(size).lower())
+        if gpus is None:
+            r.undetermined.append(
+                f"its nodeSize {size!r} is not a GPU node size Synapse documents (Large, XLarge)"
+            )
+        else:
+            machine = Machine("azure", f"Synapse {size} GPU node", SYNAPSE_GPU, gpus)
+    if r.get("autoScale", "enabled") is True:
+        most = r.count("autoScale", "maxNodeCount", where="autoScale.maxNodeCount")
+        if most is None and r.get("autoScale", "maxNodeCount") is None:
+            r.undetermined.append("its autoscale sets no maxNodeCount")
+    else:
+        most = r.count("nodeCount", where="nodeCount")
+        if most is None and r.get("nodeCount") is None:
+            r.undetermined.append("its nodeCount is not set")
+    return r.footprint(
+        cloud="azure",
+        kind="Synapse Spark pool",
+        is_template=False,
+        machines=[machine],
+        expected_units=0.0,
+        max_units=most,
+        scales_itself=True,
+        market="on_demand",
+        region=_region(r),
+        notes=("Synapse bills GPU pools at its own vCore rates, which gpufleet's catalog lacks",),
+    )
+
+
+_RUNNING = "running"
+
+
+@sizes(types.AZURE_STANDBY_VM_POOL)
+def standby_vm_pool(r: Reading) -> Scaler | None:
+    """A standby pool keeps up to ``maxReadyCapacity`` VMs of the scale set it is attached to
+    ready beside its capacity; running ones hold their GPUs (deallocated or hibernated ones
+    bill no GPU time until the scale set takes them in, when its own capacity counts them)."""
+    state = r.get("virtualMachineState")
+    ready = r.number(
+        r.get("elasticityProfile", "maxReadyCapacity"), "maxReadyCapacity", None, whole=True
+    )
+    if ready is None and r.get("elasticityProfile", "maxReadyCapacity") is None:
+        r.undetermined.append("its maxReadyCapacity is not set")
+    running = not r.unreadable(state, "virtualMachineState") and str(state).lower() == _RUNNING
+    return Scaler(
+        "attachedVirtualMachineScaleSetId",
+        None,
+        None,
+        active=False,
+        undetermined=tuple(r.undetermined),
+        bounds=False,
+        must_link=True,
+        adds=(ready or 0.0) if running else 0.0,
     )

@@ -2,11 +2,13 @@
 reservation or not), managed instance groups (target size; machines from their template) and
 reservations; VMs from templates or machine images; GKE node pools and clusters (a part per
 pool, and what node auto-provisioning may add), Vertex AI deployment and persistent resource
-pools, Workbench instances. Machine types may be names or URLs; GPUs come with
-accelerator-optimized machine types or as guest accelerators (``planner.gcp_machines``)."""
+pools and Model Garden endpoints, Workbench instances; what autoscalers and resize requests make
+of a group's size. Machine types may be names or URLs; GPUs come with accelerator-optimized
+machine types or as guest accelerators (``planner.gcp_machines``). Dataproc is ``gcp_dataproc``."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from gpufleet import resource_types as types
@@ -29,7 +31,8 @@ from gpufleet.pricing_models import Market
 from gpufleet.tag_keys import EXPECTED_MINUTES, expected_minutes, tags_in_description
 
 
-def _region(r: Reading) -> str | None:
+def gcp_region(r: Reading) -> str | None:
+    """A resource's region: its own ``region`` or ``zone``'s, else its provider's."""
     for key in ("region", "zone"):
         value = r.get(key)
         if isinstance(value, str) and value and not is_unknown(value):
@@ -46,7 +49,9 @@ def _zone(r: Reading) -> str | None:
     return None
 
 
-def _machine(r: Reading, machine_type: Any) -> Machine | None:
+def gce_machine(r: Reading, machine_type: Any) -> Machine | None:
+    """The GPU machine a GCE machine type (a name or URL) and the reading's
+    ``guestAccelerators`` make; None for a machine without GPUs (or, recorded, unreadable)."""
     name = r.machine_name("gcp", machine_type, "machineType")
     if name is None:
         return None
@@ -133,13 +138,15 @@ def _reservation_fields(r: Reading) -> dict[str, Any]:
 
 @reads(*types.GCP_INSTANCE_TEMPLATES)
 def instance_template(r: Reading) -> GpuFootprint | None:
-    machine = _machine(r, r.get("machineType"))
+    """A GCE instance template: its machine type and attached accelerators, spot or standard, its
+    reservation affinity; no count."""
+    machine = gce_machine(r, r.get("machineType"))
     return r.footprint(
         cloud="gcp",
         kind="instance template",
         is_template=True,
         machines=[machine],
-        region=_region(r),
+        region=gcp_region(r),
         **_reservation_fields(r),
     )
 
@@ -152,7 +159,7 @@ def instance(r: Reading) -> GpuFootprint | None:
     """A VM; one created from an instance template takes the template's machine unless it
     sets its own, and one created from a machine image takes the image's, which gpufleet
     cannot see offline."""
-    machine = _machine(r, r.get("machineType"))
+    machine = gce_machine(r, r.get("machineType"))
     from_template = r.get("machineType") is None and r.get("sourceInstanceTemplate") is not None
     if r.get("machineType") is None and r.get("sourceMachineImage") is not None:
         r.undetermined.append("its machine type comes from its machine image")
@@ -166,7 +173,7 @@ def instance(r: Reading) -> GpuFootprint | None:
         expected_units=0.0 if stopped else 1.0,
         max_units=1.0,
         template_properties=("sourceInstanceTemplate",) if from_template else (),
-        region=_region(r),
+        region=gcp_region(r),
         zone=_zone(r),
         **_reservation_fields(r),
     )
@@ -174,12 +181,14 @@ def instance(r: Reading) -> GpuFootprint | None:
 
 @reads(*types.GCP_INSTANCE_GROUP_MANAGERS)
 def instance_group_manager(r: Reading) -> GpuFootprint | None:
+    """A managed instance group: its target size of its templates' machines (a version of fixed
+    size priced apart) or its flexibility policy's machine types."""
     size = r.count("targetSize", where="targetSize")
     # An instance flexibility policy launches the machine types it lists, whatever the
     # template says: each is an option (its template's pricing is not read: on-demand).
     sub = r.within({})  # no guest accelerators: the flexible types carry their own GPUs
     flexible = [
-        _machine(sub, name)
+        gce_machine(sub, name)
         for selection in _selections(r.get("instanceFlexibilityPolicy", "instanceSelections"))
         for name in as_list(get_path(selection, "machineTypes"))
     ]
@@ -194,7 +203,7 @@ def instance_group_manager(r: Reading) -> GpuFootprint | None:
         expected_units=size,
         max_units=size,
         template_properties=() if flexible else ("versions", "instanceTemplate"),
-        region=_region(r),
+        region=gcp_region(r),
         zone=_zone(r),
         versions=_versions(r),
     )
@@ -240,6 +249,7 @@ def _versions(r: Reading) -> tuple[GroupVersion, ...]:
 
 @reads(types.GCP_RESERVATION)
 def reservation(r: Reading) -> GpuFootprint | None:
+    """A GCE reservation: its count of its machine and accelerators, billed whether used or not."""
     properties = r.get("specificReservation", "instanceProperties")
     machine_type = get_path(properties, "machineType")
     # A reservation names its accelerators' fields acceleratorType / acceleratorCount, where
@@ -252,7 +262,7 @@ def reservation(r: Reading) -> GpuFootprint | None:
     sub = Reading(
         {"guestAccelerators": accelerators} if accelerators else {}, r.provider, r.catalog
     )
-    machine = _machine(sub, machine_type)
+    machine = gce_machine(sub, machine_type)
     r.absorb(sub)
     count = r.count("specificReservation", "count", where="specificReservation.count")
     return r.footprint(
@@ -263,13 +273,15 @@ def reservation(r: Reading) -> GpuFootprint | None:
         expected_units=count,
         max_units=count,
         market="reserved",
-        region=_region(r),
+        region=gcp_region(r),
         zone=_zone(r),
     )
 
 
 @sizes(*types.GCP_AUTOSCALERS)
 def autoscaler(r: Reading) -> Scaler | None:
+    """A GCE autoscaler: its group between min and max replicas, and what its scaling schedules
+    run; off, the group keeps its size."""
     policy = ("autoscalingPolicy",)
     least = r.count(*policy, "minReplicas", where="minReplicas")
     most = r.count(*policy, "maxReplicas", where="maxReplicas")
@@ -326,6 +338,26 @@ def _scaling_schedules(r: Reading, entries: list[Any]) -> tuple[list[Window], st
     return windows, None
 
 
+@sizes(*types.GCP_RESIZE_REQUESTS)
+def resize_request(r: Reading) -> Scaler | None:
+    """A resize request adds ``resizeBy`` VMs to the managed instance group it names, all at
+    once when capacity is found, for up to its requested run duration: the group holds that
+    many more, expected and at most."""
+    adds = r.count("resizeBy", where="resizeBy")
+    if adds is None and r.get("resizeBy") is None:
+        r.undetermined.append("its resizeBy is not set")
+    return Scaler(
+        "instanceGroupManager",
+        None,
+        None,
+        active=False,
+        undetermined=tuple(r.undetermined),
+        bounds=False,
+        must_link=True,
+        adds=adds or 0.0,
+    )
+
+
 # GKE's defaults: a node's machine type, and the zones of a regional cluster.
 GKE_DEFAULT_MACHINE = "e2-medium"
 GKE_REGIONAL_ZONES = 3
@@ -361,7 +393,7 @@ def gke_pool(
         p.unknown_value("nodeConfig is")
         config = {}
     c = p.within(config)
-    machine = _machine(c, c.get("machineType") or GKE_DEFAULT_MACHINE)
+    machine = gce_machine(c, c.get("machineType") or GKE_DEFAULT_MACHINE)
     p.absorb(c)
     locations = p.get("nodeLocations")
     zones, assumed = _zones(p, locations if locations is not None else cluster_locations, location)
@@ -397,7 +429,7 @@ def gke_pool(
         max_units=most,
         scales_itself=scales,
         market="spot" if spot else "on_demand",
-        region=_location_region(location) or _region(r),
+        region=_location_region(location) or gcp_region(r),
         notes=(assumed,) if assumed and machine is not None else (),
         part=part,
     )
@@ -417,6 +449,8 @@ def _str(value: Any) -> str | None:
 
 @reads(types.GKE_NODE_POOL, tags="nodeConfig.resourceLabels")
 def gke_node_pool(r: Reading) -> GpuFootprint | None:
+    """A GKE node pool: its node count or autoscaling max per zone x its zones, of its machine and
+    accelerators, spot or standard."""
     return gke_pool(r, r.props, None, r.get("location"), None)
 
 
@@ -496,7 +530,7 @@ def _spec_machine(r: Reading, spec: Any, where: str) -> Machine | None:
         name = kind.lower().replace("_", "-") if isinstance(kind, str) else kind
         attached = [{"type": name, "count": 1 if count is None else count}]
     sub = r.within({"guestAccelerators": attached} if attached else {})
-    machine = _machine(sub, get_path(spec, "machineType"))
+    machine = gce_machine(sub, get_path(spec, "machineType"))
     r.absorb(sub)
     return machine
 
@@ -517,7 +551,7 @@ def _replicas(r: Reading, machine: Machine | None, part: str | None, **where: An
         max_units=most,
         scales_itself=most is not None and least is not None and most > least,
         market="on_demand",
-        region=_region(r),
+        region=gcp_region(r),
         notes=(_VERTEX_NOTE,),
         part=part,
     )
@@ -525,6 +559,8 @@ def _replicas(r: Reading, machine: Machine | None, part: str | None, **where: An
 
 @reads(types.VERTEX_DEPLOYMENT_RESOURCE_POOL)
 def vertex_deployment_pool(r: Reading) -> GpuFootprint | None:
+    """A Vertex AI deployment resource pool: min / max replicas of its machine spec (priced at
+    Compute Engine rates)."""
     dedicated = ("dedicatedResources",)
     machine = _spec_machine(r, r.get(*dedicated, "machineSpec"), "machineSpec")
     return _replicas(
@@ -537,8 +573,49 @@ def vertex_deployment_pool(r: Reading) -> GpuFootprint | None:
     )
 
 
+@reads(types.VERTEX_MODEL_GARDEN_ENDPOINT)
+def vertex_model_garden_endpoint(r: Reading) -> GpuFootprint | None:
+    """An endpoint with a Model Garden model deployed on dedicated resources: replicas of its
+    machine spec (several hosts each for a multi-host GPU deployment), on Spot if asked. With
+    no dedicated resources, Model Garden deploys on the model's default machines, which the
+    model's card says and gpufleet does not know."""
+    dedicated = ("deployConfig", "dedicatedResources")
+    resources = r.get(*dedicated)
+    if resources is None or r.unreadable(resources, "deployConfig.dedicatedResources"):
+        if resources is None:
+            r.undetermined.append(
+                "it sets no deployConfig.dedicatedResources: Model Garden deploys the model on "
+                "its default machines, which gpufleet does not know (set the machine spec)"
+            )
+        return r.footprint(cloud="gcp", kind="Vertex AI Model Garden endpoint", is_template=False)
+    spec = ("deployConfig", "dedicatedResources", "machineSpec")
+    machine = _spec_machine(r, r.get(*spec), "machineSpec")
+    hosts = r.number(
+        r.get(*spec, "multihostGpuNodeCount"), "multihostGpuNodeCount", 1.0, whole=True
+    )
+    found = _replicas(
+        r,
+        machine,
+        None,
+        kind="Vertex AI Model Garden endpoint",
+        least=r.get(*dedicated, "minReplicaCount"),
+        most=r.get(*dedicated, "maxReplicaCount"),
+    )
+    if found is None:
+        return None
+    per_replica = hosts or 1.0
+    return replace(
+        found,
+        expected_units=None if found.expected_units is None else found.expected_units * per_replica,
+        max_units=None if found.max_units is None else found.max_units * per_replica,
+        market="spot" if r.get(*dedicated, "spot") is True else "on_demand",
+    )
+
+
 @reads(types.VERTEX_PERSISTENT_RESOURCE)
 def vertex_persistent_resource(r: Reading) -> tuple[GpuFootprint, ...] | None:
+    """A Vertex AI persistent resource: each pool's replicas (or autoscaling max) of its machine
+    spec, a part per pool."""
     parts = []
     for index, pool in enumerate(as_list(r.get("resourcePools"))):
         p = r.within(pool)
@@ -561,6 +638,7 @@ def vertex_persistent_resource(r: Reading) -> tuple[GpuFootprint, ...] | None:
 
 @reads(types.WORKBENCH_INSTANCE)
 def workbench_instance(r: Reading) -> GpuFootprint | None:
+    """A Vertex AI Workbench instance: one machine with its accelerators unless stopped."""
     setup = r.get("gceSetup")
     accelerators = [
         {"type": str(a.get("type", "")).lower().replace("_", "-"), "count": a.get("coreCount")}
@@ -568,7 +646,7 @@ def workbench_instance(r: Reading) -> GpuFootprint | None:
         if isinstance(a, dict)
     ]
     sub = r.within({"guestAccelerators": accelerators} if accelerators else {})
-    machine = _machine(sub, get_path(setup, "machineType") or "e2-standard-4")
+    machine = gce_machine(sub, get_path(setup, "machineType") or "e2-standard-4")
     r.absorb(sub)
     stopped = r.get("desiredState") in ("STOPPED", "SUSPENDED")
     return r.footprint(
@@ -579,5 +657,5 @@ def workbench_instance(r: Reading) -> GpuFootprint | None:
         expected_units=0.0 if stopped else 1.0,
         max_units=1.0,
         market="on_demand",
-        region=_location_region(r.get("location")) or _region(r),
+        region=_location_region(r.get("location")) or gcp_region(r),
     )

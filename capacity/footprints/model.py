@@ -61,7 +61,9 @@ class GroupVersion:
 
 @dataclass(frozen=True)
 class GpuFootprint:
-    cloud: Cloud
+    # None for capacity of no cloud gpufleet knows: GPUs a Kubernetes workload or another
+    # provider's resource asks for, whose machines are somewhere gpufleet cannot see.
+    cloud: Cloud | None
     kind: str  # what it is, for messages: "launch template", "Auto Scaling group", ...
     is_template: bool
     # The expected use above its minimum the resource declares other than by a tag (a
@@ -147,6 +149,18 @@ class GpuFootprint:
         if self.max_units is None or not holding:
             return None
         return sum(count * machine.gpus for machine, count in holding)
+
+    @property
+    def max_gpus_beyond_reservations(self) -> float | None:
+        """Of ``max_gpus``, those not already held by a reservation of the stack it runs in
+        (counted there): what it adds to the stack's GPUs."""
+        if self.market == "in_reservation":
+            return 0.0
+        share = self.fixed_share
+        if share is None or share.market != "in_reservation" or self.max_gpus is None:
+            return self.max_gpus
+        machine, count = self.largest_holding()[-1]
+        return count * machine.gpus
 
     def largest_holding(self) -> list[tuple[Machine, float]]:
         """The machines (and instances of each) that make ``max_gpus``: at max size, in

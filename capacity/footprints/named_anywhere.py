@@ -9,7 +9,10 @@ passed as nothing.
 Values are searched through nested objects and lists, and through strings that hold a JSON or
 YAML document (templates, definitions), within limits (depth, count, text size) so that no
 resource makes the check slow. Tags and labels are not searched: a tag that names a machine
-is not a machine.
+is not a machine. GPUs asked for without naming a machine — a Kubernetes workload's
+``nvidia.com/gpu`` limit, a Karpenter node pool's GPU limits or requirements, an accelerator on
+another provider's type — are GPU capacity of undetermined size too, whatever the package:
+where no cloud is known (Kubernetes), its footprint names none.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import Any
 from gpufleet.capacity.footprints.coverage import requests_accelerators
 from gpufleet.capacity.footprints.model import GpuFootprint
 from gpufleet.capacity.footprints.reading import Reading
-from gpufleet.clouds import cloud_of_type
+from gpufleet.clouds import cloud_billing
 from gpufleet.text_input import InputFileError
 from gpufleet.yaml_input import parse_yaml
 
@@ -30,18 +33,55 @@ _MACHINE_KEY = re.compile(r"(instance|machine|vm|node|worker|agent)[_-]?(type|si
 # A key whose "name" is the machine: sku: {name: ...}, hardwareProfile: {vmSize} is above.
 _NAMED_BY = re.compile(r"^(sku|size)$", re.I)
 _PAIR_KEYS = {"key", "name"}
-# A key that asks for GPUs without naming a machine: a Kubernetes-style resource limit
-# ("nvidia.com/gpu": "1"), an accelerator type or count.
-_GPU_REQUEST = re.compile(r"nvidia\.com/gpu|amd\.com/gpu|accelerator", re.I)
+# A key that asks for GPUs without naming a machine: a Kubernetes extended resource
+# ("nvidia.com/gpu": "1", a MIG slice "nvidia.com/mig-1g.10gb", AMD's and Intel's, Gaudi),
+# a Karpenter requirement on a node's GPU count, an accelerator type or count.
+_GPU_REQUEST = re.compile(
+    r"nvidia\.com/|amd\.com/gpu|gpu\.intel\.com/|habana\.ai/|instance-gpu-|accelerator",
+    re.I,
+)
 _NOT_SEARCHED = re.compile(r"^(tags|labels|tagsAll|resourceLabels|userLabels)$", re.I)
+# IAM's condition blocks ("ec2:InstanceType": [...]) say which machines a principal may start:
+# a filter, not a machine.
+_FILTERS = frozenset(("Condition",))
+# Values a template's references (CloudFormation's !Ref, ARM's parameters()) resolve to.
+_PARAMETERS = re.compile(r"^parameters$", re.I)
+# A node requirement on a GPU machine family or category (Karpenter's ``instance-family`` /
+# ``instance-category``, the well-known ``instance-type`` label is a machine key above): its
+# values, when they are GPU families, ask for GPUs.
+_FAMILY_REQUIREMENT = re.compile(r"instance-(family|category)$", re.I)
+# AWS's accelerated instance categories and families.
+_GPU_CATEGORY = re.compile(r"^(p|g|dl|gr|vt|inf|trn)$", re.I)
+_GPU_FAMILY = re.compile(r"^(p|g|dl|gr|vt|inf|trn)\d+[a-z]*$", re.I)
+# Types that deploy a template held elsewhere (a URL): what it launches cannot be read here.
+_TEMPLATE_LINKS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    # type: (the properties holding the template itself, those pointing at one elsewhere)
+    "aws:cloudformation/stack:Stack": (("templateBody",), ("templateUrl",)),
+    "aws:cloudformation/stackSet:StackSet": (("templateBody",), ("templateUrl",)),
+    "azure-native:resources:Deployment": (
+        ("properties", "template"),
+        ("properties", "templateLink"),
+    ),
+}
 # Words that make a string worth parsing as a document.
-_DOCUMENT_HINT = re.compile(r"instance.?type|machine.?type|vm.?size|\bsku\b", re.I)
+_DOCUMENT_HINT = re.compile(
+    r"instance.?type|machine.?type|vm.?size|\bsku\b|nvidia\.com/|accelerator", re.I
+)
 _MAX_VALUES = 20_000
 _MAX_DOCUMENT_CHARS = 1_000_000
 _MAX_DEPTH = 40
 
 
 def read_named_anywhere(r: Reading, type_: str) -> GpuFootprint | None:
+    elsewhere = _template_elsewhere(r, type_)
+    if elsewhere is not None:
+        r.undetermined.append(
+            f"its template is at {elsewhere}, which gpufleet does not read: what it launches "
+            "is not known (put the template body in the program, or acknowledge it)"
+        )
+        return r.footprint(
+            cloud=cloud_billing(type_), kind=type_.rsplit(":", 1)[-1], is_template=False
+        )
     names, asks = _machine_values(r.props)
     named = [
         (where, machine)
@@ -49,14 +89,14 @@ def read_named_anywhere(r: Reading, type_: str) -> GpuFootprint | None:
         if (machine := r.catalog.machine_on_any_cloud(value)) is not None
     ]
     if asks and not named:
-        cloud = cloud_of_type(type_)
-        if cloud is None:
-            return None
+        # Whatever provider asks: a Kubernetes pod's GPUs are on nodes gpufleet may not see.
         r.undetermined.append(
             f"it asks for GPUs ({asks[0]}) and gpufleet has no reader for {type_}: which and "
             "how many are not known"
         )
-        return r.footprint(cloud=cloud, kind=type_.rsplit(":", 1)[-1], is_template=False)
+        return r.footprint(
+            cloud=cloud_billing(type_), kind=type_.rsplit(":", 1)[-1], is_template=False
+        )
     if not named:
         return None
     where, first = named[0]
@@ -96,14 +136,20 @@ def _machine_values(props: dict[str, Any]) -> tuple[list[tuple[str, str]], list[
                 ),
                 "",
             )
-            pair = bool(_MACHINE_KEY.search(pair_key))
+            # The resource's own properties are no such pair: an SSM parameter named
+            # ".../instance-type" holds a value, not a machine.
+            pair = depth > 0 and bool(_MACHINE_KEY.search(pair_key))
+            if depth > 0 and _asks_by_pair(pair_key, value):
+                asks.append(f"{path} {pair_key}" if path else pair_key)
             for key, child in value.items():
                 key = str(key)
-                if _NOT_SEARCHED.match(key):
+                if _NOT_SEARCHED.match(key) or key in _FILTERS:
                     continue
                 machine_key = (
-                    pair
+                    is_machine
+                    or pair
                     or bool(_MACHINE_KEY.search(key) or _NAMED_BY.match(key))
+                    or bool(_PARAMETERS.match(key))
                     or (key.lower() == "name" and bool(_NAMED_BY.match(path.rsplit(".", 1)[-1])))
                 )
                 if _GPU_REQUEST.search(key) and requests_accelerators(child):
@@ -117,8 +163,42 @@ def _machine_values(props: dict[str, Any]) -> tuple[list[tuple[str, str]], list[
             elif len(value) <= _MAX_DOCUMENT_CHARS and _DOCUMENT_HINT.search(value):
                 document = _document(value)
                 if document is not None:
-                    pending.append((path, document, False, depth + 1))
+                    # A template launches what it names anywhere (a parameter's default, the
+                    # value of a mapping a reference picks): every GPU machine in it counts.
+                    pending.append((path, document, True, depth + 1))
     return found, asks
+
+
+def _asks_by_pair(key: str, pair: dict[Any, Any]) -> bool:
+    """A ``{key, operator, values}`` node requirement that asks for GPUs: on a GPU count, name
+    or maker, or for a GPU machine family or category."""
+    values = pair.get("values", pair.get("value"))
+    values = values if isinstance(values, list) else [values]
+    if _GPU_REQUEST.search(key):
+        return str(pair.get("operator", "")).lower() != "doesnotexist" and (
+            not values or any(v not in (None, "", "0", 0) for v in values)
+        )
+    family = _FAMILY_REQUIREMENT.search(key)
+    if family is None or str(pair.get("operator", "In")).lower() not in ("in", ""):
+        return False
+    wanted = _GPU_CATEGORY if family[1].lower() == "category" else _GPU_FAMILY
+    return any(isinstance(v, str) and wanted.match(v.strip()) for v in values)
+
+
+def _template_elsewhere(r: Reading, type_: str) -> str | None:
+    """Where a template deployment's template is, when it is not in the program."""
+    paths = _TEMPLATE_LINKS.get(type_)
+    if paths is None:
+        return None
+    body, link = paths
+    if r.get(*body) is not None:
+        return None
+    where = r.get(*link)
+    if where is None:
+        return None
+    if isinstance(where, dict):
+        where = where.get("uri") or where.get("id") or where.get("relativePath") or "a link"
+    return str(where)[:200]
 
 
 def _document(text: str) -> Any:
@@ -131,7 +211,8 @@ def _document(text: str) -> Any:
             pass
     if "\n" in stripped:
         try:
-            return parse_yaml(stripped, "property").data
+            # CloudFormation's short-form functions (!Ref, !GetAtt) tag plain values.
+            return parse_yaml(stripped, "property", local_tags=True).data
         except InputFileError:
             return None
     return None

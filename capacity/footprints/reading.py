@@ -24,7 +24,7 @@ from gpufleet.capacity.footprints.model import GpuFootprint, Machine, MachineCat
 from gpufleet.capacity.footprints.weekly_use import MAX_CHANGES, SetPoint, Window
 from gpufleet.capacity.property_values import get_path, is_unknown
 from gpufleet.clouds import Cloud
-from gpufleet.engine.wire import INVOKE_PLACEHOLDER, SECRET_PLACEHOLDER
+from gpufleet.engine.wire import INVOKE_PLACEHOLDER, OFFLINE_UNKNOWN, SECRET_PLACEHOLDER
 from gpufleet.pricing_models import Market
 
 # A resource of several parts (a cluster's node pools, an endpoint's variants) reads as a
@@ -60,6 +60,28 @@ class Scaler:
     # The time zones its schedule's entries are in: minutes of the week in two zones do not
     # add up without their offsets, so a schedule over several is not read.
     time_zones: frozenset[str] = frozenset()
+    # Which part of its target it sizes (an endpoint configuration's variant, a cluster's core
+    # group); None: all of it.
+    part: str | None = None
+    # The names its target property gives, most specific first, when it holds more than one
+    # name (an Application Auto Scaling resource id: ``endpoint/<name>/variant/<name>``).
+    names: tuple[str, ...] = ()
+    # Properties of a linked resource that holds no capacity itself through which the capacity
+    # is reached (a SageMaker endpoint's ``endpointConfigName``).
+    through: tuple[str, ...] = ()
+    # Properties by which other resources join its target and are sized by it too, up to its
+    # max (an EMR cluster's task groups, by their ``clusterId``).
+    members: tuple[str, ...] = ()
+    # The unit its sizes count in, when not its target's own (EMR managed scaling in vCPUs).
+    capacity_unit: str | None = None
+    # Some of what it cannot determine is values only unknown during a preview.
+    unknown: bool = False
+    # It moves GPU capacity of another resource: a link it cannot follow to capacity
+    # gpufleet reads (a target in the stack of a type with no reader) is undetermined.
+    must_link: bool = False
+    # Instances it adds to its target's size, on top of what sizes it otherwise, while it holds
+    # them (a GCE resize request's ``resizeBy``, an Azure standby pool's running VMs).
+    adds: float = 0.0
 
     def merged(self, other: Scaler) -> Scaler:
         """Two scalers of one group (AWS scheduled actions, one resource each) as one."""
@@ -82,6 +104,16 @@ class Scaler:
             unread,
             self.bounds or other.bounds,
             zones,
+            self.part if self.part is not None else other.part,
+            self.names or other.names,
+            tuple(dict.fromkeys((*self.through, *other.through))),
+            tuple(dict.fromkeys((*self.members, *other.members))),
+            self.capacity_unit or other.capacity_unit,
+            bool(self.undetermined or other.undetermined)
+            and (self.unknown or not self.undetermined)
+            and (other.unknown or not other.undetermined),
+            self.must_link or other.must_link,
+            adds=self.adds + other.adds,
         )
 
 
@@ -104,6 +136,39 @@ def sizes(*type_tokens: str) -> Callable[[ScalerReader], ScalerReader]:
         for token in type_tokens:
             SCALERS[token] = reader
         return reader
+
+    return register
+
+
+# A resource whose settings another resource it names completes (an Elastic Beanstalk
+# environment, its configuration template's; a Dataproc cluster, its autoscaling policy's; a
+# container app, its environment's): ``stack_capacity`` reads it with the other's properties
+# taken in by ``Inherit(own, named)``.
+Inherit = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Inherits:
+    # The property that names the other resource: a dotted path for one nested in an object
+    # (the engine records the dependencies of its first step).
+    named_by: str
+    named_types: tuple[str, ...]  # the types it can be
+    inherit: Inherit
+
+
+# Each type's ways, tried in order until one names a resource (a container app names its
+# environment by ``managedEnvironmentId`` or ``environmentId``).
+INHERITS: dict[str, tuple[Inherits, ...]] = {}
+
+
+def inherits(type_token: str, named_by: str, *named_types: str) -> Callable[[Inherit], Inherit]:
+    """Register how a resource type takes in the resource (of ``named_types``) its
+    ``named_by`` property names."""
+
+    def register(inherit: Inherit) -> Inherit:
+        way = Inherits(named_by, named_types, inherit)
+        INHERITS[type_token] = (*INHERITS.get(type_token, ()), way)
+        return inherit
 
     return register
 
@@ -187,9 +252,18 @@ class Reading:
             self.undetermined.append(f"{where} is a secret, not decrypted offline")
             return True
         if value == INVOKE_PLACEHOLDER:
-            # Known in a real preview, as an unknown is once deployed: the same class.
-            self.undetermined.append(f"{where} comes from an invoke, not run offline")
-            self._unknowns += 1
+            # Known in a real preview, but never offline, where the gate runs: not a preview's
+            # unknown (which deploying settles) — it blocks, as anything unread does.
+            self.undetermined.append(
+                f"{where} comes from an invoke, which gpufleet does not run offline "
+                "(set it as a plain value or in the stack config)"
+            )
+            return True
+        if value == OFFLINE_UNKNOWN:
+            self.undetermined.append(
+                f"{where} is not known offline: a stack reference's output (give "
+                "--stack-reference NAME=FILE) or typed secret config"
+            )
             return True
         return False
 

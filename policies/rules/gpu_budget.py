@@ -11,6 +11,9 @@ values a preview cannot know.
 The budget is the policy config's ``monthlyBudgetUsd`` when it sets one, else the
 environment's ``monthly_budget_usd`` from the spec (``gpufleet:limits`` in a generated stack's
 config, ``stack_limits``), whatever the environment is called; without either, no budget.
+Beside it, ``worstCaseMonthlyUsd`` (policy config only) caps the *maximum* figure, every group
+at its max size all month: groups parked at zero, which the expected figure counts as nothing,
+cannot hide what they may cost.
 """
 
 from __future__ import annotations
@@ -32,6 +35,12 @@ CONFIG = {
         "description": "Most the stack's GPU capacity may cost per month. "
         "Default: the spec's monthly_budget_usd for the environment.",
     },
+    "worstCaseMonthlyUsd": {
+        "type": "number",
+        "exclusiveMinimum": 0,
+        "description": "Most the stack's GPU capacity may cost per month with every group at "
+        "its max size all month (the maximum figure), judged beside the budget. Default: none.",
+    },
     "estimate": {
         "enum": list(FIGURES),
         "default": "expected",
@@ -51,25 +60,39 @@ def budget_of(settings: Mapping[str, Any]) -> float | None:
 def check_budget(resources: list[StackResource], settings: Settings) -> Findings:
     findings = Findings()
     budget = budget_of(settings)
-    if budget is None:
+    worst_case = settings.get("worstCaseMonthlyUsd")
+    if budget is None and worst_case is None:
         return findings
     cost = stack_cost(resources)
+    limits = " and ".join(
+        f"{what} of ${value:,.2f}/month"
+        for what, value in (("the budget", budget), ("the worst-case cap", worst_case))
+        if value is not None
+    )
     # Capacity unpriced only because a value is unknown in a preview is gpu-size-undetermined's
-    # to report (advisory unless an environment says otherwise), as Pulumi treats unknowns.
+    # to report (advisory), as Pulumi treats unknowns.
     for line in cost.unpriceable:
         findings.violate(
-            f"{line.kind} {line.name} cannot be priced ({line.unpriced}), so the budget of "
-            f"${budget:,.2f}/month cannot be checked for it",
+            f"{line.kind} {line.name} cannot be priced ({line.unpriced}), so {limits} cannot "
+            "be checked for it",
             line.urn,
         )
-    message = over_budget_message(cost, budget, settings["estimate"])
-    if message is not None:
-        findings.violate(message)
+    if budget is not None:
+        message = over_budget_message(cost, budget, settings["estimate"])
+        if message is not None:
+            findings.violate(message)
+    if worst_case is not None:
+        message = over_budget_message(cost, worst_case, "maximum", "the worst-case cap")
+        if message is not None:
+            findings.violate(message)
     return findings
 
 
-def over_budget_message(cost: StackCost, budget: float, estimate: str) -> str | None:
-    """What the policy says when the stack is over its budget; None when it is not."""
+def over_budget_message(
+    cost: StackCost, budget: float, estimate: str, what: str = "the budget"
+) -> str | None:
+    """What the policy says when the stack is over its budget (or ``what`` limit); None when
+    it is not."""
     which = "maximum" if estimate == "maximum" else "expected"
     total = cost.total(which)
     if total <= budget:
@@ -81,8 +104,8 @@ def over_budget_message(cost: StackCost, budget: float, estimate: str) -> str | 
     )[:3]
     biggest = ", ".join(f"{r.name} ${r.figure(which).monthly_usd:,.2f}" for r in top)
     return (
-        f"{which} GPU cost ${total:,.2f}/month ({other} ${cost.total(other):,.2f}) exceeds the "
-        f"budget of ${budget:,.2f}/month by ${total - budget:,.2f} (largest: {biggest}); "
+        f"{which} GPU cost ${total:,.2f}/month ({other} ${cost.total(other):,.2f}) exceeds "
+        f"{what} of ${budget:,.2f}/month by ${total - budget:,.2f} (largest: {biggest}); "
         "gpufleet cost shows every resource"
     )
 

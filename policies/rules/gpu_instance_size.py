@@ -29,7 +29,7 @@ CONFIG = {
 
 def check_instance_size(resource: ResourceView, settings: Settings) -> Findings:
     findings = Findings()
-    footprints = shared_gpu_footprints(resource.type, resource.props, resource.provider_props)
+    footprints = shared_gpu_footprints(resource)
     if not footprints:
         return findings
     configured = settings.get("allowedGpuTypes")

@@ -78,7 +78,7 @@ def _public_ip_settings(resource: ResourceView) -> list[tuple[list[str | int], A
 
 def check_no_public_ip(resource: ResourceView, settings: Settings) -> Findings:
     findings = Findings()
-    if not shared_gpu_footprints(resource.type, resource.props, resource.provider_props):
+    if not shared_gpu_footprints(resource):
         return findings  # not a GPU machine
     unknown = None
     for path, value, public in _public_ip_settings(resource):

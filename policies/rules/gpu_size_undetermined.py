@@ -1,11 +1,16 @@
-"""Rule ``gpu-size-undetermined`` (advisory by default; an environment's policy config can make
-it mandatory): GPU resources whose machine or count cannot be determined — unknown during a
-preview, from an invoke, a GPU-looking type the catalog does not know, or a type gpufleet
-knows can hold GPUs but reads no size of — are listed, never silently passed."""
+"""Rule ``gpu-size-undetermined`` (mandatory by default): GPU capacity whose machine or count
+gpufleet cannot determine blocks, naming the resource and what would let gpufleet size it —
+a type it reads no size of, a GPU-looking machine the catalog does not know, a value read
+from an invoke or a secret an export does not decrypt, a scaler it does not read changing the
+resource's size, GPUs asked for through a Kubernetes or another provider's request.
+
+Fail closed: what cannot be sized could be any size. A value that is only unknown during a
+preview (known once deployed, as Pulumi treats it) is reported as advisory. A reviewed class
+of resources is made advisory in the policy config (``advisory: [{type | resource, reason}]``)
+or one resource acknowledged with a suppression; both show in every report.
+"""
 
 from __future__ import annotations
-
-from pulumi_policy import EnforcementLevel
 
 from gpufleet.capacity.stack_resource import StackResource
 from gpufleet.policies.policy_builders import Findings, Settings, stack_policy
@@ -20,18 +25,29 @@ def check_undetermined(resources: list[StackResource], settings: Settings) -> Fi
         if footprint.undetermined:
             findings.violate(
                 f"{footprint.kind} {item.name}: GPU size not determined: "
-                f"{'; '.join(footprint.undetermined)}",
+                f"{'; '.join(footprint.undetermined)}"
+                + ("" if footprint.unknown else f"; {_WHAT_DECIDES}"),
                 item.resource.urn,
+                advisory=footprint.unknown,
             )
     return findings
 
 
+# What lets gpufleet decide, said once per finding that blocks.
+_WHAT_DECIDES = (
+    "size it with a type gpufleet reads (README: Every way to a GPU), or acknowledge it: "
+    "a suppression with its reason, or 'advisory' for its type in the policy config"
+)
+
+
 POLICY = stack_policy(
     "gpu-size-undetermined",
-    "GPU resources whose size cannot be determined are reported, not ignored.",
+    "GPU capacity whose size cannot be determined blocks until it can be, or is acknowledged.",
     check_undetermined,
     config={},
     display_name="GPU resources of unknown size",
     tags=[COST],
-    enforcement_level=EnforcementLevel.ADVISORY,
+    remediation_steps="Use a resource type gpufleet sizes, give the machine type and counts "
+    "as plain values, or acknowledge the resource: a suppression with its reason, or "
+    "'advisory' for its type or URN in the environment's policy config.",
 )

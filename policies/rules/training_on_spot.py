@@ -1,8 +1,12 @@
 """Rule ``training-on-spot``: training capacity runs on spot / low-priority (mandatory in dev).
 
-Training is a SageMaker training job, or capacity tagged ``trainingTag`` (gpufleet's stacks tag
-every resource with its workload's kind); groups are judged by their own market settings or
-their template's. Capacity running inside a reservation is paid for by the reservation.
+Training is a SageMaker training or tuning job, or capacity tagged ``trainingTag`` (gpufleet's
+stacks tag every resource with its workload's kind); groups are judged by their own market
+settings or their template's. Capacity running inside a reservation is paid for by the
+reservation. A generated stack's workload whose plan puts it off spot (a part priced on-demand
+or reserved in ``gpufleet:workloads``, the reviewed stack config: the spec says it cannot be
+interrupted, or spot has no offer for it, within the environment's ``allow_on_demand``) runs
+as planned, and is not asked to run on spot.
 """
 
 from __future__ import annotations
@@ -12,8 +16,9 @@ from gpufleet.capacity.stack_resource import StackResource
 from gpufleet.capacity.taggable import tag_entries, tag_property
 from gpufleet.policies.policy_builders import Findings, Settings, stack_policy
 from gpufleet.policies.shared_reads import stack_capacity
+from gpufleet.policies.stack_limits import stack_limits
 from gpufleet.policy_tags import COST
-from gpufleet.tag_keys import WORKLOAD_KIND
+from gpufleet.tag_keys import WORKLOAD, WORKLOAD_KIND
 
 CONFIG = {
     "trainingTag": {
@@ -30,6 +35,10 @@ CONFIG = {
 }
 
 
+# Jobs that are training whatever they are tagged.
+_TRAINING_TYPES = frozenset((types.AWS_TRAINING_JOB, types.AWS_SAGEMAKER_TUNING_JOB))
+
+
 def _tag_value(resource: StackResource | None, key: str) -> str | None:
     if resource is None:
         return None
@@ -44,13 +53,17 @@ def _tag_value(resource: StackResource | None, key: str) -> str | None:
 def check_training_on_spot(resources: list[StackResource], settings: Settings) -> Findings:
     findings = Findings()
     tag = settings["trainingTag"]
+    planned = stack_limits().planned_off_spot
     for item in stack_capacity(resources):
         r, footprint = item.resource, item.footprint
-        training = r.type == types.AWS_TRAINING_JOB or tag["value"] in (
+        training = r.type in _TRAINING_TYPES or tag["value"] in (
             _tag_value(r, tag["key"]),
             _tag_value(item.template, tag["key"]),
         )
         if not training:
+            continue
+        workload = _tag_value(r, WORKLOAD) or _tag_value(item.template, WORKLOAD)
+        if workload in planned:
             continue
         # A group of two versions runs both: its fixed one may be on-demand under a spot rest.
         share = footprint.fixed_share

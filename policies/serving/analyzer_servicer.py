@@ -7,6 +7,10 @@ dozen policies that was most of the pack's time. ``PackAnalyzer`` overrides only
 ``AnalyzeStack`` and the provider reading, keeping the same policy loop, levels, violation
 reports, "can't be known during preview" advisories and not-applicable results, but:
 
+- hands each policy a ``policy_builders.Reporter``: the SDK's violation report at the
+  policy's level, plus one at the advisory level and a not-applicable note, for the findings a
+  rule decides are advisory and the suppressions of stack policies (the SDK's servicer reports
+  every violation at the policy's level and drops those notes);
 - reads each request's properties once, straight from the Struct (``struct_to_python``),
   and gives every policy the same ``DeserializedProps``: the SDK proxy for a policy that
   reads it as a mapping, the plain values for ``properties.plain`` without a copy;
@@ -15,7 +19,8 @@ reports, "can't be known during preview" advisories and not-applicable results, 
 
 Policies therefore share the props objects and must not modify them (ours never do).
 ``serve.serve_analyzer`` serves it. ``tests/policies/serving/test_analyzer_servicer.py`` checks
-that this servicer and the SDK's answer every request identically. It relies on SDK internals
+that this servicer and the SDK's answer every request identically (but for those advisories
+and notes). It relies on SDK internals
 (name-mangled fields, private helpers), hence the minor-version ``pulumi-policy`` pin in
 ``pyproject.toml``.
 """
@@ -45,7 +50,7 @@ from pulumi_policy.policy import _NotApplicableError, _PolicyAnalyzerServicer
 from pulumi_policy.proxy import UnknownValueError
 
 from gpufleet.policies import stack_limits
-from gpufleet.policies.policy_builders import TypedResourcePolicy
+from gpufleet.policies.policy_builders import Reporter, TypedResourcePolicy
 from gpufleet.policies.properties import DeserializedProps
 
 
@@ -221,8 +226,23 @@ class PackAnalyzer(_PolicyAnalyzerServicer):
         return PolicyProviderResource(provider.type, props, provider.urn, provider.name)
 
     def _run(self, policy: Policy, args: Any, level: EnforcementLevel, response: Any) -> None:
-        report_violation = self._create_report_violation(
-            response, policy.name, policy.description, level, policy.severity
+        def note(reason: str) -> None:
+            response.not_applicable.append(
+                proto.PolicyNotApplicable(policy_name=policy.name, reason=reason)
+            )
+
+        report_violation = Reporter(
+            self._create_report_violation(
+                response, policy.name, policy.description, level, policy.severity
+            ),
+            self._create_report_violation(
+                response,
+                policy.name,
+                policy.description,
+                EnforcementLevel.ADVISORY,
+                policy.severity,
+            ),
+            note,
         )
         try:
             result = policy.validate(args, report_violation)  # type: ignore[attr-defined]

@@ -1039,20 +1039,15 @@ def test_a_cluster_is_priced_per_node_pool_and_a_type_read_by_name_is_unpriced()
                 },
             ],
         )
-        aws.emr.Cluster(
-            "emr",
-            release_label="emr-7.2.0",
-            service_role="arn:aws:iam::123456789012:role/emr",
-            core_instance_group={"instance_type": "p3.8xlarge", "instance_count": 2},
-        )
+        aws.ec2.DedicatedHost("host", availability_zone="us-east-1a", instance_type="p3.8xlarge")
 
     cost = price(program)
     a100, l4 = line(cost, "gke/a100"), line(cost, "gke/l4")
-    assert {r.name for r in cost.resources} == {"gke/a100", "gke/l4", "emr"}  # no CPU pool
+    assert {r.name for r in cost.resources} == {"gke/a100", "gke/l4", "host"}  # no CPU pool
     assert (a100.part, a100.urn) == ("a100", l4.urn)
     rate = on_demand("gcp", "a2-highgpu-1g", "us-central1")
     assert a100.expected.monthly_usd == pytest.approx(2 * rate * HOURS_PER_MONTH)
     assert l4.pricing == "spot"
-    emr = line(cost, "emr")
-    assert emr.unpriced is not None and "reads no size" in emr.unpriced
-    assert emr.expected.monthly_usd is None  # unpriced, never $0
+    host = line(cost, "host")
+    assert host.unpriced is not None and "reads no size" in host.unpriced
+    assert host.expected.monthly_usd is None  # unpriced, never $0

@@ -103,17 +103,17 @@ def assert_priced_alike(spec: Path, project: Path, env: str) -> None:
         assert priced == pytest.approx(placement.monthly_usd, abs=0.01), placement.name
 
 
-def generated_project(root: Path, spec_text: str, site: str) -> Path:
-    """A project in ``root`` whose ``prod`` stack gpufleet generated from ``spec_text``, with
+def generated_project(root: Path, spec_text: str, site: str, env: str = "prod") -> Path:
+    """A project in ``root`` whose ``env`` stack gpufleet generated from ``spec_text``, with
     ``site`` settings added; the stack config file."""
     (root / "spec.yaml").write_text(spec_text)
     (root / "Pulumi.yaml").write_text(
         f"name: gen\nruntime: python\nmain: {ROOT / 'stacks'}\nstackConfigDir: stacks\n"
     )
-    args = ["generate", str(root / "spec.yaml"), "--env", "prod"]
+    args = ["generate", str(root / "spec.yaml"), "--env", env]
     made = CliRunner().invoke(main, [*args, "--stacks-dir", str(root / "stacks")])
     assert made.exit_code == 0, made.output
-    stack_file = root / "stacks" / "Pulumi.prod.yaml"
+    stack_file = root / "stacks" / f"Pulumi.{env}.yaml"
     stack_file.write_text(stack_file.read_text() + site)
     return stack_file
 

@@ -18,6 +18,13 @@ from gpufleet.capacity.footprints import (
     resolve_template,
     shipped_machine_catalog,
 )
+from gpufleet.capacity.footprints.aws_codebuild import GPU_COMPUTE_TYPES
+from gpufleet.capacity.footprints.azure import SYNAPSE_GPUS_PER_NODE
+from gpufleet.capacity.footprints.azure_container_apps import (
+    DEDICATED_GPU_PROFILES,
+    ENVIRONMENT,
+    SERVERLESS_GPU_PROFILES,
+)
 from gpufleet.capacity.footprints.coverage import NAMED_MACHINE_TYPES, gpu_capable_table
 from gpufleet.capacity.footprints.model import Machine
 from gpufleet.clouds import Cloud, cloud_of_type
@@ -140,6 +147,77 @@ BUILDERS: dict[str, tuple[Cloud, Builder]] = {
             n * m.gpus,
         ),
     ),
+    "aws:emr/cluster:Cluster": (
+        "aws",
+        lambda name, m, n: (
+            {
+                "masterInstanceGroup": {"instanceType": "m5.xlarge"},
+                "coreInstanceGroup": {"instanceType": name, "instanceCount": n},
+            },
+            n * m.gpus,
+        ),
+    ),
+    "aws:emr/instanceGroup:InstanceGroup": (
+        "aws",
+        lambda name, m, n: ({"instanceType": name, "instanceCount": n}, n * m.gpus),
+    ),
+    "aws:emr/instanceFleet:InstanceFleet": (
+        "aws",
+        lambda name, m, n: (
+            {"instanceTypeConfigs": [{"instanceType": name}], "targetSpotCapacity": n},
+            n * m.gpus,
+        ),
+    ),
+    "aws:sagemaker/hyperParameterTuningJob:HyperParameterTuningJob": (
+        "aws",
+        lambda name, m, n: (
+            {
+                "config": {
+                    "resourceLimits": {"maxParallelTrainingJobs": n, "maxNumberOfTrainingJobs": n}
+                },
+                "trainingJobDefinition": {
+                    "resourceConfig": {"instanceType": name, "instanceCount": 1}
+                },
+            },
+            n * m.gpus,
+        ),
+    ),
+    "aws:elasticbeanstalk/environment:Environment": (
+        "aws",
+        lambda name, m, n: (
+            {
+                "settings": [
+                    {"namespace": "aws:ec2:instances", "name": "InstanceTypes", "value": name},
+                    {"namespace": "aws:autoscaling:asg", "name": "MaxSize", "value": str(n)},
+                ]
+            },
+            n * m.gpus,
+        ),
+    ),
+    "aws:elasticbeanstalk/configurationTemplate:ConfigurationTemplate": (
+        "aws",
+        lambda name, m, n: (
+            {
+                "settings": [
+                    {"namespace": "aws:ec2:instances", "name": "InstanceTypes", "value": name}
+                ]
+            },
+            None,
+        ),
+    ),
+    # A CodeBuild fleet of an EC2 type (named as CodeBuild's: its price is not EC2's).
+    "aws:codebuild/fleet:Fleet": (
+        "aws",
+        lambda name, m, n: (
+            {
+                "environmentType": "LINUX_GPU_CONTAINER",
+                "computeType": "CUSTOM_INSTANCE_TYPE",
+                "computeConfiguration": {"instanceType": name},
+                "baseCapacity": n,
+            },
+            n * m.gpus,
+        ),
+    ),
     "gcp:compute/instance:Instance": ("gcp", _gcp_vm),
     "gcp:compute/instanceFromTemplate:InstanceFromTemplate": ("gcp", _gcp_vm),
     "gcp:compute/instanceFromMachineImage:InstanceFromMachineImage": ("gcp", _gcp_vm),
@@ -228,6 +306,60 @@ BUILDERS: dict[str, tuple[Cloud, Builder]] = {
             n * m.gpus,
         ),
     ),
+    "gcp:dataproc/cluster:Cluster": (
+        "gcp",
+        lambda name, m, n: (
+            {
+                "clusterConfig": {
+                    "masterConfig": {"machineType": "n1-standard-4"},
+                    "workerConfig": {
+                        "machineType": name,
+                        "numInstances": n,
+                        "accelerators": _gcp_accelerators(m, "acceleratorType", "acceleratorCount"),
+                    },
+                }
+            },
+            n * m.gpus,
+        ),
+    ),
+    # The managed cluster of a run, started outside the stack.
+    "gcp:dataproc/workflowTemplate:WorkflowTemplate": (
+        "gcp",
+        lambda name, m, n: (
+            {
+                "placement": {
+                    "managedCluster": {
+                        "clusterName": "run",
+                        "config": {
+                            "secondaryWorkerConfig": {
+                                "machineType": name,
+                                "numInstances": n,
+                                "accelerators": _gcp_accelerators(
+                                    m, "acceleratorType", "acceleratorCount"
+                                ),
+                            }
+                        },
+                    }
+                }
+            },
+            n * m.gpus,
+        ),
+    ),
+    "gcp:vertex/aiEndpointWithModelGardenDeployment:AiEndpointWithModelGardenDeployment": (
+        "gcp",
+        lambda name, m, n: (
+            {
+                "deployConfig": {
+                    "dedicatedResources": {
+                        "machineSpec": _gcp_spec(name, m),
+                        "minReplicaCount": 1,
+                        "maxReplicaCount": n,
+                    }
+                }
+            },
+            n * m.gpus,
+        ),
+    ),
     "gcp:workbench/instance:Instance": (
         "gcp",
         lambda name, m, n: (
@@ -299,9 +431,99 @@ BUILDERS: dict[str, tuple[Cloud, Builder]] = {
 }
 
 
+# Types whose machines are a service's own shapes, not the catalog's (Container Apps workload
+# profiles, Synapse node sizes): (props of a resource holding ``count`` of ``shape``, GPUs it
+# holds at most), for each shape gpufleet knows.
+ShapeBuilder = Callable[[str, int], tuple[Props, int]]
+
+
+def _on_serverless(profile: str, props: Props) -> Props:
+    return {
+        **props,
+        "workloadProfileName": "gpu",
+        ENVIRONMENT: {"workloadProfiles": [{"name": "gpu", "workloadProfileType": profile}]},
+    }
+
+
+# CodeBuild's GPU compute types, by name: (GPU, count).
+CODEBUILD_GPU_TYPES = {name: (gpu, count) for name, (gpu, count, _, _) in GPU_COMPUTE_TYPES.items()}
+
+SHAPES: dict[str, tuple[dict[str, tuple[str, int]], ShapeBuilder]] = {
+    # A CodeBuild project building on demand: at most its concurrent builds at once.
+    "aws:codebuild/project:Project": (
+        CODEBUILD_GPU_TYPES,
+        lambda shape, n: (
+            {
+                "environment": {"type": "LINUX_GPU_CONTAINER", "computeType": shape},
+                "concurrentBuildLimit": n,
+            },
+            n * CODEBUILD_GPU_TYPES[shape.upper()][1],
+        ),
+    ),
+    "azure-native:app:ManagedEnvironment": (
+        DEDICATED_GPU_PROFILES,
+        lambda shape, n: (
+            {
+                "workloadProfiles": [
+                    {"name": "gpu", "workloadProfileType": shape, "maximumCount": n}
+                ]
+            },
+            n * DEDICATED_GPU_PROFILES[shape.lower()][1],
+        ),
+    ),
+    "azure-native:app:ContainerApp": (
+        SERVERLESS_GPU_PROFILES,
+        lambda shape, n: (_on_serverless(shape, {"template": {"scale": {"maxReplicas": n}}}), n),
+    ),
+    "azure-native:app:Job": (
+        SERVERLESS_GPU_PROFILES,
+        lambda shape, n: (
+            _on_serverless(
+                shape,
+                {
+                    "configuration": {
+                        "triggerType": "Event",
+                        "replicaTimeout": 600,
+                        "eventTriggerConfig": {"scale": {"maxExecutions": n}},
+                    }
+                },
+            ),
+            n,
+        ),
+    ),
+    "azure-native:synapse:BigDataPool": (
+        {size: ("", gpus) for size, gpus in SYNAPSE_GPUS_PER_NODE.items()},
+        lambda shape, n: (
+            {"nodeSizeFamily": "HardwareAcceleratedGPU", "nodeSize": shape, "nodeCount": n},
+            n * SYNAPSE_GPUS_PER_NODE[shape.lower()],
+        ),
+    ),
+}
+
+
 def test_every_reader_is_built() -> None:
     """Every type with a reader of its own has a builder here; the rest are read by name."""
-    assert set(BUILDERS) == set(READERS) - set(NAMED_MACHINE_TYPES)
+    assert set(BUILDERS) | set(SHAPES) == set(READERS) - set(NAMED_MACHINE_TYPES)
+    assert not set(BUILDERS) & set(SHAPES)
+
+
+@pytest.mark.parametrize("type_", sorted(SHAPES))
+@settings(max_examples=30, deadline=None)
+@given(
+    pick=st.integers(min_value=0),
+    count=st.integers(min_value=1, max_value=500),
+    upper=st.booleans(),
+)
+def test_any_shape_of_a_service_any_count(type_: str, pick: int, count: int, upper: bool) -> None:
+    known, build = SHAPES[type_]
+    shapes = sorted(known)
+    shape = shapes[pick % len(shapes)]
+    props, most = build(shape.upper() if upper else shape, count)
+    found = read_gpu_footprints(type_, props)
+    assert found, (type_, props)
+    for footprint in found:
+        assert not footprint.undetermined, (footprint.undetermined, props)
+    assert sum(f.max_gpus or 0 for f in found) == most
 
 
 def _spelled(cloud: Cloud, machine: Machine, how: int) -> str:
@@ -343,8 +565,11 @@ def test_any_gpu_machine_any_count(type_: str, pick: int, count: int, how: int) 
     for footprint in found:
         assert not footprint.undetermined, (footprint.undetermined, props)
     held = [m for f in found for m in f.machines]
+    # Under its own name, or a service's name for it (``codebuild.g5.xlarge``).
     assert any(
-        m.instance_type.lower() == machine.instance_type.lower() and m.gpus == machine.gpus
+        m.instance_type.lower()
+        in (machine.instance_type.lower(), f"codebuild.{machine.instance_type}")
+        and m.gpus == machine.gpus
         for m in held
     ), (held, machine)
     if most is None:

@@ -7,8 +7,13 @@ from typing import Any
 
 import pytest
 
-from gpufleet.capacity.footprints import read_gpu_footprint
+from gpufleet.capacity.cost_engine import price_stack
+from gpufleet.capacity.footprints import read_gpu_footprint, read_gpu_footprints, read_scaler
 from gpufleet.capacity.footprints.model import GpuFootprint
+from gpufleet.capacity.stack_capacity import stack_capacity
+from gpufleet.capacity.stack_resource import StackResource
+from gpufleet.engine.mock_outputs import realistic_outputs
+from gpufleet.planner.rates import shipped_rate_card
 from gpufleet.policies.testing import UNKNOWN
 
 
@@ -351,3 +356,687 @@ def test_instance_types_in_any_case_or_padded_are_read(written: str) -> None:
     found = footprint("aws:ec2/instance:Instance", {"instanceType": written})
     assert [(m.instance_type, m.gpus) for m in found.machines] == [("p4d.24xlarge", 8)]
     assert found.undetermined == ()
+
+
+# --- Auto Scaling group warm pools ------------------------------------------------------------
+
+
+def warm_group(**pool: Any) -> dict[str, Any]:
+    return {
+        "minSize": 0,
+        "desiredCapacity": 2,
+        "maxSize": 8,
+        "launchTemplate": {"id": "lt-1"},
+        "warmPool": pool,
+    }
+
+
+def test_a_running_warm_pool_adds_its_prepared_instances_to_the_group() -> None:
+    # By default the pool prepares up to the group's max size: 6 beside 2 in service, and
+    # at least its own min beside a full group.
+    found = footprint(ASG, warm_group(poolState="Running", minSize=1))
+    assert (found.expected_units, found.max_units) == (8.0, 9.0)
+    assert any("warm pool runs" in note for note in found.notes)
+    prepared = footprint(ASG, warm_group(poolState="Running", maxGroupPreparedCapacity=5))
+    assert (prepared.expected_units, prepared.max_units) == (5.0, 8.0)
+    default = footprint(ASG, warm_group(poolState="Running", maxGroupPreparedCapacity=-1))
+    assert (default.expected_units, default.max_units) == (8.0, 8.0)
+
+
+@pytest.mark.parametrize("state", [None, "Stopped", "Hibernated", "hibernated"])
+def test_a_stopped_or_hibernated_warm_pool_bills_no_gpus(state: str | None) -> None:
+    found = footprint(ASG, warm_group(**({"poolState": state} if state else {})))
+    assert (found.expected_units, found.max_units, found.undetermined) == (2.0, 8.0, ())
+
+
+def test_a_warm_pool_state_not_known_or_not_valid_is_undetermined() -> None:
+    preview = footprint(ASG, warm_group(poolState=UNKNOWN))
+    assert preview.undetermined == ("warmPool.poolState is unknown during preview",)
+    assert preview.unknown
+    wrong = footprint(ASG, warm_group(poolState="Warm"))
+    assert wrong.undetermined == (
+        "warmPool.poolState 'Warm' is not Stopped, Running or Hibernated",
+    )
+    bad = footprint(ASG, warm_group(poolState="Running", minSize=-3))
+    assert bad.undetermined == ("warmPool.minSize -3 is not a number from 0 to 1e+06",)
+    mixed = footprint(
+        ASG,
+        {
+            **warm_group(poolState="Running"),
+            "mixedInstancesPolicy": {
+                "launchTemplate": {"overrides": [{"instanceType": "g5.xlarge"}]}
+            },
+        },
+    )
+    assert any("mixed instances policy" in u for u in mixed.undetermined)
+
+
+# --- Application Auto Scaling -----------------------------------------------------------------
+
+
+def stack_resource(
+    type_: str, name: str, props: dict[str, Any], **deps: list[str]
+) -> StackResource:
+    return StackResource(type_, name, f"urn::{name}", props, {}, None, deps)
+
+
+ENDPOINT_CONFIG = "aws:sagemaker/endpointConfiguration:EndpointConfiguration"
+ENDPOINT = "aws:sagemaker/endpoint:Endpoint"
+TARGET = "aws:appautoscaling/target:Target"
+ACTION = "aws:appautoscaling/scheduledAction:ScheduledAction"
+
+
+def endpoint_stack(*scalers: StackResource, literal: bool = False) -> list[StackResource]:
+    config = stack_resource(
+        ENDPOINT_CONFIG,
+        "cfg",
+        {
+            "name": "cfg",
+            "productionVariants": [
+                {"variantName": "gpu", "instanceType": "ml.g5.12xlarge", "initialInstanceCount": 1},
+                {"variantName": "cpu", "instanceType": "ml.m5.xlarge", "initialInstanceCount": 2},
+                {"variantName": "l4", "instanceType": "ml.g6.xlarge", "initialInstanceCount": 1},
+            ],
+        },
+    )
+    deps = {} if literal else {"endpointConfigName": ["urn::cfg"]}
+    endpoint = stack_resource(ENDPOINT, "ep", {"name": "ep", "endpointConfigName": "cfg"}, **deps)
+    return [config, endpoint, *scalers]
+
+
+def variant_target(variant: str = "gpu", literal: bool = False, **props: Any) -> StackResource:
+    return stack_resource(
+        TARGET,
+        "target",
+        {
+            "resourceId": f"endpoint/ep/variant/{variant}",
+            "scalableDimension": "sagemaker:variant:DesiredInstanceCount",
+            "serviceNamespace": "sagemaker",
+            "minCapacity": 1,
+            "maxCapacity": 8,
+            **props,
+        },
+        **({} if literal else {"resourceId": ["urn::ep"]}),
+    )
+
+
+def capacity_of(resources: list[StackResource]) -> dict[str, GpuFootprint]:
+    return {item.name: item.footprint for item in stack_capacity(resources)}
+
+
+@pytest.mark.parametrize("literal", [False, True])
+def test_a_scalable_target_sizes_its_endpoint_variant(literal: bool) -> None:
+    """Through the endpoint to the variant of the configuration it names: by property
+    dependencies, or by the names a literal resource id gives."""
+    found = capacity_of(endpoint_stack(variant_target(literal=literal), literal=literal))
+    gpu, other = found["cfg/gpu"], found["cfg/l4"]
+    assert (gpu.expected_units, gpu.max_units, gpu.scales_itself) == (1.0, 8.0, True)
+    assert gpu.max_gpus == 32 and not gpu.undetermined
+    assert (other.max_units, other.scales_itself) == (1.0, False)  # another variant: its own
+    assert "target" not in found
+
+
+def test_a_scheduled_action_raises_the_max_of_the_target_it_schedules() -> None:
+    action = stack_resource(
+        ACTION,
+        "action",
+        {
+            "resourceId": "endpoint/ep/variant/gpu",
+            "scalableDimension": "sagemaker:variant:DesiredInstanceCount",
+            "schedule": "cron(0 8 * * ? *)",
+            "scalableTargetAction": {"minCapacity": 4, "maxCapacity": 20},
+        },
+        resourceId=["urn::target"],  # written as target.resource_id
+    )
+    gpu = capacity_of(endpoint_stack(variant_target(), action))["cfg/gpu"]
+    assert (gpu.expected_units, gpu.max_units) == (1.0, 20.0)
+    assert any("its schedule is not read" in note for note in gpu.notes)
+
+
+def test_a_scalable_target_of_a_cpu_variant_leaves_the_gpu_variants_alone() -> None:
+    found = capacity_of(endpoint_stack(variant_target("cpu")))
+    assert (found["cfg/gpu"].max_units, found["cfg/l4"].max_units) == (1.0, 1.0)
+
+
+def test_a_scalable_target_sizes_a_spot_fleet() -> None:
+    fleet = stack_resource(
+        "aws:ec2/spotFleetRequest:SpotFleetRequest",
+        "sfr",
+        {"targetCapacity": 2, "launchSpecifications": [{"instanceType": "g5.12xlarge"}]},
+    )
+    target = stack_resource(
+        TARGET,
+        "target",
+        {
+            "resourceId": UNKNOWN,  # the fleet's id, in a preview
+            "scalableDimension": "ec2:spot-fleet-request:TargetCapacity",
+            "minCapacity": 0,
+            "maxCapacity": 10,
+        },
+        resourceId=["urn::sfr"],
+    )
+    sfr = capacity_of([fleet, target])["sfr"]
+    assert (sfr.expected_units, sfr.max_units, sfr.max_gpus) == (0.0, 10.0, 40)
+    assert not sfr.undetermined
+
+
+def test_a_dimension_gpufleet_does_not_read_makes_what_it_sizes_undetermined() -> None:
+    appstream = stack_resource(
+        "aws:appstream/fleet:Fleet",
+        "stream",
+        {"instanceType": "stream.graphics.g4dn.xlarge", "computeCapacity": {"desiredInstances": 1}},
+    )
+    target = stack_resource(
+        TARGET,
+        "target",
+        {
+            "resourceId": "fleet/stream",
+            "scalableDimension": "appstream:fleet:DesiredCapacity",
+            "minCapacity": 1,
+            "maxCapacity": 50,
+        },
+        resourceId=["urn::stream"],
+    )
+    stream = capacity_of([appstream, target])["stream"]
+    assert any(
+        "appstream:fleet:DesiredCapacity, which gpufleet does not read" in u
+        for u in stream.undetermined
+    )
+
+
+def test_a_target_it_cannot_follow_to_capacity_is_undetermined_itself() -> None:
+    """An endpoint whose configuration is not in the stack, or a target of a type nothing
+    reads: the scaler moves GPU capacity gpufleet cannot see, so it blocks."""
+    endpoint = stack_resource(ENDPOINT, "ep", {"name": "ep", "endpointConfigName": "elsewhere"})
+    found = capacity_of([endpoint, variant_target()])
+    assert "whose GPU capacity gpufleet cannot find" in found["target"].undetermined[0]
+    assert found["target"].max_gpus is None and not found["target"].unknown
+    native = stack_resource("aws-native:sagemaker:InferenceComponent", "ic", {"name": "ic"})
+    custom = stack_resource(
+        TARGET,
+        "custom",
+        {
+            "resourceId": "https://example.com/scalable/ic",
+            "scalableDimension": "custom-resource:ResourceType:Property",
+            "minCapacity": 0,
+            "maxCapacity": 9,
+        },
+        resourceId=["urn::ic"],
+    )
+    assert (
+        "ic (aws-native:sagemaker:InferenceComponent)"
+        in (capacity_of([native, custom])["custom"].undetermined[0])
+    )
+    # A literal id naming nothing in the stack sizes capacity outside it: not this stack's.
+    assert capacity_of([variant_target(literal=True)]) == {}
+
+
+def test_a_scalable_target_of_a_service_without_gpus_is_no_scaler() -> None:
+    for dimension in (
+        "ecs:service:DesiredCount",
+        "dynamodb:table:ReadCapacityUnits",
+        "sagemaker:variant:DesiredProvisionedConcurrency",
+    ):
+        assert read_scaler(TARGET, {"scalableDimension": dimension, "maxCapacity": 9}) is None
+
+
+@pytest.mark.parametrize(
+    ("props", "why"),
+    [
+        ({"resourceId": "endpoint/ep"}, "resourceId 'endpoint/ep' is not endpoint/<endpoint"),
+        ({"minCapacity": 9}, "its min capacity 9 is above its max capacity 8"),
+        ({"maxCapacity": "lots"}, "maxCapacity 'lots' is not a number"),
+        ({"scalableDimension": 7}, "scalableDimension 7 is not a dimension"),
+    ],
+)
+def test_a_scalable_target_it_cannot_read_leaves_its_capacity_undetermined(
+    props: dict[str, Any], why: str
+) -> None:
+    gpu = capacity_of(endpoint_stack(variant_target(**props)))["cfg/gpu"]
+    assert any(why in u for u in gpu.undetermined), gpu.undetermined
+    assert not gpu.unknown
+
+
+def test_a_variant_unknown_during_preview_sizes_every_variant_as_unknown() -> None:
+    found = capacity_of(endpoint_stack(variant_target(resourceId=UNKNOWN)))
+    for part in ("cfg/gpu", "cfg/l4"):
+        assert found[part].max_units == 8.0 and found[part].unknown, found[part]
+
+
+# --- EMR --------------------------------------------------------------------------------------
+
+CLUSTER = "aws:emr/cluster:Cluster"
+GROUP = "aws:emr/instanceGroup:InstanceGroup"
+
+
+def test_an_emr_cluster_reads_its_master_and_core_nodes_as_parts() -> None:
+    (core,) = read_gpu_footprints(
+        CLUSTER,
+        {
+            "masterInstanceGroup": {"instanceType": "m5.xlarge"},
+            "coreInstanceGroup": {"instanceType": "P3.8XLARGE", "instanceCount": 4},
+        },
+        {"region": "us-west-2"},
+    )
+    assert (core.part, core.kind, core.max_gpus, core.market) == (
+        "core",
+        "EMR core instance group",
+        16,
+        "on_demand",
+    )
+    assert core.region == "us-west-2" and any("EC2 rates" in n for n in core.notes)
+    master, core_default = read_gpu_footprints(
+        CLUSTER,
+        {
+            "masterInstanceGroup": {"instanceType": "g5.xlarge", "bidPrice": "0.5"},
+            "coreInstanceGroup": {"instanceType": "g5.xlarge"},
+        },
+    )
+    assert (master.part, master.market, master.max_units) == ("master", "spot", 1.0)
+    assert core_default.max_units == 1.0  # EMR's default core count
+    assert read_gpu_footprints(CLUSTER, {"coreInstanceGroup": {"instanceType": "m5.xlarge"}}) == ()
+
+
+def test_an_emr_instance_fleet_counts_weighted_on_demand_and_spot_units() -> None:
+    (core,) = read_gpu_footprints(
+        CLUSTER,
+        {
+            "coreInstanceFleet": {
+                "targetOnDemandCapacity": 2,
+                "targetSpotCapacity": 6,
+                "instanceTypeConfigs": [
+                    {"instanceType": "p4d.24xlarge", "weightedCapacity": 2},
+                    {"instanceType": "g5.12xlarge"},
+                ],
+            }
+        },
+    )
+    assert (core.max_units, core.weights, core.market) == (8.0, (2.0, 1.0), "mixed")
+    assert core.on_demand_units(8) == 2.0
+    assert core.max_gpus == 32  # 8 units of the largest: four p4d.24xlarge
+    fleet = footprint(
+        "aws:emr/instanceFleet:InstanceFleet",
+        {"instanceTypeConfigs": [{"instanceType": "g6.xlarge"}], "targetSpotCapacity": 5},
+    )
+    assert (fleet.kind, fleet.market, fleet.max_gpus) == ("EMR instance fleet", "spot", 5)
+
+
+def test_an_emr_instance_group_scales_within_its_automatic_scaling_policy() -> None:
+    policy = '{"Constraints": {"MinCapacity": 1, "MaxCapacity": 10}, "Rules": []}'
+    group = footprint(GROUP, {"instanceType": "g5.xlarge", "autoscalingPolicy": policy})
+    assert (group.expected_units, group.max_units, group.scales_itself) == (1.0, 10.0, True)
+    plain = footprint(GROUP, {"instanceType": "g5.xlarge", "instanceCount": 3})
+    assert (plain.expected_units, plain.max_units) == (3.0, 3.0)
+    assert read_gpu_footprint(GROUP, {"instanceType": "g5.xlarge"}).max_units == 0.0  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("policy", "why"),
+    [
+        ("{not json", "is not a JSON policy"),
+        ('{"Rules": []}', "has no Constraints"),
+        ('{"Constraints": {"MinCapacity": 1}}', "sets no MinCapacity and MaxCapacity"),
+        ('{"Constraints": {"MinCapacity": 5, "MaxCapacity": 2}}', "MinCapacity 5 is above"),
+        ("[" * 100_000 + "]" * 100_000, "is not a JSON policy"),
+        (UNKNOWN, "autoscalingPolicy is unknown during preview"),
+    ],
+)
+def test_an_emr_scaling_policy_it_cannot_read_is_undetermined(policy: str, why: str) -> None:
+    group = footprint(GROUP, {"instanceType": "g5.xlarge", "autoscalingPolicy": policy})
+    assert any(why in u for u in group.undetermined), group.undetermined
+
+
+def emr_stack(*scalers: StackResource, unit: str = "Instances") -> list[StackResource]:
+    cluster = stack_resource(
+        CLUSTER,
+        "emr",
+        {
+            "id": "j-1",
+            "masterInstanceGroup": {"instanceType": "m5.xlarge"},
+            "coreInstanceGroup": {"instanceType": "p3.8xlarge", "instanceCount": 2},
+        },
+    )
+    task = stack_resource(
+        GROUP, "task", {"clusterId": "j-1", "instanceType": "g5.12xlarge"}, clusterId=["urn::emr"]
+    )
+    return [cluster, task, *scalers]
+
+
+def managed(unit: str, least: int, most: int, **deps: list[str]) -> StackResource:
+    return stack_resource(
+        "aws:emr/managedScalingPolicy:ManagedScalingPolicy",
+        "scaling",
+        {
+            "clusterId": "j-1",
+            "computeLimits": [
+                {"unitType": unit, "minimumCapacityUnits": least, "maximumCapacityUnits": most}
+            ],
+        },
+        **deps,
+    )
+
+
+@pytest.mark.parametrize("deps", [{"clusterId": ["urn::emr"]}, {}])
+def test_emr_managed_scaling_sizes_core_nodes_and_raises_task_groups(
+    deps: dict[str, list[str]],
+) -> None:
+    found = capacity_of(emr_stack(managed("Instances", 2, 20, **deps)))
+    core, task = found["emr/core"], found["task"]
+    assert (core.expected_units, core.max_units, core.max_gpus) == (2.0, 20.0, 80)
+    assert (task.expected_units, task.max_units, task.max_gpus) == (0.0, 20.0, 80)
+
+
+def test_emr_managed_scaling_in_vcpus_counts_the_machines_in_vcpus() -> None:
+    core = capacity_of(emr_stack(managed("VCPU", 64, 320, clusterId=["urn::emr"])))["emr/core"]
+    # p3.8xlarge: 32 vCPUs, 4 GPUs.
+    assert (core.capacity_unit, core.max_units, core.max_gpus) == ("vcpu", 320.0, 40)
+
+
+def test_emr_managed_scaling_it_cannot_read_is_undetermined() -> None:
+    core = capacity_of(emr_stack(managed("Cores", 2, 20, clusterId=["urn::emr"])))["emr/core"]
+    assert any("unitType 'Cores' is not" in u for u in core.undetermined)
+
+
+def test_an_application_auto_scaling_target_sizes_an_emr_task_group() -> None:
+    target = stack_resource(
+        TARGET,
+        "target",
+        {
+            "resourceId": "instancegroup/j-1/ig-2",
+            "scalableDimension": "elasticmapreduce:instancegroup:InstanceCount",
+            "minCapacity": 1,
+            "maxCapacity": 6,
+        },
+        resourceId=["urn::emr", "urn::task"],  # both ids in the resource id
+    )
+    found = capacity_of(emr_stack(target))
+    assert (found["task"].max_units, found["emr/core"].max_units) == (6.0, 2.0)
+
+
+# --- SageMaker hyperparameter tuning ----------------------------------------------------------
+
+TUNING = "aws:sagemaker/hyperParameterTuningJob:HyperParameterTuningJob"
+
+
+def tuning(limits: dict[str, Any], **definition: Any) -> dict[str, Any]:
+    return {
+        "config": {"strategy": "Bayesian", "resourceLimits": limits},
+        "trainingJobDefinition": {
+            "resourceConfig": {"instanceType": "ml.p4d.24xlarge", "instanceCount": 2},
+            "stoppingCondition": {"maxRuntimeInSeconds": 3600},
+            **definition,
+        },
+    }
+
+
+def test_a_tuning_job_holds_its_parallel_jobs_for_the_rounds_its_jobs_need() -> None:
+    job = footprint(
+        TUNING,
+        tuning({"maxParallelTrainingJobs": 4, "maxNumberOfTrainingJobs": 10}),
+    )
+    assert (job.kind, job.max_units, job.max_gpus, job.market) == (
+        "SageMaker tuning job",
+        8.0,
+        64,
+        "on_demand",
+    )
+    assert job.run_hours == 3.0  # three rounds of one-hour jobs
+    capped = footprint(
+        TUNING,
+        tuning(
+            {
+                "maxParallelTrainingJobs": 4,
+                "maxNumberOfTrainingJobs": 10,
+                "maxRuntimeInSeconds": 5400,
+            },
+            enableManagedSpotTraining=True,
+        ),
+    )
+    assert (capped.run_hours, capped.market) == (1.5, "spot")
+
+
+def test_a_tuning_job_chooses_among_instance_configs() -> None:
+    job = footprint(
+        TUNING,
+        {
+            "config": {
+                "resourceLimits": {"maxParallelTrainingJobs": 2, "maxRuntimeInSeconds": 7200}
+            },
+            "trainingJobDefinitions": [
+                {
+                    "hyperParameterTuningResourceConfig": {
+                        "allocationStrategy": "Prioritized",
+                        "instanceConfigs": [
+                            {"instanceType": "ml.g5.12xlarge", "instanceCount": 1},
+                            {"instanceType": "ml.g5.48xlarge", "instanceCount": 3},
+                        ],
+                    }
+                }
+            ],
+        },
+    )
+    assert [m.instance_type for m in job.machines] == ["ml.g5.12xlarge", "ml.g5.48xlarge"]
+    assert (job.max_units, job.max_gpus, job.run_hours) == (6.0, 48, 2.0)
+
+
+@pytest.mark.parametrize(
+    ("limits", "why"),
+    [
+        ({"maxNumberOfTrainingJobs": 10}, "maxParallelTrainingJobs is not set"),
+        ({"maxParallelTrainingJobs": 2}, "neither resourceLimits.maxNumberOfTrainingJobs"),
+        ({"maxParallelTrainingJobs": 0}, "maxParallelTrainingJobs 0 is not a number from 1"),
+        ({"maxParallelTrainingJobs": UNKNOWN, "maxRuntimeInSeconds": 60}, "unknown during"),
+    ],
+)
+def test_a_tuning_job_it_cannot_size_is_undetermined(limits: dict[str, Any], why: str) -> None:
+    job = footprint(TUNING, tuning(limits))
+    assert any(why in u for u in job.undetermined), job.undetermined
+
+
+# --- Elastic Beanstalk ------------------------------------------------------------------------
+
+BEANSTALK = "aws:elasticbeanstalk/environment:Environment"
+BEANSTALK_TEMPLATE = "aws:elasticbeanstalk/configurationTemplate:ConfigurationTemplate"
+
+
+def settings(*entries: tuple[str, str, Any]) -> list[dict[str, Any]]:
+    return [{"namespace": ns, "name": name, "value": value} for ns, name, value in entries]
+
+
+def test_a_beanstalk_environment_runs_its_instance_types_up_to_its_max_size() -> None:
+    env = footprint(
+        BEANSTALK,
+        {
+            "settings": settings(
+                ("aws:ec2:instances", "InstanceTypes", "g5.xlarge, G5.2XLARGE"),
+                ("aws:autoscaling:asg", "MaxSize", "6"),
+            )
+        },
+    )
+    assert [m.instance_type for m in env.machines] == ["g5.xlarge", "g5.2xlarge"]
+    assert (env.expected_units, env.max_units, env.market) == (1.0, 6.0, "on_demand")
+    defaults = footprint(
+        BEANSTALK,
+        {
+            "settings": settings(
+                ("aws:autoscaling:launchconfiguration", "InstanceType", "p3.2xlarge")
+            )
+        },
+    )
+    assert (defaults.expected_units, defaults.max_units) == (1.0, 4.0)  # Beanstalk's 1 and 4
+    single = footprint(
+        BEANSTALK,
+        {
+            "settings": settings(
+                ("aws:ec2:instances", "InstanceTypes", "g6.xlarge"),
+                ("aws:elasticbeanstalk:environment", "EnvironmentType", "SingleInstance"),
+                ("aws:autoscaling:asg", "MaxSize", "9"),
+            )
+        },
+    )
+    assert (single.expected_units, single.max_units) == (1.0, 1.0)
+    assert read_gpu_footprint(BEANSTALK, {"settings": []}) is None  # Beanstalk's CPU defaults
+
+
+def test_a_beanstalk_environment_on_spot_keeps_its_on_demand_base_and_share() -> None:
+    env = footprint(
+        BEANSTALK,
+        {
+            "settings": settings(
+                ("aws:ec2:instances", "InstanceTypes", "g5.xlarge"),
+                ("aws:ec2:instances", "EnableSpot", "true"),
+                ("aws:ec2:instances", "SpotFleetOnDemandBase", "1"),
+                ("aws:autoscaling:asg", "MaxSize", "11"),
+            )
+        },
+    )
+    # 1 on-demand, then 70% of the rest (load-balanced default): 8 of 11.
+    assert (env.market, env.on_demand_units(11)) == ("mixed", 8.0)
+
+
+def test_a_beanstalk_scheduled_action_raises_its_max() -> None:
+    env = footprint(
+        BEANSTALK,
+        {
+            "settings": [
+                *settings(("aws:ec2:instances", "InstanceTypes", "g5.xlarge")),
+                {
+                    "namespace": "aws:autoscaling:scheduledaction",
+                    "resource": "burst",
+                    "name": "MaxSize",
+                    "value": "12",
+                },
+            ]
+        },
+    )
+    assert env.max_units == 12.0
+
+
+def test_a_beanstalk_environment_takes_its_templates_settings() -> None:
+    template = stack_resource(
+        BEANSTALK_TEMPLATE,
+        "tpl",
+        {
+            "name": "gpu-template",
+            "settings": settings(
+                ("aws:ec2:instances", "InstanceTypes", "p4d.24xlarge"),
+                ("aws:autoscaling:asg", "MaxSize", "10"),
+                ("aws:autoscaling:asg", "MinSize", "2"),
+            ),
+        },
+    )
+    own = {"settings": settings(("aws:autoscaling:asg", "MaxSize", "3"))}
+    for deps in ({"templateName": ["urn::tpl"]}, {}):
+        env = stack_resource(BEANSTALK, "env", {**own, "templateName": "gpu-template"}, **deps)
+        found = capacity_of([template, env])
+        assert (found["env"].expected_units, found["env"].max_units) == (2.0, 3.0)
+        assert found["env"].max_gpus == 24 and not found["env"].undetermined
+        assert "tpl" not in found  # a template, not capacity
+    alone = footprint(BEANSTALK, {**own, "templateName": "gpu-template"})
+    assert any("not in this stack" in u for u in alone.undetermined)
+    assert footprint(BEANSTALK_TEMPLATE, template.props).is_template
+
+
+def test_beanstalk_settings_it_cannot_read_are_undetermined() -> None:
+    preview = footprint(BEANSTALK, {"settings": UNKNOWN})
+    assert preview.undetermined == ("settings are unknown during preview",) and preview.unknown
+    wrong = footprint(
+        BEANSTALK,
+        {
+            "settings": settings(
+                ("aws:ec2:instances", "InstanceTypes", "g5.xlarge"),
+                ("aws:autoscaling:asg", "MaxSize", "many"),
+            )
+        },
+    )
+    assert wrong.undetermined == ("MaxSize 'many' is not a number from 0 to 1e+06",)
+
+
+# --- CodeBuild fleets -------------------------------------------------------------------------
+
+CODEBUILD = "aws:codebuild/fleet:Fleet"
+
+
+def test_a_codebuild_gpu_fleet_is_sized_by_its_compute_type_and_unpriced() -> None:
+    small = footprint(
+        CODEBUILD,
+        {
+            "baseCapacity": 2,
+            "computeType": "BUILD_GENERAL1_SMALL",
+            "environmentType": "LINUX_GPU_CONTAINER",
+            "scalingConfiguration": {"maxCapacity": 5},
+        },
+    )
+    assert machines(small) == [("codebuild.build_general1_small.gpu", "A10G", 1)]
+    assert (small.expected_units, small.max_units, small.max_gpus) == (2.0, 5.0, 5)
+    large = footprint(
+        CODEBUILD,
+        {
+            "baseCapacity": 1,
+            "computeType": "BUILD_GENERAL1_LARGE",
+            "environmentType": "LINUX_GPU_CONTAINER",
+        },
+    )
+    assert (large.max_gpus, large.machines[0].gpu_name) == (4, "V100")
+    custom = footprint(
+        CODEBUILD,
+        {
+            "baseCapacity": 1,
+            "computeType": "CUSTOM_INSTANCE_TYPE",
+            "computeConfiguration": {"instanceType": "g6.12xlarge"},
+            "environmentType": "LINUX_GPU_CONTAINER",
+        },
+    )
+    assert machines(custom) == [("codebuild.g6.12xlarge", "L4", 4)]
+    cost = price_stack([stack_resource(CODEBUILD, "cb", small_props())], shipped_rate_card())
+    (line,) = cost.resources
+    assert line.unpriced and "no catalog price" in line.unpriced
+    assert line.expected.monthly_usd is None  # unpriced, never $0
+
+
+def small_props() -> dict[str, Any]:
+    return {
+        "baseCapacity": 2,
+        "computeType": "BUILD_GENERAL1_SMALL",
+        "environmentType": "LINUX_GPU_CONTAINER",
+    }
+
+
+def test_codebuild_fleets_without_gpus_or_of_an_unknown_gpu_type() -> None:
+    assert (
+        read_gpu_footprint(CODEBUILD, {**small_props(), "environmentType": "LINUX_CONTAINER"})
+        is None
+    )
+    medium = footprint(CODEBUILD, {**small_props(), "computeType": "BUILD_GENERAL1_MEDIUM"})
+    assert any("documents no GPUs" in u for u in medium.undetermined)
+    preview = footprint(CODEBUILD, {**small_props(), "environmentType": UNKNOWN})
+    assert preview.unknown
+
+
+def test_scalers_that_link_in_circles_or_to_thousands_end_quickly() -> None:
+    """Hostile links: two targets naming each other, and one depending on 20,000 resources."""
+    spot = {"scalableDimension": "ec2:spot-fleet-request:TargetCapacity", "maxCapacity": 9}
+    first = stack_resource(TARGET, "a", {**spot, "resourceId": UNKNOWN}, resourceId=["urn::b"])
+    second = stack_resource(TARGET, "b", {**spot, "resourceId": UNKNOWN}, resourceId=["urn::a"])
+    found = capacity_of([first, second])
+    assert set(found) == {"a", "b"} and all(f.undetermined for f in found.values())
+    many = [stack_resource("aws:s3/bucket:Bucket", f"b{i}", {}) for i in range(20_000)]
+    wide = stack_resource(
+        TARGET, "wide", {**spot, "resourceId": UNKNOWN}, resourceId=[r.urn for r in many]
+    )
+    assert "it sizes b0" in capacity_of([*many, wide])["wide"].undetermined[0]
+
+
+def test_the_offline_engine_gives_the_ids_emr_scaling_ids_are_built_from() -> None:
+    """``instancegroup/<cluster id>/<core group id>``: a program builds it from the cluster's
+    outputs, which the offline engine answers as EMR would."""
+    rid, out = realistic_outputs(
+        CLUSTER,
+        "emr",
+        {"coreInstanceGroup": {"instanceType": "g5.xlarge"}, "releaseLabel": "emr-7.2.0"},
+    )
+    assert rid.startswith("j-") and out["id"] == rid
+    assert out["coreInstanceGroup"]["id"].startswith("ig-")
+    assert out["coreInstanceGroup"]["instanceType"] == "g5.xlarge"
+    group_id, _ = realistic_outputs(GROUP, "task", {"clusterId": rid})
+    assert group_id.startswith("ig-") and group_id != out["coreInstanceGroup"]["id"]

@@ -1,23 +1,32 @@
-"""Which resource types can hold GPUs: the table generated from the SDKs matches them, and
-every type in it is classified — read by a reader of its own, read by name, or holding no GPUs
-for a stated reason — so a provider upgrade that adds a way to get a GPU fails here until
-someone decides how to read it."""
+"""Which resource types can hold GPUs, and which size capacity: the tables generated from the
+SDKs match them, and every type in them is classified — read by a reader of its own, read by
+name, not read (a sizer whose GPU target is then undetermined), or holding or sizing no GPUs for
+a stated reason — so a provider upgrade that adds a way to get a GPU, or to size one, fails here
+until someone decides how to read it."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 
-from gpufleet.capacity.footprints import READERS, read_gpu_footprints
+from gpufleet.capacity.footprints import READERS, SCALERS, read_gpu_footprints
 from gpufleet.capacity.footprints.coverage import (
+    DOES_NOT_SIZE_GPU,
     NAMED_MACHINE_TYPES,
     NOT_GPU_CAPACITY,
+    READ_THROUGH_WHAT_NAMES_IT,
+    UNREAD_SIZERS,
     gpu_capable_table,
+    readme_table,
+    sizing_table,
+    unread_sizing_types,
+    ways_to_a_gpu,
 )
 from tests.helpers import ROOT
 
 
-def test_gpu_capable_table_matches_the_installed_sdks() -> None:
+def test_gpu_capable_and_sizing_tables_match_the_installed_sdks() -> None:
+    """The script checks both tables it writes: a stale one fails here."""
     result = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "generate_gpu_capable_types.py"), "--check"],
         capture_output=True,
@@ -65,13 +74,12 @@ def test_the_table_finds_the_ways_to_a_gpu_the_issue_names() -> None:
 
 
 def test_a_type_read_by_name_is_a_gpu_resource_of_undetermined_size() -> None:
-    (emr,) = read_gpu_footprints(
-        "aws:emr/cluster:Cluster",
-        {"coreInstanceGroup": {"instanceType": "P3.8XLARGE", "instanceCount": 4}},
+    (gamelift,) = read_gpu_footprints(
+        "aws:gamelift/fleet:Fleet", {"ec2InstanceType": "P3.8XLARGE", "name": "game"}
     )
-    assert [(m.instance_type, m.gpus) for m in emr.machines] == [("p3.8xlarge", 4)]
-    assert emr.max_units is None
-    assert any("reads no size" in u for u in emr.undetermined)
+    assert [(m.instance_type, m.gpus) for m in gamelift.machines] == [("p3.8xlarge", 4)]
+    assert gamelift.max_units is None
+    assert any("reads no size" in u for u in gamelift.undetermined)
     # A service's own name for an EC2 machine: its GPUs, not its price.
     (fleet,) = read_gpu_footprints(
         "aws:appstream/fleet:Fleet", {"instanceType": "stream.graphics.g4dn.xlarge"}
@@ -101,3 +109,65 @@ def test_a_type_read_by_name_is_a_gpu_resource_of_undetermined_size() -> None:
         )
         == ()
     )
+
+
+def test_every_sizing_type_is_classified() -> None:
+    table = sizing_table()
+    explicit = {
+        "read through what names it": set(READ_THROUGH_WHAT_NAMES_IT),
+        "not read": set(UNREAD_SIZERS),
+        "sizes no GPUs": set(DOES_NOT_SIZE_GPU),
+    }
+    read = set(SCALERS) | set(READERS)
+    unclassified = sorted(t for t in table if t not in read.union(*explicit.values()))
+    assert not unclassified, f"classify in capacity/footprints/coverage.py: {unclassified}"
+    for what, listed in explicit.items():
+        # A type read by a scaler or a reader of its own is not also listed; a listed type the
+        # SDKs no longer have is stale.
+        assert not sorted(listed & read), (what, sorted(listed & read))
+        assert not sorted(listed - set(table)), (what, sorted(listed - set(table)))
+    # Each type in one list only.
+    lists = list(explicit.values())
+    assert all(not a & b for i, a in enumerate(lists) for b in lists[i + 1 :])
+    assert len(UNREAD_SIZERS) == len(set(UNREAD_SIZERS))
+    assert all(reason.strip() for reason in DOES_NOT_SIZE_GPU.values())
+    # What nothing reads is exactly what is listed as not read.
+    assert unread_sizing_types() == frozenset(UNREAD_SIZERS)
+
+
+def test_the_sizing_table_finds_the_actuators_the_issue_names() -> None:
+    """Its patterns reach top-level sizes, nested ones and capacity objects' bounds, and leave
+    out the GPU-capable types (read as capacity themselves)."""
+    table = sizing_table()
+    expected = {
+        "aws:appautoscaling/target:Target": "maxCapacity",
+        "aws:autoscaling/schedule:Schedule": "maxSize",
+        "aws:emr/managedScalingPolicy:ManagedScalingPolicy": "computeLimits.maximumCapacityUnits",
+        "gcp:compute/resizeRequest:ResizeRequest": "resizeBy",
+        "gcp:compute/autoscaler:Autoscaler": "autoscalingPolicy.maxReplicas",
+        "gcp:dataproc/autoscalingPolicy:AutoscalingPolicy": "workerConfig.maxInstances",
+        "azure-native:monitor:AutoscaleSetting": "profiles.capacity.maximum",
+        "azure-native:standbypool:StandbyVirtualMachinePool": "elasticityProfile.maxReadyCapacity",
+        "azure-native:app:ManagedEnvironment": "workloadProfiles.maximumCount",
+    }
+    for type_, path in expected.items():
+        assert path in table.get(type_, ()), (type_, table.get(type_))
+    assert not set(table) & set(gpu_capable_table())
+    # Message sizes and retry counts are not capacity.
+    assert "aws:sqs/queue:Queue" not in table and "azure-native:servicebus:Queue" not in table
+
+
+def test_the_readme_lists_every_way_to_a_gpu_with_its_reader_or_why_it_fails_closed() -> None:
+    """The README's table is the classification, type for type: a GPU-capable or sizing type
+    with neither a reader nor a verdict could not be listed (the classification tests fail
+    first), and one listed otherwise than classified is a stale README."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert readme_table() in readme, "run scripts/generate_gpu_capable_types.py"
+    ways = {w.type: w for w in ways_to_a_gpu()}
+    assert set(gpu_capable_table()) | set(sizing_table()) <= set(ways)
+    for way in ways.values():
+        assert way.how.strip(), way
+        if way.type in gpu_capable_table():
+            assert way.verdict in ("read", "fails closed", "no GPUs"), way
+    read = [w for w in ways.values() if w.verdict == "read"]
+    assert all(w.type in READERS for w in read)

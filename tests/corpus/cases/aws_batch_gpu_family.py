@@ -16,6 +16,7 @@ aws.batch.ComputeEnvironment(
         "subnets": ["subnet-0aaaaaaaaaaaaaaaa"],
         "security_group_ids": ["sg-0aaaaaaaaaaaaaaaa"],
         "instance_role": "arn:aws:iam::123456789012:instance-profile/batch",
+        "tags": TAGS,  # what its instances carry (the top-level tags stay on it)
     },
     tags=TAGS,
 )

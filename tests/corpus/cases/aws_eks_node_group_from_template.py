@@ -12,6 +12,7 @@ template = aws.ec2.LaunchTemplate(
     f"{NAME}-lt",
     instance_type="p4d.24xlarge",
     metadata_options={"http_tokens": "required"},
+    tag_specifications=[{"resource_type": "instance", "tags": TAGS}],
     tags=TAGS,
 )
 aws.eks.NodeGroup(

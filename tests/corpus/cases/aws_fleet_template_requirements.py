@@ -15,6 +15,7 @@ template = aws.ec2.LaunchTemplate(
         "memory_mib": {"min": 1024},
     },
     metadata_options={"http_tokens": "required"},
+    tag_specifications=[{"resource_type": "instance", "tags": TAGS}],
     tags=TAGS,
 )
 aws.ec2.Fleet(

@@ -6,7 +6,7 @@ import pulumi_aws as aws
 from _tags import TAGS
 
 NAME = __name__.replace("_", "-")  # every resource of the case is NAME or NAME-...
-EXPECT = {"gpu-size-undetermined"}
+EXPECT = {"gpu-size-undetermined", "gpu-budget"}
 
 gpu_type = aws.ssm.get_parameter(name="/ml/training/instance-type").value
 aws.ec2.Instance(

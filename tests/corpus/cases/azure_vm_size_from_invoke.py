@@ -4,7 +4,7 @@ import pulumi_azure_native as azure
 from _tags import TAGS
 
 NAME = __name__.replace("_", "-")  # every resource of the case is NAME or NAME-...
-EXPECT = {"gpu-size-undetermined"}
+EXPECT = {"gpu-size-undetermined", "gpu-budget"}
 
 reference = azure.compute.get_virtual_machine(resource_group_name="ml", vm_name="reference")
 azure.compute.VirtualMachine(

@@ -4,7 +4,7 @@ import pulumi_gcp as gcp
 from _tags import TAGS
 
 NAME = __name__.replace("_", "-")  # every resource of the case is NAME or NAME-...
-EXPECT = {"gpu-size-undetermined"}
+EXPECT = {"gpu-size-undetermined", "gpu-budget"}
 
 other = gcp.compute.get_instance(name="reference-vm", zone="us-central1-a")
 gcp.compute.Instance(

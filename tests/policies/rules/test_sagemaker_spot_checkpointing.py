@@ -38,3 +38,38 @@ def test_sagemaker_spot_checkpointing(dev: PolicyHarness, change: dict, expected
     found = [v for v in dev.analyze(JOB, props) if v.policy == "sagemaker-spot-checkpointing"]
     assert len(found) == len(expected)
     assert all(e in v.message for e, v in zip(expected, found, strict=True))
+
+
+TUNING = "aws:sagemaker/hyperParameterTuningJob:HyperParameterTuningJob"
+
+
+@pytest.mark.parametrize(
+    ("definition", "expected"),
+    [
+        ({**GOOD_JOB}, []),
+        ({**GOOD_JOB, "checkpointConfig": {}}, ["trainingJobDefinitions[1]: managed spot"]),
+        (
+            {
+                **GOOD_JOB,
+                "stoppingCondition": {"maxRuntimeInSeconds": 60, "maxWaitTimeInSeconds": 1},
+            },
+            ["trainingJobDefinitions[1]: maxWaitTimeInSeconds 1 is less than"],
+        ),
+        ({**GOOD_JOB, "enableManagedSpotTraining": False, "checkpointConfig": {}}, []),
+        # A number SageMaker would refuse is a violation, not a crash of the policy.
+        (
+            {
+                **GOOD_JOB,
+                "stoppingCondition": {"maxRuntimeInSeconds": 60, "maxWaitTimeInSeconds": "soon"},
+            },
+            ["is not a number"],
+        ),
+    ],
+)
+def test_each_definition_of_a_tuning_job_checkpoints(
+    dev: PolicyHarness, definition: dict, expected: list
+) -> None:
+    props = {"trainingJobDefinitions": [GOOD_JOB, definition]}
+    found = [v for v in dev.analyze(TUNING, props) if v.policy == "sagemaker-spot-checkpointing"]
+    assert [v.level for v in found] == ["mandatory"] * len(expected)
+    assert all(e in v.message for e, v in zip(expected, found, strict=True)), found
