@@ -37,6 +37,8 @@ class Budget:
     source: str  # where it was set, for people
     # The gpu-budget policy's enforcement level: only a mandatory budget fails (exit 1).
     level: str = "mandatory"
+    # What it is, for people: the budget, or the worst-case cap on the maximum figure.
+    what: str = "budget"
 
     @property
     def mandatory(self) -> bool:
@@ -49,6 +51,20 @@ class CostReport:
     stack: str
     cost: StackCost
     budget: Budget | None = None
+    # gpu-budget's worstCaseMonthlyUsd: a cap on the maximum figure, beside the budget.
+    cap: Budget | None = None
+
+    @property
+    def limits(self) -> list[Budget]:
+        """The budget and the worst-case cap the stack is held to, those set."""
+        return [b for b in (self.budget, self.cap) if b is not None]
+
+    def over_usd(self, limit: Budget | None) -> float | None:
+        """By how much the stack's figure is over ``limit``; None when it is not (or unset)."""
+        if limit is None:
+            return None
+        total = self.cost.total(limit.estimate)
+        return total - limit.monthly_usd if total > limit.monthly_usd else None
 
     @property
     def plan_monthly_usd(self) -> float | None:
@@ -59,23 +75,22 @@ class CostReport:
 
     @property
     def over_budget_usd(self) -> float | None:
-        if self.budget is None:
-            return None
-        total = self.cost.total(self.budget.estimate)
-        return total - self.budget.monthly_usd if total > self.budget.monthly_usd else None
+        return self.over_usd(self.budget)
 
     @property
     def breaks_budget(self) -> bool:
-        """What the gpu-budget policy flags: over the budget, or GPU capacity it cannot price
-        while a budget is set."""
-        return self.budget is not None and (
-            self.over_budget_usd is not None or bool(self.cost.unpriceable)
+        """What the gpu-budget policy flags: over the budget or the worst-case cap, or GPU
+        capacity it cannot price while either is set."""
+        return bool(self.limits) and (
+            any(self.over_usd(limit) is not None for limit in self.limits)
+            or bool(self.cost.unpriceable)
         )
 
     @property
     def fails_budget(self) -> bool:
-        """What fails the check: a mandatory budget broken (an advisory one only warns)."""
-        return self.breaks_budget and self.budget is not None and self.budget.mandatory
+        """What fails the check: a mandatory budget broken (an advisory one only warns); the
+        budget and the cap are one policy's, at its level."""
+        return self.breaks_budget and any(limit.mandatory for limit in self.limits)
 
     def as_dict(self) -> dict[str, Any]:
         cost = self.cost
@@ -85,14 +100,8 @@ class CostReport:
             "project": self.project,
             "stack": self.stack,
             "catalog_as_of": cost.catalog_as_of,
-            "budget": None
-            if self.budget is None
-            else {
-                "monthly_usd": _money(self.budget.monthly_usd),
-                "estimate": self.budget.estimate,
-                "source": self.budget.source,
-                "level": self.budget.level,
-            },
+            "budget": _limit(self.budget),
+            "worst_case_cap": _limit(self.cap),
             "totals": {
                 **{
                     which: {
@@ -103,6 +112,7 @@ class CostReport:
                 },
                 "plan_monthly_usd": _money(self.plan_monthly_usd),
                 "over_budget_usd": _money(self.over_budget_usd),
+                "over_worst_case_cap_usd": _money(self.over_usd(self.cap)),
                 "unpriced": len(cost.unpriced),
                 "resources": cost.resource_count,
             },
@@ -127,6 +137,17 @@ class CostReport:
                 for n in cost.not_priced
             ],
         }
+
+
+def _limit(limit: Budget | None) -> dict[str, Any] | None:
+    if limit is None:
+        return None
+    return {
+        "monthly_usd": _money(limit.monthly_usd),
+        "estimate": limit.estimate,
+        "source": limit.source,
+        "level": limit.level,
+    }
 
 
 def _resource(r: ResourceCost) -> dict[str, Any]:

@@ -45,7 +45,7 @@ from gpufleet.engine.stack_source import StackSource, load_stack
 from gpufleet.json_input import JsonInputError, read_json_file
 from gpufleet.planner.catalog import load_catalog
 from gpufleet.planner.rates import RateCard, shipped_rate_card
-from gpufleet.policies.rules.gpu_budget import budget_of
+from gpufleet.policies.rules.gpu_budget import WORST_CASE_KEY, budget_of
 from gpufleet.policies.stack_limits import StackLimits, config_json, current_limits, limits_in
 from gpufleet.stacks import config_keys
 
@@ -97,7 +97,7 @@ def cost_stack(request: CostRequest) -> CostOutcome:
         raise CostInputError(exc.problems) from None
     cost = price_stack(stack_resources(loaded.resources), rates, plan=planned(loaded.config))
     budget = _budget(setting, limits)
-    report = CostReport(loaded.project, request.source.stack, cost, budget)
+    report = CostReport(loaded.project, request.source.stack, cost, budget, _cap(setting))
     diff = diff_reports(base, report.as_dict()) if base is not None else None
     return CostOutcome(report, diff, SecretMask([*loaded.resources, *base_resources]))
 
@@ -151,6 +151,15 @@ def _budget(setting: _BudgetSetting, limits: StackLimits | None) -> Budget | Non
     else:
         source = f"the spec's monthly_budget_usd ({config_keys.LIMITS_KEY} in the stack config)"
     return Budget(float(monthly), setting.settings["estimate"], source, setting.level)
+
+
+def _cap(setting: _BudgetSetting) -> Budget | None:
+    """The worst-case cap gpu-budget holds the maximum figure to, when its config sets one."""
+    cap = setting.settings.get(WORST_CASE_KEY)
+    if setting.level == "disabled" or cap is None:
+        return None
+    source = f"{setting.path}: {BUDGET_POLICY}.{WORST_CASE_KEY}"
+    return Budget(float(cap), "maximum", source, setting.level, what="worst-case cap")
 
 
 def _pack_info() -> PackInfo:

@@ -18,7 +18,7 @@ from rich.text import Text
 
 from gpufleet.capacity.cost_diff import CostDiff, ResourceChange
 from gpufleet.capacity.cost_engine import Amount, ResourceCost, WorkloadCost
-from gpufleet.capacity.cost_report import CostReport, vocabulary_keys
+from gpufleet.capacity.cost_report import Budget, CostReport, vocabulary_keys
 from gpufleet.capacity.stack_cost import CostOutcome
 from gpufleet.cli import tables
 from gpufleet.cli.rendered import Rendered
@@ -238,29 +238,21 @@ def _title(report: CostReport, mask: SecretMask) -> Text:
     )
 
 
-def _budget_line(report: CostReport) -> str | None:
-    budget = report.budget
-    if budget is None:
-        return None
-    total = report.cost.total(budget.estimate)
-    share = 100 * total / budget.monthly_usd
-    verdict = (
-        f"over by ${tables.money(report.over_budget_usd)}"
-        if report.over_budget_usd is not None
-        else f"{share:.0f}% used"
-    )
-    advisory = "" if budget.mandatory else f" ({budget.level})"
+def _limit_line(report: CostReport, limit: Budget) -> str:
+    """The budget (or the worst-case cap) and where the stack stands against it."""
+    total = report.cost.total(limit.estimate)
+    share = 100 * total / limit.monthly_usd
+    over = report.over_usd(limit)
+    verdict = f"over by ${tables.money(over)}" if over is not None else f"{share:.0f}% used"
+    advisory = "" if limit.mandatory else f" ({limit.level})"
     return (
-        f"budget{advisory} ${tables.money(budget.monthly_usd)}/month for the {budget.estimate} "
-        f"cost (${tables.money(total)}): {verdict}; set by {budget.source}"
+        f"{limit.what}{advisory} ${tables.money(limit.monthly_usd)}/month for the "
+        f"{limit.estimate} cost (${tables.money(total)}): {verdict}; set by {limit.source}"
     )
 
 
 def _footnotes(report: CostReport) -> list[str]:
-    notes = []
-    budget = _budget_line(report)
-    if budget:
-        notes.append(budget)
+    notes = [_limit_line(report, limit) for limit in report.limits]
     for line in report.cost.resources:
         if line.unpriced is not None:
             notes.append(f"{UNPRICED}: {line.name}: {line.unpriced}")
@@ -388,12 +380,11 @@ def markdown(outcome: CostOutcome, *, limit: int = COMMENT_LIMIT) -> FittedMarkd
     if report.plan_monthly_usd is not None:
         headline += f" · plan {_usd(report.plan_monthly_usd)}/month"
     head += [headline, ""]
-    budget = _budget_line(report)
-    if budget is not None:
+    for held in report.limits:
         marker = ":white_check_mark:"
-        if report.over_budget_usd is not None:
+        if report.over_usd(held) is not None:
             marker = ":x:" if report.fails_budget else ":warning:"
-        head += [f"{marker} {md.text(budget)}", ""]
+        head += [f"{marker} {md.text(_limit_line(report, held))}", ""]
     if cost.unpriced:
         head += [_unpriced_line(cost.unpriced, md), ""]
     if diff is not None:
@@ -583,9 +574,10 @@ def workflow_commands(outcome: CostOutcome) -> list[str]:
     # What fails a mandatory budget is an error, as gpu-budget's violations are; under an
     # advisory budget, a warning.
     breaking = "error" if report.fails_budget else "warning"
-    if report.over_budget_usd is not None:
-        lines.append(f"::{breaking} {title}::{escape.data(_budget_line(report) or '')}")
-    failing = {r.urn for r in cost.unpriceable} if report.budget is not None else set()
+    for limit in report.limits:
+        if report.over_usd(limit) is not None:
+            lines.append(f"::{breaking} {title}::{escape.data(_limit_line(report, limit))}")
+    failing = {r.urn for r in cost.unpriceable} if report.limits else set()
     shown = {"error": len(lines) if breaking == "error" else 0}
     shown["warning"] = len(lines) - shown["error"]
     left_out = 0

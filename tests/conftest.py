@@ -4,6 +4,7 @@ and the too-slow health check are wall-clock assertions, which a loaded machine 
 
 from __future__ import annotations
 
+import compileall
 import copy
 import hashlib
 import json
@@ -19,6 +20,24 @@ from tests.helpers import Snapshot
 
 settings.register_profile("gpufleet", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("gpufleet")
+
+# gpufleet's own folders (the import package links to them).
+PACKAGES = ("capacity", "checks", "cli", "components", "engine", "gpufleet", "planner",
+            "policies", "runs", "stacks")  # fmt: skip
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Compile gpufleet's modules once, before the hundreds of processes the suite starts (the
+    CLI, programs, policy packs) import them: with PYTHONDONTWRITEBYTECODE set, as in CI,
+    each would compile them again. Only where tests are run from (xdist's controller)."""
+    if hasattr(session.config, "workerinput"):
+        return
+    root = Path(__file__).resolve().parent.parent
+    for package in PACKAGES:
+        # gpufleet/ holds links to the other folders: its own modules only.
+        levels = 0 if package == "gpufleet" else 10
+        compileall.compile_dir(root / package, maxlevels=levels, quiet=2, workers=0)
+
 
 if TYPE_CHECKING:
     from gpufleet.engine.program_process import ProgramRun

@@ -28,6 +28,9 @@ from gpufleet.policies.shared_reads import stack_cost
 from gpufleet.policies.stack_limits import stack_limits
 from gpufleet.policy_tags import COST
 
+# The cap on the maximum figure (``gpufleet cost`` shows it too).
+WORST_CASE_KEY = "worstCaseMonthlyUsd"
+
 CONFIG = {
     "monthlyBudgetUsd": {
         "type": "number",
@@ -35,7 +38,7 @@ CONFIG = {
         "description": "Most the stack's GPU capacity may cost per month. "
         "Default: the spec's monthly_budget_usd for the environment.",
     },
-    "worstCaseMonthlyUsd": {
+    WORST_CASE_KEY: {
         "type": "number",
         "exclusiveMinimum": 0,
         "description": "Most the stack's GPU capacity may cost per month with every group at "
@@ -60,7 +63,7 @@ def budget_of(settings: Mapping[str, Any]) -> float | None:
 def check_budget(resources: list[StackResource], settings: Settings) -> Findings:
     findings = Findings()
     budget = budget_of(settings)
-    worst_case = settings.get("worstCaseMonthlyUsd")
+    worst_case = settings.get(WORST_CASE_KEY)
     if budget is None and worst_case is None:
         return findings
     cost = stack_cost(resources)

@@ -25,7 +25,7 @@ from gpufleet.capacity.cost_engine import StackCost, Usage, UsageModel, price_st
 from gpufleet.capacity.stack_capacity import StackCapacity
 from gpufleet.capacity.stack_resource import stack_resources
 from gpufleet.cli.main import main
-from gpufleet.engine.stack_source import StackSource, load_stack
+from gpufleet.engine.analyzer_resources import from_capture
 from gpufleet.planner.catalog import load_catalog
 from gpufleet.planner.optimizer import Planner
 from gpufleet.planner.plan import EnvironmentPlan, Placement
@@ -36,6 +36,7 @@ from gpufleet.planner.spec_loader import SpecError, load_spec, parse_spec
 from gpufleet.policies.stack_limits import limits_in
 from gpufleet.tag_keys import WORKLOAD
 from tests.helpers import ROOT
+from tests.stack_captures import capture_generated
 
 EXAMPLE = ROOT / "examples" / "workloads.yaml"
 
@@ -87,12 +88,12 @@ def assert_priced_alike(spec: Path, project: Path, env: str) -> None:
     catalog = load_catalog()
     planner = Planner(load_spec(spec, catalog), catalog)
     plan = planner.plan_environment(env)
-    loaded = load_stack(StackSource(env, project))
-    limits = limits_in(loaded.config)
+    capture, setup = capture_generated(project, env)
+    limits = limits_in(setup.config)
     # The engine's rates come from the stack (its commitment discounts), not from the planner.
     rates = shipped_rate_card(limits.commitment_discounts if limits else None)
     cost = price_stack(
-        stack_resources(loaded.resources), rates, usage=plan_hours(plan, planner.assumptions)
+        stack_resources(from_capture(capture)), rates, usage=plan_hours(plan, planner.assumptions)
     )
     engine = {w.name: w for w in cost.workloads}
     assert sorted(engine) == sorted(p.name for p in plan.placements)
@@ -130,10 +131,10 @@ def assert_costs_its_plan(spec: WorkloadSpec, project: Path, env: str) -> StackC
     """The invariant of issue 16, with the engine's own usage model: each workload's expected
     monthly cost is its planned cost within 1%."""
     plan = Planner(spec, load_catalog()).plan_environment(env)
-    loaded = load_stack(StackSource(env, project))
-    limits = limits_in(loaded.config)
+    capture, setup = capture_generated(project, env)
+    limits = limits_in(setup.config)
     rates = shipped_rate_card(limits.commitment_discounts if limits else None)
-    cost = price_stack(stack_resources(loaded.resources), rates)
+    cost = price_stack(stack_resources(from_capture(capture)), rates)
     engine = {w.name: w.total("expected") for w in cost.workloads}
     for placement in plan.placements:
         assert engine[placement.name] == pytest.approx(placement.monthly_usd, rel=0.01), (

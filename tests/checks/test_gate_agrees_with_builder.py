@@ -14,7 +14,6 @@ calls ``gpufleet check`` makes); ``tests/checks/test_stack_check.py`` runs the r
 from __future__ import annotations
 
 import json
-import runpy
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -32,8 +31,6 @@ from gpufleet.capacity.cost_report import CostReport
 from gpufleet.capacity.footprints.reading import READERS
 from gpufleet.capacity.stack_resource import stack_resources
 from gpufleet.engine.analyzer_resources import AnalyzerResource, from_capture, from_deployment
-from gpufleet.engine.capture import capture_program
-from gpufleet.engine.program_dir import program_setup
 from gpufleet.engine.stack_export import deployment
 from gpufleet.planner.catalog import load_catalog
 from gpufleet.planner.optimizer import Planner
@@ -51,10 +48,9 @@ from tests.capacity.test_plan_priced_alike import (
     generated_project,
     part_scalings,
 )
-from tests.helpers import ROOT
+from tests.stack_captures import capture_generated
 
 SITE = BILL_SITE + GCP_SITE + AZURE_SITE
-STACKS_MAIN = ROOT / "stacks" / "__main__.py"
 ENVS = ("dev", "staging", "prod")
 
 
@@ -155,16 +151,8 @@ def assert_gate_agrees(
         config = plan_limits(plan)
         stack_file = project / "stacks" / f"Pulumi.{env}.yaml"
         for preview in (False, True):
-            setup = program_setup(project, env)
             # The program gpufleet check runs in a child, run in-process: many runs stay fast.
-            capture = capture_program(
-                lambda: runpy.run_path(str(STACKS_MAIN), run_name="__main__"),
-                project=setup.project.name,
-                stack=env,
-                preview=preview,
-                config=setup.config,
-                secret_keys=setup.secret_keys,
-            ).capture
+            capture, setup = capture_generated(project, env, preview=preview)
             program = from_capture(capture)
             exported = from_deployment(json.loads(json.dumps(deployment(capture))), "export")
             for how, resources in (("program", program), ("export", exported)):

@@ -110,6 +110,31 @@ def test_over_budget_or_unpriced_under_a_budget_exits_1(tmp_path: Path) -> None:
     assert over.exit_code == 1 and ":x: budget \\$1,000.00/month" in over.stdout
 
 
+def test_a_worst_case_cap_holds_the_maximum_figure_as_the_budget_policy_does(
+    tmp_path: Path,
+) -> None:
+    """Groups parked at zero cost nothing expected: the cap on the maximum figure still sees
+    them, in every format and the exit status, as gpu-budget does."""
+    config = tmp_path / "policy.json"
+    config.write_text(json.dumps({"gpu-budget": {"worstCaseMonthlyUsd": 20000}}))
+    table = cost("--env", "prod", "--policy-config", str(config))
+    assert table.exit_code == 1
+    assert re.search(
+        r"worst-case cap \$20,000\.00/month for the maximum cost .*over by", table.stdout
+    )
+    data = json.loads(
+        cost("--env", "prod", "--policy-config", str(config), "--format", "json").stdout
+    )
+    check_report(data, "report")  # the schema knows the cap
+    assert data["worst_case_cap"]["estimate"] == "maximum"
+    assert data["totals"]["over_worst_case_cap_usd"] > 0
+    assert data["totals"]["over_budget_usd"] is None  # the expected figure is within budget
+    markdown = cost("--env", "prod", "--policy-config", str(config), "--format", "markdown")
+    assert ":x: worst-case cap \\$20,000.00/month" in markdown.stdout
+    config.write_text(json.dumps({"gpu-budget": {"worstCaseMonthlyUsd": 10_000_000}}))
+    assert cost("--env", "prod", "--policy-config", str(config)).exit_code == 0
+
+
 GPUFLEET = [sys.executable, "-m", "gpufleet", "cost"]
 
 
