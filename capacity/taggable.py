@@ -19,7 +19,7 @@ import json
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -35,11 +35,12 @@ class TagProperty:
     name: str  # "tags" or "labels", or a dotted path to such a map ("nodeConfig.resourceLabels")
     shape: str  # "map" or "list"
 
-    @property
+    # Computed once: every resource of a stack asks (the pack reads thousands).
+    @cached_property
     def path(self) -> list[str]:
         return self.name.split(".")
 
-    @property
+    @cached_property
     def labels(self) -> bool:
         """GCP labels (``labels``, ``resourceLabels``), whose keys are label keys."""
         return self.path[-1].lower().endswith("labels")
@@ -47,6 +48,15 @@ class TagProperty:
     def key_for(self, tag_key: str) -> str:
         """The key ``tag_key`` has on this resource (GCP labels: mapped to a label key)."""
         return gcp_label_key(tag_key) if self.labels else tag_key
+
+    def keys_for(self, tag_keys: tuple[str, ...]) -> list[str]:
+        """``key_for`` of each of ``tag_keys``."""
+        return _keys_for(self.labels, tag_keys)
+
+
+@cache
+def _keys_for(labels: bool, tag_keys: tuple[str, ...]) -> list[str]:
+    return [gcp_label_key(k) for k in tag_keys] if labels else list(tag_keys)
 
 
 @dataclass(frozen=True)

@@ -39,14 +39,15 @@ CONFIG = {
 def check_required_tags(resources: list[StackResource], settings: Settings) -> Findings:
     findings = Findings()
     launched = launched_tags(resources)
+    keys = tuple(settings["keys"])
     for r in resources:
         prop = tag_property(r.type)
         if prop is not None:
-            wanted = [prop.key_for(k) for k in settings["keys"]]
+            wanted = prop.keys_for(keys)
             _judge(findings, r, wanted, read_tags(prop, r.props, r.provider_props), prop.name)
         machines = launched.get(r.urn)
         if machines is not None and machines.how:
-            _judge_launched(findings, r, list(settings["keys"]), machines)
+            _judge_launched(findings, r, list(keys), machines)
     return findings
 
 

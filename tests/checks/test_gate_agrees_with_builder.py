@@ -223,7 +223,7 @@ def workload_yaml(index: int, w: dict[str, Any]) -> str:
 
 
 @settings(
-    max_examples=40,
+    max_examples=30,
     deadline=None,
     derandomize=True,
     # Each example generates, runs and checks a stack four ways: shrinking would take longer
