@@ -10,7 +10,7 @@ stack. A component has no provider of its own: its children's provider says wher
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -46,7 +46,23 @@ class StackCapacity:
         return self.resource.name if part is None else f"{self.resource.name}/{part}"
 
 
-def stack_footprints(resources: list[StackResource]) -> list[StackCapacity]:
+# How one resource's footprints are read: the resource, the properties to read (its own, or
+# completed with what it inherits) and its provider's. ``read_resource`` by default; the policy
+# pack's reuses what its resource policies read of the same resource (``shared_reads``).
+FootprintReader = Callable[
+    [StackResource, dict[str, Any], dict[str, Any] | None], tuple[GpuFootprint, ...]
+]
+
+
+def read_resource(
+    r: StackResource, props: dict[str, Any], provider_props: dict[str, Any] | None
+) -> tuple[GpuFootprint, ...]:
+    return read_gpu_footprints(r.type, props, provider_props, last_net=r.has_provider)
+
+
+def stack_footprints(
+    resources: list[StackResource], read_footprints: FootprintReader = read_resource
+) -> list[StackCapacity]:
     """Every GPU resource of the stack (templates and capacity), capacity resolved, in the
     stack's order."""
     by_urn = {r.urn: r for r in resources}
@@ -59,11 +75,10 @@ def stack_footprints(resources: list[StackResource]) -> list[StackCapacity]:
         r.urn: parts
         for r in resources
         if (
-            parts := read_gpu_footprints(
-                r.type,
+            parts := read_footprints(
+                r,
                 inherited(r, _with_cluster_zones(r, by_urn)),
                 r.provider_props or child_provider.get(r.urn),
-                last_net=r.has_provider,
             )
         )
     }

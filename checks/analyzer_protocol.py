@@ -10,7 +10,7 @@ anything with those methods taking request messages: a gRPC stub to a pack proce
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -195,39 +195,61 @@ def analyze_request(r: AnalyzerResource) -> analyzer_pb2.AnalyzeRequest:
 def stack_request(resources: Iterable[AnalyzerResource]) -> analyzer_pb2.AnalyzeStackRequest:
     request = analyzer_pb2.AnalyzeStackRequest()
     for r in resources:
-        item = request.resources.add(
-            type=r.type,
-            urn=r.urn,
-            name=r.name,
-            properties=_struct(r.state),
-            options=_options(r),
-            parent=r.parent,
-            dependencies=r.dependencies,
-        )
-        provider = _provider(r.provider)
-        if provider is not None:
-            item.provider.CopyFrom(provider)
-        for key, urns in r.property_dependencies.items():
-            item.propertyDependencies[key].urns.extend(urns)
+        _add_to_stack(request, r)
     return request
+
+
+def _add_to_stack(
+    stack: analyzer_pb2.AnalyzeStackRequest,
+    r: AnalyzerResource,
+    analyzed: analyzer_pb2.AnalyzeRequest | None = None,
+) -> None:
+    """``r`` added to the stack's request; its ``Analyze`` request, if built, lends the messages
+    both hold (a copy of a message is far cheaper than building it from Python values)."""
+    item = stack.resources.add(
+        type=r.type,
+        urn=r.urn,
+        name=r.name,
+        options=_options(r),
+        parent=r.parent,
+        dependencies=r.dependencies,
+    )
+    if analyzed is not None and r.state is r.inputs:
+        item.properties.CopyFrom(analyzed.properties)
+    else:
+        item.properties.CopyFrom(_struct(r.state))
+    if analyzed is not None and analyzed.HasField("provider"):
+        item.provider.CopyFrom(analyzed.provider)
+    elif analyzed is None and (provider := _provider(r.provider)) is not None:
+        item.provider.CopyFrom(provider)
+    for key, urns in r.property_dependencies.items():
+        item.propertyDependencies[key].urns.extend(urns)
 
 
 def analyze(
     analyzer: Analyzer, resources: list[AnalyzerResource]
 ) -> tuple[list[RawDiagnostic], list[NotApplicable]]:
     """Analyze each resource, then the stack. An analyzer with ``call_many`` (a pack process)
-    gets the resource calls pipelined."""
+    gets the resource calls pipelined; the stack's request is built as they go (while the pack
+    evaluates them)."""
     diagnostics: list[RawDiagnostic] = []
     not_applicable: list[NotApplicable] = []
-    requests = (analyze_request(r) for r in resources)
+    stack = analyzer_pb2.AnalyzeStackRequest()
+
+    def requests() -> Iterator[analyzer_pb2.AnalyzeRequest]:
+        for r in resources:
+            request = analyze_request(r)
+            _add_to_stack(stack, r, request)
+            yield request
+
     call_many = getattr(analyzer, "call_many", None)
     if call_many is not None:
-        responses = call_many("Analyze", requests)
+        responses = call_many("Analyze", requests())
     else:
-        responses = [analyzer.Analyze(request) for request in requests]
+        responses = [analyzer.Analyze(request) for request in requests()]
     for r, response in zip(resources, responses, strict=True):
         _collect(response, r.urn, diagnostics, not_applicable)
-    response = analyzer.AnalyzeStack(stack_request(resources))
+    response = analyzer.AnalyzeStack(stack)
     _collect(response, "", diagnostics, not_applicable)
     return diagnostics, not_applicable
 

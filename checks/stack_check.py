@@ -109,11 +109,15 @@ def _check(request: CheckRequest) -> CheckOutcome:
             config=setup.config,
         )
     try:
-        if pack is not None:
-            pack.ready()  # its rules and data loaded
-
         # What a program registered before it ended early is checked too; the check fails.
-        loaded = load_stack(source, partial=True, setup=setup)
+        # The program's code runs once the pack has loaded its rules and data (its process
+        # starts meanwhile).
+        loaded = load_stack(
+            source,
+            partial=True,
+            setup=setup,
+            before_program=pack.ready if pack is not None else None,
+        )
         resources, stack_file = loaded.resources, loaded.config_file
         report = run_check(
             resources,

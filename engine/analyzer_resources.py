@@ -95,7 +95,10 @@ def from_capture(capture: Capture) -> list[AnalyzerResource]:
     for r in registrations:
         inputs = offline_where_referenced(r, engine_value(r.inputs, unknown))
         # A component's outputs are what it registered (register_outputs), as in a state.
-        state = {**inputs, **offline_where_referenced(r, engine_value(r.outputs, unknown))}
+        # Without any, the state is the inputs themselves (the analyzer client sends one
+        # message for both).
+        outputs = offline_where_referenced(r, engine_value(r.outputs, unknown))
+        state = {**inputs, **outputs} if outputs else inputs
         out.append(
             AnalyzerResource(
                 urn=r.urn,
@@ -257,7 +260,7 @@ def _deployed(r: dict[str, Any], by_urn: dict[Any, Any]) -> AnalyzerResource:
         name=_urn_name(r["urn"]),
         custom=bool(r.get("custom")),
         inputs=inputs,
-        state={**inputs, **outputs},
+        state={**inputs, **outputs} if outputs else inputs,
         parent=_typed(r, "parent", str, ""),
         provider=provider,
         dependencies=list(dependencies),

@@ -2,13 +2,15 @@
 language host's part, as ``pulumi-language-python-exec`` plays it for the Pulumi CLI.
 
 ``python -m gpufleet.engine.program_child --monitor ADDR --project P --stack S
---dry-run true|false --pwd DIR --report-fd N --parent-pid PID PROGRAM`` runs PROGRAM as
-``__main__`` from DIR against the resource monitor at ADDR, with the config the parent put in
-``PULUMI_CONFIG`` / ``PULUMI_CONFIG_SECRET_KEYS``. How the program ended goes to file
-descriptor N as one JSON line: ``completed``; ``raised`` (what and where); ``sys_exit`` /
-``os_exit`` (the status, and the program line that called it). The program can write to N
-too, or leave no line at all: the parent trusts only the resources it was sent, and counts a
-run as finished only when this process also exits 0 after saying ``completed``.
+--dry-run true|false --pwd DIR --report-fd N --start-fd M --parent-pid PID PROGRAM`` runs
+PROGRAM as ``__main__`` from DIR against the resource monitor at ADDR, with the config the
+parent put in ``PULUMI_CONFIG`` / ``PULUMI_CONFIG_SECRET_KEYS``, once a byte arrives on M (the
+runtime is set up before: that overlaps the parent's own work before the program may run).
+How the program ended goes to file descriptor N as one JSON line: ``completed``; ``raised``
+(what and where); ``sys_exit`` / ``os_exit`` (the status, and the program line that called it).
+The program can write to N too, or leave no line at all: the parent trusts only the resources
+it was sent, and counts a run as finished only when this process also exits 0 after saying
+``completed``.
 
 It dies with its parent (PID, gpufleet: ``parent_death``), so a gpufleet that is killed leaves
 no program running; ``secure:`` config reads as ``secret_config`` says.
@@ -129,6 +131,7 @@ def main(argv: list[str]) -> None:
         parser.add_argument(option, required=True)
     parser.add_argument("--dry-run", choices=("true", "false"), required=True)
     parser.add_argument("--report-fd", type=int, required=True)
+    parser.add_argument("--start-fd", type=int, required=True)
     parser.add_argument("--parent-pid", type=int, required=True)
     parser.add_argument("program")
     args = parser.parse_args(argv)
@@ -163,6 +166,11 @@ def main(argv: list[str]) -> None:
             dry_run=args.dry_run == "true",
         )
     )
+    # Ready: the program runs when the parent says (it may first have files of its own to
+    # read, which the program could rewrite); a parent that gave up closes the pipe instead.
+    with os.fdopen(args.start_fd, "rb") as start:
+        if not start.read(1):
+            real_exit(3)
     sys.argv = [args.program]
     os.chdir(program_dir)
     sys.path.insert(0, str(program_dir))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -221,10 +221,12 @@ def run_program(
     timeout: float = DEFAULT_TIMEOUT_SECONDS,
     setup: ProgramSetup | None = None,
     stack_references: Sequence[tuple[str, Path]] = (),
+    before_start: Callable[[], object] | None = None,
 ) -> ProgramRun:
     """Run the project's program in a process of its own (``program_process``): what it
     registered, and how it ended. ``setup``: the project and config when already read.
-    ``stack_references``: (stack name, file of its outputs) for the stacks it reads."""
+    ``stack_references``: (stack name, file of its outputs) for the stacks it reads.
+    ``before_start``: done before the program's code runs (``run_program_process``)."""
     setup = setup or program_setup(directory, stack, config_file)
     try:
         # Read before the program starts: it could rewrite them.
@@ -243,6 +245,7 @@ def run_program(
         secret_keys=setup.secret_keys,
         timeout=timeout,
         stack_references=references,
+        before_start=before_start,
     )
 
 

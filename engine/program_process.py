@@ -24,6 +24,7 @@ import subprocess
 import sys
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -111,9 +112,13 @@ def run_program_process(
     secret_keys: list[str],
     timeout: float = DEFAULT_TIMEOUT_SECONDS,
     stack_references: dict[str, dict[str, Any]] | None = None,
+    before_start: Callable[[], object] | None = None,
 ) -> ProgramRun:
     """Run the program ``main`` from ``run_dir`` in a process of its own; ``stack_references``
-    (``stack_references.read_stack_references``): what its StackReferences read."""
+    (``stack_references.read_stack_references``): what its StackReferences read.
+    ``before_start``: what must be done before the program's own code runs (the policy pack
+    loading its files, which the program could rewrite); the child starts its interpreter
+    and the Pulumi runtime meanwhile, and runs the program only once it has returned."""
     the_mocks = RealisticMocks(preview, stack_references)
     monitor = CaptureMonitor(
         the_mocks, max_registrations=MAX_REGISTRATIONS, max_request_bytes=MAX_REQUEST_BYTES
@@ -134,6 +139,7 @@ def run_program_process(
         )
     )
     report_read, report_write = os.pipe()
+    start_read, start_write = os.pipe()
     env = {
         **os.environ,
         "PULUMI_CONFIG": json.dumps(config),
@@ -151,6 +157,7 @@ def run_program_process(
                 *("--project", project, "--stack", stack),
                 *("--dry-run", "true" if preview else "false"),
                 *("--pwd", str(run_dir), "--report-fd", str(report_write)),
+                *("--start-fd", str(start_read)),
                 *("--parent-pid", str(os.getpid())),
                 str(main),
             ]
@@ -159,7 +166,7 @@ def run_program_process(
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                pass_fds=(report_write,),
+                pass_fds=(report_write, start_read),
                 env=env,
                 cwd=run_dir,
                 # Its own process group: a timeout stops whatever it started too.
@@ -167,6 +174,8 @@ def run_program_process(
             )
             os.close(report_write)
             report_write = -1
+            os.close(start_read)
+            start_read = -1
             assert child.stdout is not None and child.stderr is not None
             stdout, stderr = (
                 _Tail(child.stdout, MAX_OUTPUT_BYTES),
@@ -174,6 +183,12 @@ def run_program_process(
             )
             report = _Tail(os.fdopen(report_read, "rb"), _MAX_REPORT_BYTES)
             try:
+                if before_start is not None:
+                    before_start()
+                # The program's go: one byte (a child that reads none ends without running it).
+                os.write(start_write, b"\n")
+                os.close(start_write)
+                start_write = -1
                 child.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 timed_out = True
@@ -183,8 +198,9 @@ def run_program_process(
     finally:
         monitor.close()
         pulumi.runtime.set_all_config({}, [])
-        if report_write >= 0:
-            os.close(report_write)
+        for fd in (report_write, start_read, start_write):
+            if fd >= 0:
+                os.close(fd)
     # Exports with their secrets still marked (shown as [secret], exported as secrets),
     # unknowns the sentinel.
     capture = monitor.capture(

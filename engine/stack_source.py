@@ -11,6 +11,7 @@ is the program raising (exit 1).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,12 +53,17 @@ class LoadedStack:
 
 
 def load_stack(
-    source: StackSource, *, partial: bool = False, setup: ProgramSetup | None = None
+    source: StackSource,
+    *,
+    partial: bool = False,
+    setup: ProgramSetup | None = None,
+    before_program: Callable[[], object] | None = None,
 ) -> LoadedStack:
     """The stack's resources and config. ProgramError / DeploymentError for bad input;
     ProgramRunError when the program does not run to its end, unless ``partial``: then what
     it registered, and its ``run`` says how it ended. ``setup``: the program's project and
-    config when already read (``program_setup``)."""
+    config when already read (``program_setup``). ``before_program``: done before the
+    program's code runs, while its process starts (``run_program_process``)."""
     if source.export_file is not None:
         if source.stack_references:
             # An export holds what its stack references read when it was made.
@@ -75,6 +81,7 @@ def load_stack(
         timeout=source.timeout,
         setup=setup,
         stack_references=source.stack_references,
+        before_start=before_program,
     )
     if not run.ending.finished and not partial:
         raise ProgramRunError.of(run.ending)

@@ -75,9 +75,12 @@ def _share_program_runs() -> Iterator[None]:
     def run(main: Path, run_dir: Path, **settings: Any) -> ProgramRun:
         program = main / "__main__.py" if main.is_dir() else main
         digest = hashlib.sha256(program.read_bytes()).hexdigest()
+        before_start = settings.pop("before_start", None)
         key = (str(main), digest, str(run_dir), json.dumps(settings, sort_keys=True))
+        if key in runs and before_start is not None:
+            before_start()  # what the caller does before a program runs, done all the same
         if key not in runs:
-            done = real(main, run_dir, **settings)
+            done = real(main, run_dir, before_start=before_start, **settings)
             if not done.ending.finished:
                 return done
             runs[key] = done
