@@ -190,9 +190,11 @@ def _resolved(
         and not footprint.machines
         and not template_urns
         and linked
-        and not footprint.undetermined
+        and set(footprint.undetermined) <= set(footprint.size_reasons)
     ):
-        return None  # it launches from templates in the stack that hold no GPUs
+        # It launches from templates in the stack that hold no GPUs: whatever its size (known
+        # or not), it holds none. Not when which machines it launches is in question itself.
+        return None
     split = _fixed_version(footprint, [by_urn[urn] for urn in template_urns])
     share_template = None
     if split is not None:

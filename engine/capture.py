@@ -46,6 +46,7 @@ from gpufleet.engine.wire import (
     OFFLINE_UNKNOWN,
     SECRET_SIG,
     SIG_KEY,
+    UNDECRYPTED_SECRET_TYPE,
     UNKNOWN,
     contains_secret,
     contains_unknown,
@@ -95,6 +96,10 @@ class Registration:
     # A component a provider builds (a multi-language component): it has a provider, and what
     # it creates is not in the program.
     remote: bool = False
+    # Its properties that depend on secret config nothing offline decrypts (``secret_config``):
+    # not known offline, even in a preview. The dependency itself is dropped (nothing has that
+    # URN).
+    undecrypted_properties: tuple[str, ...] = ()
 
     @property
     def is_provider(self) -> bool:
@@ -166,14 +171,17 @@ class Capture:
 
 
 def offline_where_referenced(r: Registration, values: dict[str, Any]) -> dict[str, Any]:
-    """``values`` with what is unknown in a property that depends on a stack reference made
-    ``OFFLINE_UNKNOWN``: a real preview knows another stack's outputs; offline, without the file
-    of them (``--stack-reference``), nothing does, and that is no preview's unknown."""
+    """``values`` with what is unknown in a property that depends on a stack reference or on
+    undecrypted secret config made ``OFFLINE_UNKNOWN``: a real preview knows another stack's
+    outputs and decrypts secrets; offline, without the file of those outputs
+    (``--stack-reference``) or the secrets provider, nothing does, and that is no preview's
+    unknown."""
     referring = {
         key
         for key, urns in r.property_dependencies.items()
         if any(urn.split("::")[2:3] == [STACK_REFERENCE_TYPE] for urn in urns)
     }
+    referring.update(r.undecrypted_properties)
     if not referring:
         return values
     return {key: _offline(value) if key in referring else value for key, value in values.items()}
@@ -480,7 +488,17 @@ def _apply_options(request: Any, options: resource_pb2.TransformResourceOptions)
         request.deleteBeforeReplaceDefined = True
 
 
+def _is_undecrypted(urn: str) -> bool:
+    return urn.split("::")[2:3] == [UNDECRYPTED_SECRET_TYPE]
+
+
 def _registration(request: Any, response: Any) -> Registration:
+    property_dependencies = {
+        key: list(deps.urns) for key, deps in request.propertyDependencies.items()
+    }
+    undecrypted = tuple(
+        key for key, urns in property_dependencies.items() if any(map(_is_undecrypted, urns))
+    )
     source = None
     if request.HasField("sourcePosition") and request.sourcePosition.uri:
         source = (_file_of(request.sourcePosition.uri), request.sourcePosition.line)
@@ -492,9 +510,10 @@ def _registration(request: Any, response: Any) -> Registration:
         parent=request.parent,
         custom=request.custom,
         provider=request.provider,
-        dependencies=list(request.dependencies),
+        dependencies=[urn for urn in request.dependencies if not _is_undecrypted(urn)],
         property_dependencies={
-            key: list(deps.urns) for key, deps in request.propertyDependencies.items()
+            key: [urn for urn in urns if not _is_undecrypted(urn)]
+            for key, urns in property_dependencies.items()
         },
         protect=request.protect,
         retain_on_delete=request.retainOnDelete,
@@ -526,6 +545,7 @@ def _registration(request: Any, response: Any) -> Registration:
         else None,
         resource_hooks=_hooks(request),
         remote=request.remote,
+        undecrypted_properties=undecrypted,
     )
 
 

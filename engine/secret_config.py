@@ -7,7 +7,9 @@ Nothing offline can decrypt it (no secrets provider), so the parent hands the pr
 
 - the secret typed getters (``require_secret_int``, ``get_secret_bool``, ``..._float``,
   ``..._object``) give an unknown secret Output, as a value not known until deployment is in
-  a preview: applies on it do not run, and a resource given it has that input unknown;
+  a preview: applies on it do not run, and a resource given it has that input unknown — not
+  known offline, in a preview too (a real preview decrypts it), which the engine learns from
+  the input's dependency on the secret (``UNDECRYPTED_SECRET_TYPE``);
 - the plain typed getters (``require_int``, ``get_bool``, ...) must return a value now, and
   there is none to return: they raise ``SecretConfigOfflineError``, one line naming the key
   and what would let the program run (its value in plain text through ``--config``, or the
@@ -24,9 +26,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pulumi
+from pulumi.resource import DependencyResource
 from pulumi.runtime.config import get_config, is_config_secret
 
-from gpufleet.engine.wire import SECRET_PLACEHOLDER
+from gpufleet.engine.wire import SECRET_PLACEHOLDER, UNDECRYPTED_SECRET_TYPE
 
 _KINDS = ("bool", "int", "float", "object")
 
@@ -47,16 +50,23 @@ async def _resolved(value: Any) -> Any:
     return value
 
 
-def unknown_secret() -> pulumi.Output[Any]:
-    """An Output whose value is not known, and secret."""
-    return pulumi.Output(set(), _resolved(None), _resolved(False), _resolved(True))
+def unknown_secret(full_key: str) -> pulumi.Output[Any]:
+    """An Output whose value is not known, and secret. What is given it depends on a resource
+    of ``UNDECRYPTED_SECRET_TYPE`` (never registered): the engine reads such a property as
+    not known offline, even in a preview, where a real preview decrypts the value."""
+    marker = DependencyResource(
+        f"urn:pulumi:{pulumi.get_stack()}::{pulumi.get_project()}::"
+        f"{UNDECRYPTED_SECRET_TYPE}::{full_key}"
+    )
+    return pulumi.Output({marker}, _resolved(None), _resolved(False), _resolved(True))
 
 
 def _unknown_when_undecrypted(getter: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(getter)
     def read(self: pulumi.Config, key: str, *args: Any, **kwargs: Any) -> Any:
-        if _undecrypted(self, key) is not None:
-            return unknown_secret()
+        full_key = _undecrypted(self, key)
+        if full_key is not None:
+            return unknown_secret(full_key)
         return getter(self, key, *args, **kwargs)
 
     return read

@@ -30,6 +30,9 @@ INVOKE_PLACEHOLDER = "[from an invoke: not known offline]"
 # secret config). Known to a real preview, never offline: not a preview's unknown, which
 # deploying settles, but a value the gate cannot read.
 OFFLINE_UNKNOWN = "[not known offline: a stack reference's output or typed secret config]"
+# The type in the URN an undecrypted secret's unknown Output depends on (``secret_config``):
+# nothing registers it; what depends on it is not known offline, even in a preview.
+UNDECRYPTED_SECRET_TYPE = "gpufleet:offline:UndecryptedSecret"
 # Values the readers cannot read offline, whatever a real preview would know.
 UNREADABLE_OFFLINE = (SECRET_PLACEHOLDER, INVOKE_PLACEHOLDER, OFFLINE_UNKNOWN)
 

@@ -84,6 +84,7 @@ def apply_scaler(footprint: GpuFootprint, scaler: Scaler) -> GpuFootprint:
             expected_units=least,
             max_units=most,
             undetermined=undetermined,
+            size_reasons=(*footprint.size_reasons, *scaler.undetermined),
             unknown=unknown,
             declared_minutes=declared,
             scales_itself=True,
@@ -98,6 +99,7 @@ def apply_scaler(footprint: GpuFootprint, scaler: Scaler) -> GpuFootprint:
         footprint,
         max_units=most,
         undetermined=undetermined,
+        size_reasons=(*footprint.size_reasons, *scaler.undetermined),
         unknown=unknown,
         declared_minutes=declared,
     )

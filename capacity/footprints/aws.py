@@ -314,8 +314,8 @@ def _warm_pool(
     if prepared_value in (None, -1):
         prepared = most
     else:
-        prepared = r.number(prepared_value, f"{prop}.maxGroupPreparedCapacity", None, whole=True)
-    least = r.number(pool.get("minSize"), f"{prop}.minSize", 0.0, whole=True)
+        prepared = r.size(prepared_value, f"{prop}.maxGroupPreparedCapacity", None)
+    least = r.size(pool.get("minSize"), f"{prop}.minSize", 0.0)
     if prepared is None or least is None:
         return desired, most, ()
     with_pool = [None if size is None else max(prepared, size + least) for size in (desired, most)]

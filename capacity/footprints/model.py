@@ -83,6 +83,9 @@ class GpuFootprint:
     undetermined: tuple[str, ...] = ()
     # Some of that is a value unknown during a preview (known once deployed).
     unknown: bool = False
+    # Of ``undetermined``, what is about its size alone, not which machines it launches: a
+    # group whose templates (in the stack) hold no GPUs holds none, however many it runs.
+    size_reasons: tuple[str, ...] = ()
     expected_units: float | None = None  # what its scaling settings run (capacity only)
     max_units: float | None = None  # the most it may hold (capacity only)
     # Properties referencing a template that supplies the machines (resolve_template).

@@ -217,6 +217,8 @@ class Reading:
         self.catalog = machines
         self.undetermined: list[str] = []
         self._unknowns = 0  # of those, values only unknown during a preview
+        # Of those, the ones about how many it holds, not which machines (``size``).
+        self.size_reasons: list[str] = []
 
     def within(self, props: Any) -> Reading:
         """A reading of part of this resource (a node pool, a variant): its own record of what
@@ -233,6 +235,7 @@ class Reading:
         """Take on what a reading of part of this resource could not determine."""
         self.undetermined.extend(other.undetermined)
         self._unknowns += other._unknowns
+        self.size_reasons.extend(other.size_reasons)
 
     @property
     def only_unknown(self) -> bool:
@@ -304,7 +307,15 @@ class Reading:
     def count(self, *path: str | int, where: str) -> float | None:
         """A size (instances or capacity units): a whole number from 0 to ``MAX_COUNT``; None,
         recorded, when it is anything else."""
-        return self.number(self.get(*path), where, None, whole=True)
+        return self.size(self.get(*path), where, None)
+
+    def size(self, value: Any, where: str, default: float | None) -> float | None:
+        """``number`` of a whole size, what it cannot determine recorded as about the size
+        alone: capacity launching only machines without GPUs holds none, whatever its size."""
+        before = len(self.undetermined)
+        found = self.number(value, where, default, whole=True)
+        self.size_reasons.extend(self.undetermined[before:])
+        return found
 
     def number(
         self,
@@ -335,7 +346,9 @@ class Reading:
     def at_most(self, size: float | None, what: str, most: float | None, limit: str) -> None:
         """Record a size above the limit it cannot exceed (a desired size above the max)."""
         if size is not None and most is not None and size > most:
-            self.undetermined.append(f"its {what} {size:g} is above its {limit} {most:g}")
+            why = f"its {what} {size:g} is above its {limit} {most:g}"
+            self.undetermined.append(why)
+            self.size_reasons.append(why)
 
     def single(
         self, cloud: Cloud, kind: str, machine: Machine | None, **fields: Any
@@ -358,6 +371,7 @@ class Reading:
             machines=machines,
             undetermined=tuple(self.undetermined),
             unknown=self.only_unknown,
+            size_reasons=tuple(self.size_reasons),
             **fields,
         )
 

@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
+from gpufleet.engine.analyzer_resources import from_capture
 from gpufleet.engine.program_dir import run_program
-from gpufleet.engine.wire import SECRET_PLACEHOLDER, UNKNOWN, secret
+from gpufleet.engine.wire import OFFLINE_UNKNOWN, SECRET_PLACEHOLDER, UNKNOWN, secret
 
 INPUTS_PROGRAM = """\
 import pulumi
@@ -200,8 +201,18 @@ def test_secure_config_of_every_type_reads_offline(tmp_path: Path, preview: bool
     assert exports["nestedPlain"] == nested
     assert exports["plainCount"] == secret(3)
     assert exports["absent"] is True
-    # The group's size comes from the secret: unknown to whatever reads the stack.
-    assert run.capture.named("pool").inputs["maxSize"] == secret(UNKNOWN)
+    # The group's size comes from the secret: unknown to whatever reads the stack, and not a
+    # preview's unknown (a real preview decrypts it): not known offline, in either mode.
+    pool = run.capture.named("pool")
+    assert pool.inputs["maxSize"] == secret(UNKNOWN)
+    assert pool.undecrypted_properties == ("maxSize",)
+    (resource,) = [r for r in from_capture(run.capture) if r.name == "pool"]
+    assert resource.inputs["maxSize"] == secret(OFFLINE_UNKNOWN)
+    # What it depended on is no resource: no dependency of it is left behind.
+    assert not any("UndecryptedSecret" in urn for urn in pool.dependencies)
+    assert not any(
+        "UndecryptedSecret" in u for us in pool.property_dependencies.values() for u in us
+    )
 
 
 @pytest.mark.parametrize(
