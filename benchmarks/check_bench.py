@@ -195,8 +195,9 @@ def over_grpc(
 
 
 def host_speed() -> float:
-    """Seconds a fixed pure-Python loop takes now: this shared host's speed moves by a third
-    and more with its load, and the figures above move with it (about 1.0 s when quiet)."""
+    """Seconds a fixed pure-Python loop takes now: this shared host's speed moves by half and
+    more with its neighbours' load (0.65 s at its quietest seen, 1.6 s at its busiest), and
+    the figures move with it."""
     start = time.perf_counter()
     total = 0
     for i in range(10_000_000):
@@ -208,7 +209,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--resources", type=int, default=4000)
     options = parser.parse_args()
-    print(f"host speed: a fixed loop takes {host_speed():.2f} s (about 1.0 s when quiet)")
+    print(f"host speed: a fixed loop takes {host_speed():.2f} s (0.65 s at its quietest seen)")
     with tempfile.TemporaryDirectory() as scratch:
         export = Path(scratch) / "prod.json"
         subprocess.run(
