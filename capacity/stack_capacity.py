@@ -131,6 +131,29 @@ class _Inherited:
         return props
 
 
+def _names_a_template(key: str) -> bool:
+    """Whether a key within a template-naming property holds the template's name, id or version
+    (``launchTemplate.id``, ``versions[].instanceTemplate``), not another setting (a spot price)."""
+    return "template" in key.lower() or key in ("id", "name", "version")
+
+
+def _unreadable_reference(r: StackResource, properties: tuple[str, ...]) -> str | None:
+    """How a template-naming property holds, where it names the template, a value nothing
+    offline reads (another stack's output, a secret, an invoke's answer); None otherwise."""
+    for prop in properties:
+        # The property itself names a template: a value of its own counts, whatever its name.
+        pending: list[tuple[str, Any]] = [("template", r.props.get(prop))]
+        while pending:
+            key, value = pending.pop()
+            if isinstance(value, dict):
+                pending.extend(value.items())
+            elif isinstance(value, list):
+                pending.extend((key, item) for item in value)
+            elif value in UNREADABLE_OFFLINE and _names_a_template(key):
+                return f"its {prop} names it by {value}"
+    return None
+
+
 def _with_cluster_zones(r: StackResource, by_urn: dict[str, StackResource]) -> dict[str, Any]:
     """A GKE node pool's properties, with its cluster's node locations when it sets none: its
     node counts are per zone of the cluster (``gcp._zones``)."""
@@ -185,6 +208,15 @@ def _resolved(
     # Sorted: a group rolling out several versions depends on several templates, and the
     # engine records property dependencies in no particular order.
     template_urns = sorted(urn for urn in linked if urn in read)
+    unreadable = _unreadable_reference(r, footprint.template_properties)
+    if unreadable is not None:
+        # A dependency says what it was built from, not which template the value names: one
+        # nothing offline can read may name another template, outside the stack.
+        footprint = replace(
+            footprint,
+            undetermined=(*footprint.undetermined, f"which template it launches ({unreadable})"),
+            unknown=False,
+        )
     if (
         footprint.template_properties
         and not footprint.machines

@@ -107,7 +107,7 @@ def _check(request: CheckRequest) -> CheckOutcome:
             stack=request.stack,
             dry_run=request.preview,
             config=setup.config,
-        )
+        ).start()  # it loads its rules and data before the program's process starts
     try:
         # What a program registered before it ended early is checked too; the check fails.
         # The program's code runs once the pack has loaded its rules and data (its process

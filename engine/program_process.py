@@ -151,6 +151,11 @@ def run_program_process(
         with MonitorServer(monitor) as server:
             command = [
                 sys.executable,
+                # Not the working directory (the program's) first on the path, as -m would put
+                # it: a module of the program's named like one the child imports (argparse.py,
+                # pulumi/) would run before the program may. The child puts the program's
+                # directory on the path once it may run.
+                "-P",
                 "-m",
                 "gpufleet.engine.program_child",
                 *("--monitor", server.address),
@@ -186,7 +191,8 @@ def run_program_process(
                 if before_start is not None:
                     before_start()
                 # The program's go: one byte (a child that reads none ends without running it).
-                os.write(start_write, b"\n")
+                with contextlib.suppress(BrokenPipeError):  # it ended already: its ending says
+                    os.write(start_write, b"\n")
                 os.close(start_write)
                 start_write = -1
                 child.wait(timeout=timeout)

@@ -3,6 +3,9 @@ bounded (a program that registers more than that is stopped, and says so)."""
 
 from __future__ import annotations
 
+import os
+import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -28,20 +31,50 @@ def test_a_program_that_registers_past_the_limit_is_stopped(
 
 
 def _marking_program(directory: Path) -> Path:
-    """A program that leaves a file behind the moment its code runs."""
+    """A program that leaves a file behind the moment any code of its runs: its main, and a
+    module named like one the child process imports before the program may run (``argparse``),
+    which the program's directory must not shadow."""
     mark = directory / "ran"
     (directory / "Pulumi.yaml").write_text("name: marks\nruntime: python\n")
-    (directory / "__main__.py").write_text(
-        f"from pathlib import Path\nPath({str(mark)!r}).write_text('ran')\n"
-    )
+    code = f"from pathlib import Path\nPath({str(mark)!r}).write_text('ran')\n"
+    (directory / "__main__.py").write_text(code)
+    (directory / "argparse.py").write_text(code)
     return mark
+
+
+def _child_at_its_gate(directory: Path) -> int:
+    """The pid of the program's process once it waits for its go (blocked reading a pipe)."""
+    for _ in range(600):
+        for proc in Path("/proc").iterdir():
+            try:
+                command = (proc / "cmdline").read_bytes().split(b"\0")
+                waiting = (proc / "wchan").read_text()
+            except OSError:
+                continue
+            started = b"gpufleet.engine.program_child" in command
+            if started and str(directory).encode() in b" ".join(command) and "pipe" in waiting:
+                return int(proc.name)
+        time.sleep(0.1)
+    raise AssertionError("the program's process never waited for its go")
+
+
+def _open_files(pid: int) -> int:
+    try:
+        return len(list(Path(f"/proc/{pid}/fd").iterdir()))
+    except OSError:
+        return 0
 
 
 def test_the_program_runs_only_once_what_comes_before_it_is_done(tmp_path: Path) -> None:
     mark = _marking_program(tmp_path)
     seen_before: list[bool] = []
-    run = run_program(tmp_path, "dev", before_start=lambda: seen_before.append(mark.exists()))
-    assert run.ending.finished
+
+    def before() -> None:
+        _child_at_its_gate(tmp_path)  # started, its runtime imported: none of the program ran
+        seen_before.append(mark.exists())
+
+    run = run_program(tmp_path, "dev", before_start=before)
+    assert run.ending.finished, run.ending.summary
     assert seen_before == [False]
     assert mark.exists()
 
@@ -50,8 +83,25 @@ def test_a_failure_before_the_program_leaves_it_unrun(tmp_path: Path) -> None:
     mark = _marking_program(tmp_path)
 
     def fails() -> None:
+        _child_at_its_gate(tmp_path)
         raise RuntimeError("the pack did not start")
 
     with pytest.raises(RuntimeError, match="the pack did not start"):
         run_program(tmp_path, "dev", before_start=fails)
+    assert not mark.exists()
+
+
+def test_a_process_gone_before_its_program_ran_is_an_ending_said(tmp_path: Path) -> None:
+    mark = _marking_program(tmp_path)
+
+    def kill_it() -> None:
+        pid = _child_at_its_gate(tmp_path)
+        os.kill(pid, signal.SIGKILL)
+        # Gone, its files closed: the go then finds no reader.
+        while _open_files(pid):
+            time.sleep(0.05)
+
+    run = run_program(tmp_path, "dev", before_start=kill_it)
+    assert not run.ending.finished
+    assert "SIGKILL" in run.ending.summary, run.ending.summary
     assert not mark.exists()
