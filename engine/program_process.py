@@ -187,6 +187,7 @@ def run_program_process(
                 _Tail(child.stderr, MAX_OUTPUT_BYTES),
             )
             report = _Tail(os.fdopen(report_read, "rb"), _MAX_REPORT_BYTES)
+            report_read = -1  # the reader's now, closed when read to its end
             try:
                 if before_start is not None:
                     before_start()
@@ -204,7 +205,7 @@ def run_program_process(
     finally:
         monitor.close()
         pulumi.runtime.set_all_config({}, [])
-        for fd in (report_write, start_read, start_write):
+        for fd in (report_read, report_write, start_read, start_write):
             if fd >= 0:
                 os.close(fd)
     # Exports with their secrets still marked (shown as [secret], exported as secrets),

@@ -27,7 +27,8 @@ class _ReadByUrn:
     then again, in the stack, to ``AnalyzeStack``; the stack's read takes the first one's
     footprints when the resource is read the same way (type, properties, provider compared by
     value, not assumed: an export's state holds outputs its inputs do not). Shared between
-    the server's threads (a lost race only reads again); bounded, for a long-lived pack."""
+    the server's threads (a lost race only reads again); an entry goes when the stack takes
+    it, and the whole is bounded, for a long-lived pack."""
 
     LIMIT = 100_000
 
@@ -40,7 +41,8 @@ class _ReadByUrn:
         self._reads[urn] = (how, found)
 
     def recall(self, urn: str, how: tuple[Any, ...]) -> tuple[GpuFootprint, ...] | None:
-        held = self._reads.get(urn)
+        # Taken, not kept: the stack reads each resource once (its properties go with it).
+        held = self._reads.pop(urn, None)
         if held is None or held[0] != how or not _same_types(held[0], how):
             return None
         return held[1]
