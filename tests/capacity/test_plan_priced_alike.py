@@ -36,6 +36,7 @@ from gpufleet.planner.spec_loader import SpecError, load_spec, parse_spec
 from gpufleet.policies.stack_limits import limits_in
 from gpufleet.tag_keys import WORKLOAD
 from tests.helpers import ROOT
+from tests.random_specs import workload_yaml
 from tests.stack_captures import capture_generated
 
 EXAMPLE = ROOT / "examples" / "workloads.yaml"
@@ -286,27 +287,6 @@ workload_strategy = st.fixed_dictionaries(
 )
 
 
-def _workload_yaml(index: int, w: dict[str, Any]) -> str:
-    lines = [
-        f"  - name: w{index}",
-        f"    kind: {w['kind']}",
-        f"    gpu: {{name: {w['gpu']}, count: {w['count']}}}",
-        f"    interruptible: {str(w['interruptible']).lower()}",
-    ]
-    if w["schedule"] is not None:
-        lines.append(f"    schedule: {w['schedule']}")
-    elif w["hours"] is not None:
-        lines.append(f"    hours_per_month: {w['hours']}")
-    if w["kind"] == "inference":
-        least, most = w["replicas"]
-        lines.append(f"    replicas: {{min: {least}, max: {most}}}")
-        if w["always_on"]:
-            lines.append("    always_on: true")
-    elif w["nodes"] > 1:
-        lines.append(f"    nodes: {w['nodes']}")
-    return "\n".join(lines) + "\n"
-
-
 @settings(max_examples=25, deadline=None, derandomize=True)
 @given(st.lists(workload_strategy, min_size=1, max_size=3))
 def test_generated_stacks_of_random_specs_cost_what_their_plan_says(
@@ -319,7 +299,7 @@ def test_generated_stacks_of_random_specs_cost_what_their_plan_says(
         "environments:\n  prod: {}\n"
         "defaults:\n  clouds: [aws, gcp, azure]\n"
         "  regions: {aws: [us-east-1], gcp: [us-central1], azure: [eastus]}\n"
-        "workloads:\n" + "".join(_workload_yaml(i, w) for i, w in enumerate(workloads))
+        "workloads:\n" + "".join(workload_yaml(i, w) for i, w in enumerate(workloads))
     )
     catalog = load_catalog()
     try:

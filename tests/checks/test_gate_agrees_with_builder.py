@@ -48,6 +48,7 @@ from tests.capacity.test_plan_priced_alike import (
     generated_project,
     part_scalings,
 )
+from tests.random_specs import workload_yaml
 from tests.stack_captures import capture_generated
 
 SITE = BILL_SITE + GCP_SITE + AZURE_SITE
@@ -195,31 +196,6 @@ workload = st.fixed_dictionaries(
         "managed": st.sampled_from([None, None, None, "sagemaker", "azureml"]),
     }
 )
-
-
-def workload_yaml(index: int, w: dict[str, Any]) -> str:
-    lines = [
-        f"  - name: w{index}",
-        f"    kind: {w['kind']}",
-        f"    gpu: {{name: {w['gpu']}, count: {w['count']}}}",
-        f"    interruptible: {str(w['interruptible']).lower()}",
-    ]
-    if w["managed"] is not None and w["kind"] != "inference":
-        lines.append(f"    managed: {w['managed']}")
-    elif w["cloud"] is not None:
-        lines.append(f"    clouds: [{w['cloud']}]")
-    if w["schedule"] is not None and w["managed"] is None:
-        lines.append(f"    schedule: {w['schedule']}")
-    elif w["hours"] is not None:
-        lines.append(f"    hours_per_month: {w['hours']}")
-    if w["kind"] == "inference":
-        least, most = w["replicas"]
-        lines.append(f"    replicas: {{min: {least}, max: {most}}}")
-        if w["always_on"]:
-            lines.append("    always_on: true")
-    elif w["nodes"] > 1 and w["managed"] is None:
-        lines.append(f"    nodes: {w['nodes']}")
-    return "\n".join(lines) + "\n"
 
 
 @settings(

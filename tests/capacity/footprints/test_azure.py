@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from gpufleet.capacity.footprints import read_gpu_footprint, read_gpu_footprints
-from gpufleet.capacity.footprints.model import GpuFootprint
 from gpufleet.capacity.stack_capacity import stack_capacity
 from gpufleet.capacity.stack_resource import StackResource
 from gpufleet.policies.testing import UNKNOWN
+from tests.capacity.footprints.stacks import capacity_by_name, stack_resource
 
 
 @pytest.mark.parametrize(("priority", "market"), [("Spot", "spot"), ("Regular", "on_demand")])
@@ -82,24 +82,8 @@ def test_ml_cluster_with_more_min_nodes_than_max_is_undetermined() -> None:
     assert found.undetermined == ("its minNodeCount 10 is above its maxNodeCount 2",)
 
 
-def _resource(type_: str, name: str, props: dict[str, Any], **deps: list[str]) -> StackResource:
-    return StackResource(
-        type_,
-        name,
-        f"urn::{name}",
-        props,
-        {},
-        None,
-        {k: [f"urn::{u}" for u in v] for k, v in deps.items()},
-    )
-
-
-def _capacity(resources: list[StackResource]) -> dict[str, GpuFootprint]:
-    return {c.name: c.footprint for c in stack_capacity(resources)}
-
-
 _ENV_ID = "/subscriptions/s/resourceGroups/g/providers/Microsoft.App/managedEnvironments/gpu-env"
-_ENVIRONMENT = _resource(
+_ENVIRONMENT = stack_resource(
     "azure-native:app:ManagedEnvironment",
     "env",
     {
@@ -149,7 +133,7 @@ def test_container_apps_profiles_that_cannot_be_read_say_why(
 
 
 def test_container_apps_on_a_serverless_gpu_profile_hold_a_gpu_per_replica() -> None:
-    app = _resource(
+    app = stack_resource(
         "azure-native:app:ContainerApp",
         "app",
         {
@@ -160,12 +144,12 @@ def test_container_apps_on_a_serverless_gpu_profile_hold_a_gpu_per_replica() -> 
         managedEnvironmentId=["env"],
     )
     # Named by its environment's literal id (``environmentId``), replicas by default 0 to 10.
-    literal = _resource(
+    literal = stack_resource(
         "azure-native:app:ContainerApp",
         "literal",
         {"environmentId": _ENV_ID, "workloadProfileName": "T4"},
     )
-    on_cpu = _resource(
+    on_cpu = stack_resource(
         "azure-native:app:ContainerApp",
         "cpu",
         {"environmentId": _ENV_ID, "workloadProfileName": "general"},
@@ -177,7 +161,7 @@ def test_container_apps_on_a_serverless_gpu_profile_hold_a_gpu_per_replica() -> 
         urn="urn::dedicated",
         props={"environmentId": _ENV_ID, "workloadProfileName": "a100"},
     )
-    found = _capacity([_ENVIRONMENT, app, literal, on_cpu, on_dedicated])
+    found = capacity_by_name([_ENVIRONMENT, app, literal, on_cpu, on_dedicated])
     assert set(found) == {"env/a100", "app", "literal"}
     assert (found["app"].expected_units, found["app"].max_gpus) == (1.0, 6)
     assert [(m.gpu_name, m.gpus) for m in found["app"].machines] == [("T4", 1)]
@@ -186,7 +170,7 @@ def test_container_apps_on_a_serverless_gpu_profile_hold_a_gpu_per_replica() -> 
 
 
 def test_a_container_app_whose_profile_cannot_be_told_is_undetermined() -> None:
-    outside = _resource(
+    outside = stack_resource(
         "azure-native:app:ContainerApp",
         "app",
         {
@@ -205,7 +189,7 @@ def test_a_container_app_whose_profile_cannot_be_told_is_undetermined() -> None:
 
 
 def _job(configuration: dict[str, Any]) -> StackResource:
-    return _resource(
+    return stack_resource(
         "azure-native:app:Job",
         "job",
         {"environmentId": _ENV_ID, "workloadProfileName": "t4", "configuration": configuration},
@@ -220,7 +204,7 @@ def test_container_apps_jobs_by_trigger() -> None:
             "eventTriggerConfig": {"parallelism": 2, "scale": {"maxExecutions": 5}},
         }
     )
-    assert _capacity([_ENVIRONMENT, event])["job"].max_gpus == 10
+    assert capacity_by_name([_ENVIRONMENT, event])["job"].max_gpus == 10
     # Every hour, each execution up to 2.5 hours: three at once, two replicas each.
     scheduled = _job(
         {
@@ -229,11 +213,11 @@ def test_container_apps_jobs_by_trigger() -> None:
             "scheduleTriggerConfig": {"cronExpression": "0 * * * *", "parallelism": 2},
         }
     )
-    job = _capacity([_ENVIRONMENT, scheduled])["job"]
+    job = capacity_by_name([_ENVIRONMENT, scheduled])["job"]
     assert (job.expected_units, job.max_units) == (0.0, 6.0)
     assert job.weekly_use == 168 * 150 * 2
     manual = _job({"triggerType": "Manual", "replicaTimeout": 1800})
-    job = _capacity([_ENVIRONMENT, manual])["job"]
+    job = capacity_by_name([_ENVIRONMENT, manual])["job"]
     assert (job.max_units, job.outside_stack, job.run_hours) == (1.0, True, 0.5)
     bad = _job(
         {
@@ -242,7 +226,7 @@ def test_container_apps_jobs_by_trigger() -> None:
             "scheduleTriggerConfig": {"cronExpression": "every day"},
         }
     )
-    assert "cronExpression" in _capacity([_ENVIRONMENT, bad])["job"].undetermined[0]
+    assert "cronExpression" in capacity_by_name([_ENVIRONMENT, bad])["job"].undetermined[0]
 
 
 @pytest.mark.parametrize(("size", "gpus"), [("Large", 1), ("XLarge", 4), ("xlarge", 4)])
@@ -282,12 +266,12 @@ def test_synapse_pools_of_other_families_or_unknown_sizes() -> None:
 
 
 def test_a_running_standby_pool_adds_its_ready_vms_to_its_scale_set() -> None:
-    scale_set = _resource(
+    scale_set = stack_resource(
         "azure-native:compute:VirtualMachineScaleSet",
         "vmss",
         {"name": "gpu-vmss", "sku": {"name": "Standard_NC24ads_A100_v4", "capacity": 2}},
     )
-    running = _resource(
+    running = stack_resource(
         "azure-native:standbypool:StandbyVirtualMachinePool",
         "standby",
         {
@@ -296,13 +280,13 @@ def test_a_running_standby_pool_adds_its_ready_vms_to_its_scale_set() -> None:
             "elasticityProfile": {"maxReadyCapacity": 5, "minReadyCapacity": 1},
         },
     )
-    assert _capacity([scale_set, running])["vmss"].max_units == 7.0
+    assert capacity_by_name([scale_set, running])["vmss"].max_units == 7.0
     deallocated = replace(running, props={**running.props, "virtualMachineState": "Deallocated"})
-    assert _capacity([scale_set, deallocated])["vmss"].max_units == 2.0
+    assert capacity_by_name([scale_set, deallocated])["vmss"].max_units == 2.0
     unknown = replace(
         running, props={**running.props, "elasticityProfile": {"maxReadyCapacity": UNKNOWN}}
     )
-    assert _capacity([scale_set, unknown])["vmss"].undetermined == (
+    assert capacity_by_name([scale_set, unknown])["vmss"].undetermined == (
         "maxReadyCapacity is unknown during preview",
     )
 

@@ -11,9 +11,9 @@ import pytest
 
 from gpufleet.capacity.footprints import read_gpu_footprint, read_gpu_footprints
 from gpufleet.capacity.footprints.model import GpuFootprint
-from gpufleet.capacity.stack_capacity import stack_capacity
 from gpufleet.capacity.stack_resource import StackResource
 from gpufleet.policies.testing import UNKNOWN
+from tests.capacity.footprints.stacks import capacity_by_name, stack_resource
 
 
 def footprint(type_: str, props: dict[str, Any]) -> GpuFootprint:
@@ -200,29 +200,13 @@ def test_guest_accelerators_that_cannot_be_read_say_why(
     assert any(why in u for u in found.undetermined), found.undetermined
 
 
-def _resource(type_: str, name: str, props: dict[str, Any], **deps: list[str]) -> StackResource:
-    return StackResource(
-        type_,
-        name,
-        f"urn::{name}",
-        props,
-        {},
-        None,
-        {k: [f"urn::{u}" for u in v] for k, v in deps.items()},
-    )
-
-
-def _capacity(resources: list[StackResource]) -> dict[str, GpuFootprint]:
-    return {c.name: c.footprint for c in stack_capacity(resources)}
-
-
-_TEMPLATE = _resource(
+_TEMPLATE = stack_resource(
     "gcp:compute/instanceTemplate:InstanceTemplate", "tpl", {"machineType": "a3-highgpu-8g"}
 )
 
 
 def _group(type_: str = "gcp:compute/instanceGroupManager:InstanceGroupManager") -> StackResource:
-    return _resource(
+    return stack_resource(
         type_, "group", {"name": "gpu-group", "targetSize": 0}, instanceTemplate=["tpl"]
     )
 
@@ -242,13 +226,13 @@ def _group(type_: str = "gcp:compute/instanceGroupManager:InstanceGroupManager")
 )
 def test_a_resize_request_adds_its_vms_to_the_group_it_names(type_: str, group_type: str) -> None:
     # By a dependency on the group, and by its URL (a request written with the literal name).
-    by_dependency = _resource(
+    by_dependency = stack_resource(
         type_,
         "rr",
         {"instanceGroupManager": UNKNOWN, "resizeBy": 4},
         instanceGroupManager=["group"],
     )
-    by_url = _resource(
+    by_url = stack_resource(
         type_,
         "rr2",
         {
@@ -256,7 +240,7 @@ def test_a_resize_request_adds_its_vms_to_the_group_it_names(type_: str, group_t
             "resizeBy": 2.0,
         },
     )
-    group = _capacity([_TEMPLATE, _group(group_type), by_dependency, by_url])["group"]
+    group = capacity_by_name([_TEMPLATE, _group(group_type), by_dependency, by_url])["group"]
     assert (group.expected_units, group.max_units, group.max_gpus) == (6.0, 6.0, 48)
     assert group.undetermined == ()
 
@@ -273,27 +257,27 @@ def test_a_resize_request_adds_its_vms_to_the_group_it_names(type_: str, group_t
 def test_a_resize_request_of_unreadable_size_makes_its_group_undetermined(
     resize_by: Any, why: str
 ) -> None:
-    request = _resource(
+    request = stack_resource(
         "gcp:compute/resizeRequest:ResizeRequest",
         "rr",
         {"instanceGroupManager": "gpu-group", "resizeBy": resize_by},
     )
-    group = _capacity([_TEMPLATE, _group(), request])["group"]
+    group = capacity_by_name([_TEMPLATE, _group(), request])["group"]
     assert any(why in u for u in group.undetermined), group.undetermined
 
 
 def test_a_resize_request_of_a_cpu_group_or_one_elsewhere_adds_no_gpus() -> None:
-    cpu = _resource(
+    cpu = stack_resource(
         "gcp:compute/instanceTemplate:InstanceTemplate", "tpl", {"machineType": "e2-small"}
     )
-    request = _resource(
+    request = stack_resource(
         "gcp:compute/resizeRequest:ResizeRequest",
         "rr",
         {"instanceGroupManager": "gpu-group", "resizeBy": 40},
     )
-    assert _capacity([cpu, _group(), request]) == {}
+    assert capacity_by_name([cpu, _group(), request]) == {}
     elsewhere = replace(request, props={"instanceGroupManager": "other-group", "resizeBy": 40})
-    assert _capacity([_TEMPLATE, _group(), elsewhere])["group"].max_units == 0.0
+    assert capacity_by_name([_TEMPLATE, _group(), elsewhere])["group"].max_units == 0.0
 
 
 def _dataproc(config: dict[str, Any], **extra: Any) -> dict[str, Any]:
@@ -354,7 +338,7 @@ def test_dataproc_attached_gpus_default_machine_and_counts() -> None:
 
 
 def test_dataproc_autoscaling_policy_in_the_stack_raises_its_max() -> None:
-    policy = _resource(
+    policy = stack_resource(
         "gcp:dataproc/autoscalingPolicy:AutoscalingPolicy",
         "policy",
         {
@@ -363,17 +347,17 @@ def test_dataproc_autoscaling_policy_in_the_stack_raises_its_max() -> None:
             "secondaryWorkerConfig": {"maxInstances": 20},
         },
     )
-    bucket = _resource("gcp:storage/bucket:Bucket", "bucket", {"name": "staging"})
+    bucket = stack_resource("gcp:storage/bucket:Bucket", "bucket", {"name": "staging"})
     config = {
         "workerConfig": {**_T4_WORKERS, "machineType": "g2-standard-8", "accelerators": []},
         "stagingBucket": "staging",
         "autoscalingConfig": {"policyUri": UNKNOWN},
     }
     # Linked by its dependency (beside the bucket's), or by the policy's literal URI.
-    linked = _resource(
+    linked = stack_resource(
         "gcp:dataproc/cluster:Cluster", "dp", _dataproc(config), clusterConfig=["policy", "bucket"]
     )
-    literal = _resource(
+    literal = stack_resource(
         "gcp:dataproc/cluster:Cluster",
         "dp",
         _dataproc(
@@ -386,13 +370,13 @@ def test_dataproc_autoscaling_policy_in_the_stack_raises_its_max() -> None:
         ),
     )
     for cluster in (linked, literal):
-        found = _capacity([policy, bucket, cluster])
+        found = capacity_by_name([policy, bucket, cluster])
         workers, secondary = found["dp/workers"], found["dp/secondary-workers"]
         assert (workers.expected_units, workers.max_units, workers.scales_itself) == (4, 10, True)
         assert (secondary.expected_units, secondary.max_units) == (0.0, 20.0)
         assert workers.undetermined == secondary.undetermined == ()
     # Its policy elsewhere: how far it scales (secondary workers too) is not known.
-    found = _capacity([literal])
+    found = capacity_by_name([literal])
     assert set(found) == {"dp/workers", "dp/secondary-workers"}
     for part in found.values():
         assert part.max_units is None

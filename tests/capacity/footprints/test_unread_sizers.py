@@ -11,28 +11,11 @@ from typing import Any
 import pytest
 
 from gpufleet.capacity.footprints.model import GpuFootprint
-from gpufleet.capacity.stack_capacity import stack_capacity
 from gpufleet.capacity.stack_resource import StackResource
 from gpufleet.policies.testing import UNKNOWN
+from tests.capacity.footprints.stacks import capacity_by_name, stack_resource
 
-
-def _resource(type_: str, name: str, props: dict[str, Any], **deps: list[str]) -> StackResource:
-    return StackResource(
-        type_,
-        name,
-        f"urn::{name}",
-        props,
-        {},
-        None,
-        {k: [f"urn::{u}" for u in v] for k, v in deps.items()},
-    )
-
-
-def _capacity(resources: list[StackResource]) -> dict[str, GpuFootprint]:
-    return {c.name: c.footprint for c in stack_capacity(resources)}
-
-
-_GROUP = _resource(
+_GROUP = stack_resource(
     "aws:autoscaling/group:Group",
     "asg",
     {
@@ -51,7 +34,7 @@ def _set_by(footprint: GpuFootprint) -> list[str]:
 
 
 def test_a_scaling_plan_makes_the_group_it_names_undetermined() -> None:
-    plan = _resource(
+    plan = stack_resource(
         "aws:autoscalingplans/scalingPlan:ScalingPlan",
         "plan",
         {
@@ -66,7 +49,7 @@ def test_a_scaling_plan_makes_the_group_it_names_undetermined() -> None:
             ],
         },
     )
-    group = _capacity([_GROUP, plan])["asg"]
+    group = capacity_by_name([_GROUP, plan])["asg"]
     assert _set_by(group) == [
         "its size is set by aws:autoscalingplans/scalingPlan:ScalingPlan plan, which gpufleet "
         "does not read"
@@ -78,11 +61,11 @@ def test_a_scaling_plan_makes_the_group_it_names_undetermined() -> None:
         props={"scalingInstructions": [{"resourceId": UNKNOWN, "maxCapacity": 50}]},
         property_dependencies={"scalingInstructions": ["urn::asg"]},
     )
-    assert _set_by(_capacity([_GROUP, by_dependency])["asg"])
+    assert _set_by(capacity_by_name([_GROUP, by_dependency])["asg"])
 
 
 def test_a_node_group_makes_its_gpu_node_template_undetermined() -> None:
-    template = _resource(
+    template = stack_resource(
         "gcp:compute/nodeTemplate:NodeTemplate",
         "nt",
         {
@@ -90,18 +73,18 @@ def test_a_node_group_makes_its_gpu_node_template_undetermined() -> None:
             "accelerators": [{"acceleratorType": "nvidia-tesla-t4", "acceleratorCount": 4}],
         },
     )
-    group = _resource(
+    group = stack_resource(
         "gcp:compute/nodeGroup:NodeGroup",
         "ng",
         {"nodeTemplate": UNKNOWN, "autoscalingPolicy": {"mode": "ON", "maxNodes": 10}},
         nodeTemplate=["nt"],
     )
-    assert _set_by(_capacity([template, group])["nt"]) == [
+    assert _set_by(capacity_by_name([template, group])["nt"]) == [
         "its size is set by gcp:compute/nodeGroup:NodeGroup ng, which gpufleet does not read"
     ]
 
 
-_CONFIG = _resource(
+_CONFIG = stack_resource(
     "aws:sagemaker/endpointConfiguration:EndpointConfiguration",
     "config",
     {
@@ -115,7 +98,7 @@ _CONFIG = _resource(
         ],
     },
 )
-_ENDPOINT = _resource(
+_ENDPOINT = stack_resource(
     "aws:sagemaker/endpoint:Endpoint",
     "endpoint",
     {"name": "llm", "endpointConfigName": "llm-config"},
@@ -143,20 +126,22 @@ def test_an_actuator_of_another_package_through_an_endpoint(
 ) -> None:
     """A native-provider type or a remote component, linked to an endpoint in front of the
     capacity (its configuration)."""
-    actuator = _resource(type_, "actuator", props, resourceId=["endpoint"], target=["endpoint"])
-    config = _capacity([_CONFIG, _ENDPOINT, actuator])["config/AllTraffic"]
+    actuator = stack_resource(
+        type_, "actuator", props, resourceId=["endpoint"], target=["endpoint"]
+    )
+    config = capacity_by_name([_CONFIG, _ENDPOINT, actuator])["config/AllTraffic"]
     (why,) = _set_by(config)
     assert why.startswith(f"its size is set by {type_} actuator (")
     assert why.endswith("), which gpufleet does not read")
 
 
 def test_kubernetes_and_native_resources_by_name_and_sizing_keys() -> None:
-    scheduled = _resource(
+    scheduled = stack_resource(
         "aws-native:autoscaling:ScheduledAction",
         "scheduled",
         {"autoScalingGroupName": "GPU-ASG", "MaxSize": 80, "Recurrence": "0 8 * * *"},
     )
-    assert _set_by(_capacity([_GROUP, scheduled])["asg"]) == [
+    assert _set_by(capacity_by_name([_GROUP, scheduled])["asg"]) == [
         "its size is set by aws-native:autoscaling:ScheduledAction scheduled (MaxSize), which "
         "gpufleet does not read"
     ]
@@ -166,46 +151,46 @@ def test_kubernetes_and_native_resources_by_name_and_sizing_keys() -> None:
     "other",
     [
         # Sizes something else (a Deployment), though it names nothing of the stack's GPUs.
-        _resource(
+        stack_resource(
             "kubernetes:autoscaling/v2:HorizontalPodAutoscaler",
             "hpa",
             {"spec": {"minReplicas": 1, "maxReplicas": 30, "scaleTargetRef": {"name": "web"}}},
         ),
         # Depends on the group, sizes nothing.
-        _resource(
+        stack_resource(
             "aws-native:cloudwatch:Alarm",
             "alarm",
             {"dimensions": [{"name": "AutoScalingGroupName", "value": "gpu-asg"}], "threshold": 1},
             dimensions=["asg"],
         ),
         # A sizing type that sizes no GPUs (its tasks run on the group, within its max).
-        _resource(
+        stack_resource(
             "aws:ecs/service:Service",
             "service",
             {"desiredCount": 12, "capacityProviderStrategies": [{"capacityProvider": "gpu-asg"}]},
             capacityProviderStrategies=["asg"],
         ),
         # A scaler gpufleet reads: its own reading, not "set by".
-        _resource(
+        stack_resource(
             "aws:autoscaling/schedule:Schedule",
             "schedule",
             {"autoscalingGroupName": "gpu-asg", "maxSize": 2, "recurrence": "0 8 * * 1"},
         ),
         # Tags naming the group are not a target; a local component's outputs are not a size.
-        _resource(
+        stack_resource(
             "acme:index:Dashboard",
             "dashboard",
             {"tags": {"group": "gpu-asg"}, "maxSize": 9, "title": "GPUs"},
         ),
         replace(
-            _resource("acme:index:Fleet", "fleet", {"maxSize": 9}, maxSize=["asg"]),
+            stack_resource("acme:index:Fleet", "fleet", {"maxSize": 9}, maxSize=["asg"]),
             has_provider=False,
         ),
     ],
     ids=lambda r: r.type,
 )
 def test_what_sizes_no_gpu_capacity_leaves_it_alone(other: StackResource) -> None:
-    group = _capacity([_GROUP, other])["asg"]
+    group = capacity_by_name([_GROUP, other])["asg"]
     assert _set_by(group) == [], group.undetermined
 
 
@@ -215,21 +200,21 @@ def test_hostile_properties_are_searched_within_limits() -> None:
         deep = {"next": deep}
     wide = {f"key{i}": [{"x": i}] * 3 for i in range(20_000)}
     for props in (deep, wide, {"items": ["gpu-asg"] * 100_000}):
-        other = _resource("acme:index:Thing", "thing", props)
-        group = _capacity([_GROUP, other])["asg"]
+        other = stack_resource("acme:index:Thing", "thing", props)
+        group = capacity_by_name([_GROUP, other])["asg"]
         assert _set_by(group) == [], group.undetermined
 
 
-_SCALE_SET = _resource(
+_SCALE_SET = stack_resource(
     "azure-native:compute:VirtualMachineScaleSet",
     "vmss",
     {"name": "gpu-vmss", "sku": {"name": "Standard_NC24ads_A100_v4", "capacity": 2}},
 )
 _MIG = [
-    _resource(
+    stack_resource(
         "gcp:compute/instanceTemplate:InstanceTemplate", "tpl", {"machineType": "a2-highgpu-1g"}
     ),
-    _resource(
+    stack_resource(
         "gcp:compute/instanceGroupManager:InstanceGroupManager",
         "mig",
         {"name": "gpu-mig", "targetSize": 1},
@@ -243,7 +228,7 @@ _MIG = [
     [
         (
             [_SCALE_SET],
-            _resource(
+            stack_resource(
                 "azure:monitoring/autoscaleSetting:AutoscaleSetting",
                 "classic",
                 {
@@ -257,7 +242,7 @@ _MIG = [
         ),
         (
             _MIG,
-            _resource(
+            stack_resource(
                 "google-native:compute/v1:Autoscaler",
                 "native",
                 {"target": UNKNOWN, "autoscalingPolicy": {"maxNumReplicas": 30}},
@@ -271,5 +256,5 @@ _MIG = [
 def test_native_and_classic_autoscalers_by_dependency(
     capacity: list[StackResource], actuator: StackResource, target: str, key: str
 ) -> None:
-    (why,) = _set_by(_capacity([*capacity, actuator])[target])
+    (why,) = _set_by(capacity_by_name([*capacity, actuator])[target])
     assert why.startswith(f"its size is set by {actuator.type} {actuator.name} ({key}")

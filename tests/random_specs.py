@@ -1,0 +1,34 @@
+"""Workloads drawn by hypothesis, written as a spec's YAML: the random-spec tests (the plan is
+the bill, the gate agrees with the builder) draw their own mixes and write them here alike."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def workload_yaml(index: int, w: dict[str, Any]) -> str:
+    """One drawn workload as a spec's ``workloads`` entry. ``managed`` and ``cloud`` are
+    optional draws (a managed service takes no schedule and no nodes; it wins over a cloud)."""
+    managed, cloud = w.get("managed"), w.get("cloud")
+    lines = [
+        f"  - name: w{index}",
+        f"    kind: {w['kind']}",
+        f"    gpu: {{name: {w['gpu']}, count: {w['count']}}}",
+        f"    interruptible: {str(w['interruptible']).lower()}",
+    ]
+    if managed is not None and w["kind"] != "inference":
+        lines.append(f"    managed: {managed}")
+    elif cloud is not None:
+        lines.append(f"    clouds: [{cloud}]")
+    if w["schedule"] is not None and managed is None:
+        lines.append(f"    schedule: {w['schedule']}")
+    elif w["hours"] is not None:
+        lines.append(f"    hours_per_month: {w['hours']}")
+    if w["kind"] == "inference":
+        least, most = w["replicas"]
+        lines.append(f"    replicas: {{min: {least}, max: {most}}}")
+        if w["always_on"]:
+            lines.append("    always_on: true")
+    elif w["nodes"] > 1 and managed is None:
+        lines.append(f"    nodes: {w['nodes']}")
+    return "\n".join(lines) + "\n"
