@@ -41,6 +41,7 @@ from gpufleet.capacity.stack_resource import StackResource
 from gpufleet.capacity.taggable import tag_entries, tag_property
 from gpufleet.clouds import cloud_of_type
 from gpufleet.planner.rates import Rate, RateCard
+from gpufleet.planner.runs import runs_per_month
 from gpufleet.planner.schedules import MINUTES_PER_WEEK
 from gpufleet.pricing_models import HOURS_PER_MONTH, PRICING_OF_TERM, Commitment, Pricing
 
@@ -48,8 +49,8 @@ Figure = Literal["expected", "maximum"]
 FIGURES: tuple[Figure, ...] = get_args(Figure)
 UNTAGGED = "(no workload tag)"
 UNKNOWN_USE = (
-    f"its autoscaler sizes it from zero and it declares no expected use "
-    f"({tag_keys.EXPECTED_MINUTES})"
+    "it sits at zero until something other than its settings sizes it (a run, its "
+    f"autoscaler) and declares no expected use ({tag_keys.EXPECTED_MINUTES})"
 )
 
 
@@ -63,6 +64,7 @@ class Usage:
     basis: str  # how it was decided, for people
     extra_units: float = 0.0
     extra_hours: float = 0.0
+    unpriced: str | None = None  # why what it runs is not known (then ``units`` is None)
 
 
 UsageModel = Callable[[StackCapacity, Mapping[str, str]], Usage]
@@ -70,44 +72,97 @@ UsageModel = Callable[[StackCapacity, Mapping[str, str]], Usage]
 
 def resource_settings(item: StackCapacity, tags: Mapping[str, str]) -> Usage:
     """The default usage model: what the resource's own settings say — its size around the
-    clock, and above it, up to its max size, the expected use its ``expected-minutes`` tag
-    gives (the plan's hours for a burst or a group at zero until a run asks)."""
+    clock, what its own schedule runs, and above that, up to its max size, the expected use
+    its ``expected-minutes`` tag declares (the plan's hours for a burst or a group at zero
+    until a run asks). The settings are the truth and the tag a forecast: where the settings
+    run more than the tag declares (a min size at the max, a group nothing scales in), the
+    settings price it and the basis says so; a group at zero that declares no use is
+    unpriced, never $0."""
     footprint = item.footprint
     if footprint.run_hours is not None:
         return Usage(footprint.expected_units, footprint.run_hours, "one run")
-    if footprint.weekly_use is not None and footprint.max_units:
-        # Its own schedule says what it runs: that, not a declared figure, is the bill.
-        most, share = footprint.max_units, footprint.fixed_share
-        fixed = share.max_units if share is not None and share.weekly_use is not None else None
-        if share is not None and share.weekly_use is not None and fixed and most > fixed:
-            # Its fixed version's units for what the schedule runs of them, the rest above.
-            hours = _monthly_hours(share.weekly_use, fixed)
-            extra = _monthly_hours(footprint.weekly_use - share.weekly_use, most - fixed)
-            return Usage(
-                fixed,
-                hours,
-                f"its schedule: its fixed version for {hours:.4g} h a month, its max size "
-                f"for {extra:.4g} h",
-                most - fixed,
-                extra,
-            )
-        hours = _monthly_hours(footprint.weekly_use, most)
-        return Usage(most, hours, f"its schedule: its max size for {hours:.4g} h a month")
-    minutes = tag_keys.expected_minutes(tags.get(tag_keys.EXPECTED_MINUTES))
+    declared = tags.get(tag_keys.EXPECTED_MINUTES)
+    minutes = tag_keys.expected_minutes(declared)
     if minutes is None:
         minutes = footprint.declared_minutes
     least, most = footprint.expected_units, footprint.max_units
-    if minutes is None and footprint.scales_itself and least == 0 and most:
-        # Its own autoscaler sizes it from zero: what it runs depends on load, and it declares
-        # no expected use. Not $0: unpriced, and said why.
-        return Usage(None, HOURS_PER_MONTH, UNKNOWN_USE)
+    if footprint.never_scales_in is not None and most:
+        return Usage(
+            most,
+            HOURS_PER_MONTH,
+            f"its max size all month: {footprint.never_scales_in}, so what load adds "
+            f"stays{_over_declared(minutes)}",
+        )
+    if footprint.weekly_use is not None and most:
+        return _scheduled(footprint, most, minutes)
+    if minutes is None and least == 0 and most and footprint.market != "in_reservation":
+        # Something other than its settings sizes it (a run, its autoscaler) and it declares
+        # no expected use: what it runs is not known. Not $0: unpriced, and said why.
+        why = UNKNOWN_USE
+        if declared is not None:
+            why = f"its {tag_keys.EXPECTED_MINUTES} tag {declared!r} is not whole minutes"
+        return Usage(None, HOURS_PER_MONTH, why, unpriced=why)
     if minutes is None or least is None or most is None or most <= least:
-        return Usage(least, HOURS_PER_MONTH, _size_basis(footprint))
+        basis = _size_basis(footprint)
+        if minutes is not None and least:
+            basis += _over_declared(minutes)
+        return Usage(least, HOURS_PER_MONTH, basis)
     hours = min(minutes / 60, HOURS_PER_MONTH)
     basis = f"up to its max size for {hours:g} h a month (its expected use, as planned)"
+    idle = footprint.idle_hours_per_run
+    if idle and hours:
+        # Each run keeps the nodes for the idle time-out after it: what the settings add.
+        runs = tag_keys.expected_runs(tags.get(tag_keys.EXPECTED_RUNS))
+        runs = runs_per_month(hours) if runs is None else runs
+        held = min(hours + runs * idle, HOURS_PER_MONTH)
+        basis = (
+            f"up to its max size for {held:.4g} h a month: its expected use ({hours:g} h, as "
+            f"planned) and {runs} runs' idle time-out of {idle * 60:.4g} min each"
+        )
+        hours = held
     if least:
         basis = f"its minimum all month, {basis}"
     return Usage(least, HOURS_PER_MONTH, basis, most - least, hours)
+
+
+def _over_declared(minutes: int | None) -> str:
+    """Said of a resource whose settings run more than its declared use."""
+    if minutes is None:
+        return ""
+    return (
+        f" (its settings run more than its declared use, {tag_keys.EXPECTED_MINUTES}="
+        f"{minutes}: the settings win)"
+    )
+
+
+def _scheduled(footprint: GpuFootprint, most: float, minutes: int | None) -> Usage:
+    """What a group's own schedule runs: that, not a declared figure, is the bill; where the
+    schedule sets only its bounds, runs add their declared use above them."""
+    share = footprint.fixed_share
+    weekly = footprint.weekly_use or 0.0
+    fixed = share.max_units if share is not None and share.weekly_use is not None else None
+    if share is not None and share.weekly_use is not None and fixed and most > fixed:
+        # Its fixed version's units for what the schedule runs of them, the rest above.
+        hours = _monthly_hours(share.weekly_use, fixed)
+        extra = _monthly_hours(weekly - share.weekly_use, most - fixed)
+        return Usage(
+            fixed,
+            hours,
+            f"its schedule: its fixed version for {hours:.4g} h a month, its max size "
+            f"for {extra:.4g} h",
+            most - fixed,
+            extra,
+        )
+    basis = "its schedule"
+    if footprint.runs_above_schedule and minutes:
+        # Runs of the declared hours at its max size, above the floor the schedule holds
+        # (taken at its mean over the week).
+        floor = weekly / MINUTES_PER_WEEK
+        runs = minutes / (HOURS_PER_MONTH * 60) * MINUTES_PER_WEEK * max(most - floor, 0.0)
+        weekly += runs
+        basis = f"its schedule's floor, and runs above it for {minutes / 60:g} h (declared)"
+    hours = min(_monthly_hours(weekly, most), HOURS_PER_MONTH)
+    return Usage(most, hours, f"{basis}: its max size for {hours:.4g} h a month")
 
 
 def _monthly_hours(weekly_unit_minutes: float, units: float) -> float:
@@ -265,8 +320,8 @@ def _price(
         machines = (*footprint.fixed_share.machines, *machines)
     largest = max((m.gpus for m in machines), default=0)
     unpriced = priced.why_unpriced(footprint)
-    if unpriced is None and used.basis == UNKNOWN_USE:
-        unpriced = UNKNOWN_USE
+    if unpriced is None and used.unpriced is not None:
+        unpriced = used.unpriced
     if unpriced is None and (expected.monthly_usd is None or maximum.monthly_usd is None):
         unpriced = "; ".join(footprint.undetermined) or "its size is not known"
     if unpriced is not None:
@@ -492,7 +547,10 @@ def _ancestor_name(resource: StackResource, by_urn: dict[str, StackResource]) ->
     chain = [resource]
     while chain[-1].parent and chain[-1].parent in by_urn and len(chain) < 64:
         chain.append(by_urn[chain[-1].parent])
-    components = [r for r in chain if cloud_of_type(r.type) is None and r.parent]
+    # Not the stack itself (the engine's), whether or not a reader is given its parent link.
+    components = [
+        r for r in chain if cloud_of_type(r.type) is None and not r.type.startswith("pulumi:")
+    ]
     return components[-1].name if components else None
 
 

@@ -670,11 +670,11 @@ class Reservations:
         footprint: GpuFootprint,
         resource: StackResource,
         templates: Sequence[StackResource] = (),
-    ) -> str | None:
-        """Take ``footprint``'s instances from the stack reservations it runs in; None when
-        they fit (the reservations pay), else why they do not."""
+    ) -> tuple[float, str | None]:
+        """Take ``footprint``'s instances from the stack reservations it runs in: how many
+        they hold (those the reservations pay for), and why not all of them when not."""
         if footprint.market_outside_reservation == "spot":
-            return "spot capacity cannot run in a reservation"
+            return 0.0, "spot capacity cannot run in a reservation"
         if footprint.reservation_names:
             reached = [
                 urn
@@ -697,19 +697,26 @@ class Reservations:
         )
         if not fitting:
             if any(urn in self._unknown for urn in reached):
-                return RESERVATION_UNKNOWN
-            return "is not in this stack for its machine"
+                return 0.0, RESERVATION_UNKNOWN
+            return 0.0, "is not in this stack for its machine"
         wanted = footprint.max_units
         if wanted is not None and footprint.fixed_share is not None:
             # Its fixed version was matched on its own: the rest of the group is what runs here.
             wanted = max(wanted - (footprint.fixed_share.max_units or 0.0), 0.0)
-        if wanted is None or wanted > sum(self._left[urn] for urn in fitting):
-            return "does not have room for all of it (what it holds covers other capacity too)"
+        if wanted is None:
+            return 0.0, "cannot be matched to it (its size is not known)"
+        covered = 0.0
         for urn in fitting:
-            taken = min(wanted, self._left[urn])
+            taken = min(wanted - covered, self._left[urn])
             self._left[urn] -= taken
-            wanted -= taken
-        return None
+            covered += taken
+        if covered < wanted:
+            return covered, (
+                f"holds {covered:g} of its {wanted:g} (what is left of it covers other capacity)"
+                if covered
+                else "has no room left for it (what it holds covers other capacity)"
+            )
+        return covered, None
 
 
 def resolve_reservation(
@@ -721,9 +728,29 @@ def resolve_reservation(
     """Capacity in a reservation runs at no cost of its own only when a reservation of the
     stack holds its machine and has room for it; otherwise the stack pays for it like any
     capacity (the reservation is priced too), and says why."""
-    why = reservations.cover(footprint, resource, templates)
+    covered, why = reservations.cover(footprint, resource, templates)
     if why is None:
         return footprint
+    if covered and footprint.fixed_share is None:
+        # Its first instances run in the reservation (paid there); the rest pay their way.
+        held = replace(
+            footprint,
+            max_units=covered,
+            expected_units=None
+            if footprint.expected_units is None
+            else min(footprint.expected_units, covered),
+            notes=(),
+        )
+        where = ", ".join(footprint.reservation_names) or "a reservation"
+        return replace(
+            footprint,
+            market=footprint.market_outside_reservation or "on_demand",
+            fixed_share=held,
+            notes=(
+                *footprint.notes,
+                f"runs in {where}, which {why}: the rest priced at its own rate",
+            ),
+        )
     if why == RESERVATION_UNKNOWN:
         # Neither free nor its own rate yet: known once deployed.
         return replace(

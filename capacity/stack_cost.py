@@ -46,7 +46,7 @@ from gpufleet.json_input import JsonInputError, read_json_file
 from gpufleet.planner.catalog import load_catalog
 from gpufleet.planner.rates import RateCard, shipped_rate_card
 from gpufleet.policies.rules.gpu_budget import WORST_CASE_KEY, budget_of
-from gpufleet.policies.stack_limits import StackLimits, config_json, current_limits, limits_in
+from gpufleet.policies.stack_limits import StackLimits, current_limits, limits_in
 from gpufleet.stacks import config_keys
 
 BUDGET_POLICY = "gpu-budget"
@@ -105,17 +105,8 @@ def cost_stack(request: CostRequest) -> CostOutcome:
 def planned(config: dict[str, str]) -> dict[str, float]:
     """Each workload's monthly cost in the plan a generated stack config was written from
     (``gpufleet:workloads``); empty for other stacks."""
-    workloads = config_json(config.get(config_keys.WORKLOADS_KEY) or "")
-    if not isinstance(workloads, list):
-        return {}
-    found: dict[str, float] = {}
-    for w in workloads:
-        if not isinstance(w, dict):
-            continue
-        name, monthly = w.get("name"), w.get(config_keys.PLANNED_MONTHLY_USD)
-        if isinstance(name, str) and isinstance(monthly, int | float):
-            found[name] = float(monthly)
-    return found
+    limits = limits_in(config)
+    return dict(limits.planned_monthly_usd) if limits is not None else {}
 
 
 @dataclass(frozen=True)

@@ -34,13 +34,16 @@ COMMITMENT = "commitment"
 # of its capacity above its minimum, in whole minutes a month (GCP label values take no "."),
 # as the plan priced it; the cost engine's expected figure follows it.
 EXPECTED_MINUTES = "expected-minutes"
+# Beside it, on capacity that keeps its nodes for a while after each run (an Azure ML cluster's
+# idle time-out): the runs a month the plan expects, each adding that while.
+EXPECTED_RUNS = "expected-runs"
 
 COST_KEYS: tuple[str, ...] = (PROJECT, OWNER, COST_CENTER, ENVIRONMENT)
 GPUFLEET_KEYS: tuple[str, ...] = (*COST_KEYS, WORKLOAD, MANAGED_BY, WORKLOAD_KIND)
 MANAGED_BY_GPUFLEET = "gpufleet"
 # What the cost engine reads from a resource's tags (or, where a type takes none, such as a GCP
 # reservation, from ``key=value`` words in its description: ``description_with``).
-COSTING_KEYS: tuple[str, ...] = (WORKLOAD, COMMITMENT, EXPECTED_MINUTES)
+COSTING_KEYS: tuple[str, ...] = (WORKLOAD, COMMITMENT, EXPECTED_MINUTES, EXPECTED_RUNS)
 _WHOLE_NUMBER = re.compile(r"[0-9]{1,6}")
 
 _LABEL_INVALID = re.compile(r"[^a-z0-9_-]")
@@ -76,6 +79,11 @@ def gcp_label_key(text: str) -> str:
     if not key[:1].isalpha():
         key = f"k{key}"
     return key[:LABEL_MAX]
+
+
+def expected_runs(value: object) -> int | None:
+    """The runs an ``expected-runs`` tag gives: whole, as ``expected_minutes``."""
+    return expected_minutes(value)
 
 
 def expected_minutes(value: object) -> int | None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from gpufleet.planner.runs import AZURE_ML_IDLE_SECONDS, runs_per_month
 from gpufleet.planner.spec import Workload
 from gpufleet.pricing_models import HOURS_PER_MONTH
 
@@ -53,3 +54,13 @@ def variable_hours(workload: Workload) -> float:
         return workload.schedule.weekly().hours_per_month
     given = workload.hours_per_month
     return HOURS_PER_MONTH if given is None else given
+
+
+def idle_hours(workload: Workload) -> tuple[int, float]:
+    """(runs a month, hours its capacity idles after them) for a workload whose capacity keeps
+    its nodes for a while after each run (an Azure ML cluster on request); (0, 0.0) for the
+    rest, which ends with its run."""
+    if workload.managed != "azureml" or hours_model(workload) != "on_request":
+        return 0, 0.0
+    runs = runs_per_month(variable_hours(workload))
+    return runs, runs * AZURE_ML_IDLE_SECONDS / 3600

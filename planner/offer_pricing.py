@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 
 from gpufleet.clouds import CLOUDS, Cloud
 from gpufleet.planner.catalog import Offer
-from gpufleet.planner.hours import has_base, hours_model, variable_hours
+from gpufleet.planner.hours import has_base, hours_model, idle_hours, variable_hours
 from gpufleet.planner.plan import Burst, Placement
 from gpufleet.planner.pricing import PricingAssumptions
 from gpufleet.planner.rates import RateCard
@@ -55,17 +55,30 @@ class Sizing:
     burst_hours: float
     # Whether the instances are an always-on base (730 h; commitments may pay for them).
     always_on_base: bool
+    # Runs a month, and hours the instances idle after them, billed at their list rate (an
+    # Azure ML cluster's idle time-out before it scales down: ``hours.idle_hours``).
+    runs: int = 0
+    idle_hours: float = 0.0
 
     @property
     def baseline_hours(self) -> float:
         """Instance-hours a month that the on-demand baseline pays for."""
-        return self.instances * self.base_hours + self.burst_instances * self.burst_hours
+        return (
+            self.instances * (self.base_hours + self.idle_within(self.base_hours))
+            + self.burst_instances * self.burst_hours
+        )
+
+    def idle_within(self, billed_hours: float) -> float:
+        """Its idle hours that fit in the month beside ``billed_hours`` of work (an instance
+        bills the month at most)."""
+        return min(self.idle_hours, max(HOURS_PER_MONTH - billed_hours, 0.0))
 
 
 def sizing(workload: Workload, limits: EnvironmentLimits) -> Sizing:
     hours = variable_hours(workload)
     if workload.kind != "inference":
-        return Sizing(workload.nodes, 0, hours, hours, False)
+        runs, idle = idle_hours(workload)
+        return Sizing(workload.nodes, 0, hours, hours, False, runs, idle)
     replicas_min = workload.replicas.min if workload.replicas else 1
     replicas_max = workload.replicas.max if workload.replicas else 1
     cap = limits.max_replicas or replicas_max
@@ -144,14 +157,18 @@ def offer_pricer(
         on_demand = rates.hourly(offer, "on_demand", sagemaker=sagemaker)
         if on_demand is None:
             return None
+        # Per pricing index: what an instance's idle hours after its runs cost a month.
+        idle: dict[int, float] = {}
         spot = rates.hourly(offer, "spot", sagemaker=sagemaker)
         cloud = offer.cloud
         # (pricing index, expected hourly per instance, list price per instance for the cap)
         base: list[tuple[int, float, float]] = []
         if spot_base and spot is not None:
             base.append((_SPOT, spot * spot_factor[cloud], spot))
+            idle[_SPOT] = spot * size.idle_within(base_hours * spot_factor[cloud])
         if allow_on_demand:
             base.append((_ON_DEMAND, on_demand, on_demand))
+            idle[_ON_DEMAND] = on_demand * size.idle_within(base_hours)
         for index, term in terms:
             committed = rates.hourly(offer, term, sagemaker=sagemaker)
             if committed is not None:
@@ -181,7 +198,7 @@ def offer_pricer(
         instance_type = f"ml.{offer.instance_type}" if sagemaker else offer.instance_type
         return [
             (
-                per_instance * instances * base_hours + burst_monthly,
+                (per_instance * base_hours + idle.get(index, 0.0)) * instances + burst_monthly,
                 cloud,
                 offer.region,
                 offer.zone,
@@ -270,6 +287,7 @@ def to_placement(
         )
     on_demand = rates.hourly(offer, "on_demand", sagemaker=workload.managed == "sagemaker")
     assert on_demand is not None, "offer_pricer prices only offers with an on-demand rate"
+    billed = size.base_hours * (factor if pricing == "spot" else 1.0)
     return Placement(
         name=workload.name,
         kind=workload.kind,
@@ -280,7 +298,9 @@ def to_placement(
         pricing=pricing,
         hourly_usd=hourly,
         hours_per_month=size.base_hours,
-        billed_hours=size.base_hours * (factor if pricing == "spot" else 1.0),
+        billed_hours=billed,
+        runs=size.runs,
+        idle_hours=size.idle_within(billed),
         monthly_usd=monthly,
         baseline_monthly_usd=on_demand * size.baseline_hours,
         burst=burst,

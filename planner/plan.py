@@ -45,6 +45,10 @@ class Placement:
     billed_hours: float = 0.0
     # The weekly runs of a scheduled workload (its base, or its burst above an always-on base).
     schedule: WeeklySchedule | None = None
+    # Runs a month on request, and hours its instances idle after them before scaling down,
+    # billed beside ``billed_hours`` (an Azure ML cluster's idle time-out; 0 for the rest).
+    runs: int = 0
+    idle_hours: float = 0.0
 
     @property
     def cloud(self) -> Cloud:
@@ -89,6 +93,7 @@ class Placement:
             "hours_model": self.hours_model,
             "hourly_usd": round(self.hourly_usd, 4),
             "hours_per_month": float(self.hours_per_month),
+            "idle_hours": round(self.idle_hours, 4),
             "monthly_usd": round(self.monthly_usd, 2),
             "baseline_monthly_usd": round(self.baseline_monthly_usd, 2),
             "savings_usd": round(self.savings_usd, 2),

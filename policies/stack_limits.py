@@ -23,7 +23,7 @@ import math
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -47,6 +47,10 @@ class StackLimits:
     # Workloads whose plan commits to reserved capacity (a part priced reserved_1y or _3y):
     # their reservations are meant to last the term, not to end.
     committed: frozenset[str] = frozenset()
+    # Each workload's monthly cost in the plan the stack was generated from (its
+    # ``monthlyUsd`` in ``gpufleet:workloads``): what the stack is held to by ``plan-drift``
+    # and shown beside the cost.
+    planned_monthly_usd: Mapping[str, float] = field(default_factory=dict)
 
 
 _current: ContextVar[StackLimits | None] = ContextVar("gpufleet_stack_limits", default=None)
@@ -98,10 +102,21 @@ def _parse(text: str, discounts_text: str, workloads_text: str = "") -> StackLim
         for name, w in workloads.items()
         if any(p.get(config_keys.PART_PRICING) in COMMITMENT_TERMS for p in _parts(w))
     )
+    planned = {
+        name: float(monthly)
+        for name, w in workloads.items()
+        if isinstance(monthly := w.get(config_keys.PLANNED_MONTHLY_USD), int | float)
+        and not isinstance(monthly, bool)
+        and math.isfinite(monthly)
+        and monthly >= 0
+    }
     limits = config_json(text)
     if not isinstance(limits, dict):
         return StackLimits(
-            commitment_discounts=discounts, planned_off_spot=off_spot, committed=committed
+            commitment_discounts=discounts,
+            planned_off_spot=off_spot,
+            committed=committed,
+            planned_monthly_usd=planned,
         )
     budget = limits.get(config_keys.MONTHLY_BUDGET_USD)
     allowed = limits.get(config_keys.ALLOWED_GPUS)
@@ -111,6 +126,7 @@ def _parse(text: str, discounts_text: str, workloads_text: str = "") -> StackLim
         commitment_discounts=discounts,
         planned_off_spot=off_spot,
         committed=committed,
+        planned_monthly_usd=planned,
     )
 
 

@@ -445,10 +445,13 @@ def _build_low_priority_cluster(ctx: BuildContext) -> dict[str, Any]:
             location=w.region,
             vm_size=w.instance_type,
             max_nodes=ctx.part.instances,
+            # A part planned all month holds its nodes; otherwise the cluster scales from 0.
+            min_nodes=ctx.part.instances if ctx.part.scaling == "fixed" else 0,
             vm_priority="LowPriority" if ctx.part.pricing == "spot" else "Dedicated",
             workspace_name=region.workspace_name,
             subnet_id=region.subnet_id,
             expected_hours=ctx.part.expected_hours,
+            expected_runs=ctx.part.expected_runs,
             **_chosen(
                 workspace_public_network_access=region.workspace_public_network_access,
                 storage_shared_key_access=region.storage_shared_key_access,

@@ -72,11 +72,25 @@ def placement_parts(placement: Placement) -> list[Part]:
             ),
         ]
     scaling = "fixed" if _whole_week(placement) else _SCALING[placement.hours_model]
-    return [_part(base, placement.instances, placement.pricing, scaling, placement.billed_hours)]
+    return [
+        _part(
+            base,
+            placement.instances,
+            placement.pricing,
+            scaling,
+            placement.billed_hours,
+            placement.runs,
+        )
+    ]
 
 
 def _part(
-    entry: ComponentEntry, instances: int, pricing: Pricing, scaling: ScalingMode, hours: float
+    entry: ComponentEntry,
+    instances: int,
+    pricing: Pricing,
+    scaling: ScalingMode,
+    hours: float,
+    runs: int = 0,
 ) -> Part:
     if scaling in ("schedule", "on_load") and scaling not in entry.follows:
         scaling = "on_request"  # at zero until a run asks; the same hours expected
@@ -91,6 +105,7 @@ def _part(
         expected_hours=min(hours, HOURS_PER_MONTH)
         if scaling in ("on_request", "on_load")
         else None,
+        expected_runs=runs if runs and scaling == "on_request" else None,
     )
 
 

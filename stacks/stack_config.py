@@ -96,6 +96,9 @@ class Part(ConfigModel):
     # for on request and on load, the hours a month the plan expects it at its size.
     scaling: ScalingMode = "fixed"
     expected_hours: float | None = Field(default=None, ge=0)
+    # On request, the runs a month the plan expects, where each run adds idle time (an Azure
+    # ML cluster waits idle before it scales down): ``planner.hours.runs_per_month``.
+    expected_runs: int | None = Field(default=None, ge=0)
 
 
 class ScheduledRun(ConfigModel):

@@ -38,7 +38,7 @@ from gpufleet.capacity.footprints.coverage import HOLDS_DATA, NOT_GPU_CAPACITY
 from gpufleet.capacity.footprints.model import GpuFootprint, MachineCatalog, shipped_machine_catalog
 from gpufleet.capacity.footprints.named_anywhere import read_named_anywhere
 from gpufleet.capacity.footprints.reading import READERS, SCALERS, TAG_PATHS, Reading, Scaler
-from gpufleet.capacity.footprints.weekly_use import set_point_use, window_use
+from gpufleet.capacity.footprints.weekly_use import bounded_use, set_point_use, window_use
 
 GPU_RESOURCE_TYPES = frozenset(READERS)
 
@@ -71,14 +71,24 @@ def apply_scaler(footprint: GpuFootprint, scaler: Scaler) -> GpuFootprint:
     declared = footprint.declared_minutes or scaler.declared_minutes
     if scaler.active:
         least, most = footprint.expected_units, footprint.max_units
+        floor = footprint.min_units if footprint.min_units is not None else least
+        notes = footprint.notes
         if scaler.bounds:
             least, most = scaler.least, scaler.most
-        elif scaler.most is not None and most is not None:
-            most = max(most, scaler.most)  # an action that raises the group's size for a while
-        notes = footprint.notes
+            floor = least
+        else:
+            if scaler.most is not None and most is not None:
+                most = max(most, scaler.most)  # an action that raises the group's size
+            least, floor, raised = _raised_for_good(scaler, least, floor)
+            notes = (*notes, *raised)
         unread = _unread(scaler)
         if unread:
             notes = (*notes, f"its schedule is not read: {unread}")
+        never_in = footprint.never_scales_in
+        if scaler.scales_out and not scaler.scales_in:
+            never_in = scaler.direction_unread or (
+                "nothing scales it in (its scaling policies only add capacity)"
+            )
         return replace(
             footprint,
             expected_units=least,
@@ -88,7 +98,9 @@ def apply_scaler(footprint: GpuFootprint, scaler: Scaler) -> GpuFootprint:
             unknown=unknown,
             declared_minutes=declared,
             scales_itself=True,
-            weekly_use=None if unread else scheduled_use(scaler, least, most),
+            never_scales_in=never_in,
+            weekly_use=None if unread else scheduled_use(scaler, least, most, floor),
+            runs_above_schedule=not (scaler.set_points or scaler.windows),
             notes=notes,
         )
     given = footprint.expected_units
@@ -152,15 +164,40 @@ def _unread(scaler: Scaler) -> str | None:
     return None
 
 
-def scheduled_use(scaler: Scaler, least: float | None, most: float | None) -> float | None:
+def _raised_for_good(
+    scaler: Scaler, desired: float | None, floor: float | None
+) -> tuple[float | None, float | None, tuple[str, ...]]:
+    """A group's desired and min sizes after the one-off actions that raise them for good."""
+    notes: list[str] = []
+    if scaler.raises_min is not None and (floor is None or scaler.raises_min > floor):
+        floor = scaler.raises_min
+        notes.append(f"a one-off scheduled action raises its min size to {floor:g} for good")
+    if scaler.raises_desired is not None and (desired is None or scaler.raises_desired > desired):
+        desired = scaler.raises_desired
+        notes.append(f"a one-off scheduled action sets its desired size to {desired:g}")
+    if desired is not None and floor is not None and floor > desired:
+        desired = floor
+    return desired, floor, tuple(notes)
+
+
+def scheduled_use(
+    scaler: Scaler, least: float | None, most: float | None, floor: float | None = None
+) -> float | None:
     """Capacity-unit minutes a week its (readable) schedule runs a group within ``least`` and
     ``most``; None without one. Bounds below the group's own give the use of its first units
-    (a version of fixed size): the size in force, capped."""
+    (a version of fixed size): the size in force, capped. ``floor``: the group's own min size
+    where its desired size (``least``) is apart from it, which a schedule setting the desired
+    size cannot go below."""
     if least is None or most is None:
         return None
+    floor = least if floor is None else floor
+    if scaler.min_points or scaler.max_points:
+        return bounded_use(
+            scaler.set_points, scaler.min_points, scaler.max_points, least, floor, most
+        )
     if scaler.windows:
         return window_use(scaler.windows, least, most)
-    return set_point_use(scaler.set_points, least, most)
+    return set_point_use(scaler.set_points, floor, most)
 
 
 def read_gpu_footprints(

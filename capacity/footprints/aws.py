@@ -20,6 +20,7 @@ from gpufleet.capacity.footprints.model import MEMORY_MIB_UNITS, VCPU_UNITS, Gpu
 from gpufleet.capacity.footprints.reading import (
     Reading,
     Scaler,
+    at_least_min,
     looks_like_gpu,
     market,
     reads,
@@ -241,6 +242,7 @@ def autoscaling_group(r: Reading) -> GpuFootprint | None:
         desired = 0.0 if least is None and r.get("minSize") is None else least
     else:
         r.at_most(desired, "desired size", most, "max size")
+    desired, raised = at_least_min(desired, least)
     bought, base, percent = None, None, None
     if mixed:
         distribution = get_path(mixed, "instancesDistribution")
@@ -256,9 +258,10 @@ def autoscaling_group(r: Reading) -> GpuFootprint | None:
         if most is not None and base is not None and percent is not None:
             on_demand = min(base, most) + max(most - base, 0.0) * percent / 100.0
             bought = "spot" if on_demand == 0 else "on_demand" if on_demand == most else "mixed"
-    notes: tuple[str, ...] = ()
+    notes: tuple[str, ...] = raised
     if r.get("warmPool") is not None:
-        desired, most, notes = _warm_pool(r, desired, most, mixed is not None)
+        desired, most, pool = _warm_pool(r, desired, most, mixed is not None)
+        notes = (*notes, *pool)
     return r.footprint(
         cloud="aws",
         kind="Auto Scaling group",
@@ -267,6 +270,7 @@ def autoscaling_group(r: Reading) -> GpuFootprint | None:
         weights=weights,
         capacity_unit=_unit(r.get("desiredCapacityType")),
         expected_units=desired,
+        min_units=least,
         max_units=most,
         template_properties=()
         if machines
@@ -540,55 +544,120 @@ def sagemaker_job_template(r: Reading) -> GpuFootprint | None:
 @sizes(types.AWS_AUTOSCALING_SCHEDULE)
 def scheduled_action(r: Reading) -> Scaler | None:
     """One scheduled action of an Auto Scaling group (its ``autoscalingGroupName``): a weekly
-    recurrence that sets the desired size is a set point of the group's schedule. It bounds
-    nothing (the group's min and max hold); a one-off action is no point of the week. One that
-    moves the group's min or max size is not read as a set point: the schedule is then left
-    to the group's declared use, with a note."""
-    recurrence, desired = r.get("recurrence"), r.get("desiredCapacity")
-    points: list[SetPoint] = []
+    recurrence sets the desired, min or max size (-1: left alone) at minutes of the week, the
+    group's schedule (``weekly_use.bounded_use``: a min raised and never lowered holds all
+    week). A one-off action runs once, and what it raises holds from then on: taken as the
+    group's own size (a lowering is not counted: it may be long past or far ahead)."""
+    recurrence = r.get("recurrence")
+    sets: dict[str, float | None] = {
+        key: r.number(r.get(key), key, None, whole=True)
+        for key in ("desiredCapacity", "minSize", "maxSize")
+        if r.get(key) not in (None, -1)
+    }
+    points: dict[str, tuple[SetPoint, ...]] = {}
     unread = None
-    moves_bounds = any(r.get(key) not in (None, -1) for key in ("minSize", "maxSize"))
-    if recurrence is not None and moves_bounds:
-        unread = "a scheduled action sets the group's min or max size"
-    elif recurrence is not None and desired is not None and desired != -1:
-        size = r.number(desired, "desiredCapacity", None, whole=True)
+    if recurrence is not None and sets:
         if is_unknown(recurrence) or not isinstance(recurrence, str):
             unread = "the recurrence is unknown during preview or not a cron"
-        elif size is None:
+        elif any(size is None for size in sets.values()):
             unread = "; ".join(r.undetermined)
         else:
             try:
-                points = cron_set_points(recurrence, size)
+                points = {
+                    key: tuple(cron_set_points(recurrence, size))
+                    for key, size in sets.items()
+                    if size is not None
+                }
             except ScheduleError as exc:
                 unread = str(exc)
     zone = r.get("timeZone")
     # Whatever it sets, the group may hold that many while it does: the most the group holds.
-    sizes = [
-        r.number(r.get(key), key, None, whole=True)
-        for key in ("minSize", "maxSize", "desiredCapacity")
-        if r.get(key) not in (None, -1)
-    ]
-    most = max((size for size in sizes if size is not None), default=None)
+    most = max((size for size in sets.values() if size is not None), default=None)
+    once = recurrence is None
     return Scaler(
         "autoscalingGroupName",
         None,
         most,
         active=True,
-        set_points=tuple(points),
+        set_points=points.get("desiredCapacity", ()),
         schedule_unread=unread,
         bounds=False,
         time_zones=frozenset({zone if isinstance(zone, str) and zone else "UTC"})
         if recurrence is not None
         else frozenset(),
+        min_points=points.get("minSize", ()),
+        max_points=points.get("maxSize", ()),
+        raises_min=sets.get("minSize") if once else None,
+        raises_desired=sets.get("desiredCapacity") if once else None,
+        # Setting the desired size may take the group down as well as up.
+        scales_in="desiredCapacity" in sets,
     )
+
+
+# Which way a scaling policy's adjustment moves its group, by its sign.
+_OUT, _IN = "out", "in"
 
 
 @sizes(types.AWS_AUTOSCALING_POLICY)
 def scaling_policy(r: Reading) -> Scaler | None:
     """A scaling policy of an Auto Scaling group: the group sizes itself (on load), between its
     own min and max; what it runs is its declared use, else it is unpriced, never its size at
-    rest ($0 for a group at zero)."""
-    return Scaler("autoscalingGroupName", None, None, active=True, bounds=False)
+    rest ($0 for a group at zero). Which way it moves the group is read: a group whose
+    policies only add capacity stays at its max once load has come (``scales_in`` False)."""
+    if r.get("enabled") is False:
+        return None  # a disabled policy moves nothing
+    directions, unread = _policy_directions(r)
+    if not directions and unread is None:
+        return None  # it forecasts only, or adjusts by nothing
+    return Scaler(
+        "autoscalingGroupName",
+        None,
+        None,
+        active=True,
+        bounds=False,
+        scales_out=_OUT in directions or unread is not None,
+        scales_in=_IN in directions,
+        direction_unread=unread,
+    )
+
+
+def _policy_directions(r: Reading) -> tuple[set[str], str | None]:
+    """Which ways a scaling policy moves its group (AWS's four policy types), or why that
+    cannot be read."""
+    kind = r.get("policyType")
+    if kind is None:
+        kind = "SimpleScaling"  # AWS's default
+    if is_unknown(kind) or not isinstance(kind, str):
+        return set(), "its policyType is not known"
+    if kind == "TargetTrackingScaling":
+        # It removes capacity too unless told not to.
+        disabled = r.get("targetTrackingConfiguration", "disableScaleIn")
+        if is_unknown(disabled):
+            return {_OUT}, "its disableScaleIn is not known"
+        return ({_OUT} if disabled is True else {_OUT, _IN}), None
+    if kind == "PredictiveScaling":
+        mode = r.get("predictiveScalingConfiguration", "mode")
+        # ForecastOnly (AWS's default) forecasts and scales nothing.
+        return ({_OUT, _IN} if mode == "ForecastAndScale" else set()), None
+    if kind not in ("SimpleScaling", "StepScaling"):
+        return set(), f"its policyType {shown(kind)} is not one AWS has"
+    if r.get("adjustmentType") == "ExactCapacity":
+        return {_OUT, _IN}, None  # it sets the size: up or down
+    if kind == "SimpleScaling":
+        adjustments = [r.get("scalingAdjustment")]
+    else:
+        adjustments = [
+            get_path(step, "scalingAdjustment") for step in as_list(r.get("stepAdjustments"))
+        ]
+    directions: set[str] = set()
+    for value in adjustments:
+        if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+            return directions, f"its scalingAdjustment {shown(value)} is not a number"
+        if value > 0:
+            directions.add(_OUT)
+        elif value < 0:
+            directions.add(_IN)
+    return directions, None
 
 
 @reads(types.AWS_LAUNCH_CONFIGURATION)
@@ -674,11 +743,14 @@ def eks_node_group(r: Reading) -> GpuFootprint | None:
     from_template = listed is None and r.get("launchTemplate") is not None
     most = r.count("scalingConfig", "maxSize", where="scalingConfig.maxSize")
     desired = r.count("scalingConfig", "desiredSize", where="scalingConfig.desiredSize")
+    least = r.count("scalingConfig", "minSize", where="scalingConfig.minSize")
     r.at_most(desired, "desired size", most, "max size")
-    notes: tuple[str, ...] = ()
+    r.at_most(least, "min size", most, "max size")
+    desired, notes = at_least_min(desired, least)
     if r.get("warmPoolConfig") is not None:
         # Its Auto Scaling group's warm pool: a Running one's instances bill as its own.
-        desired, most, notes = _warm_pool(r, desired, most, False, "warmPoolConfig")
+        desired, most, pool = _warm_pool(r, desired, most, False, "warmPoolConfig")
+        notes = (*notes, *pool)
     capacity = r.get("capacityType")
     return r.footprint(
         cloud="aws",
@@ -686,6 +758,7 @@ def eks_node_group(r: Reading) -> GpuFootprint | None:
         is_template=False,
         machines=machines,
         expected_units=desired,
+        min_units=least,
         max_units=most,
         template_properties=("launchTemplate",) if from_template else (),
         market="spot" if str(capacity).upper() == "SPOT" else "on_demand",

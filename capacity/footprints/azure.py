@@ -7,11 +7,14 @@ autoscale settings and standby pools make of a scale set's size. Container Apps 
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
+
+import isodate
 
 from gpufleet import resource_types as types
 from gpufleet.capacity.footprints.model import GpuFootprint, Machine
-from gpufleet.capacity.footprints.reading import Reading, Scaler, reads, sizes
+from gpufleet.capacity.footprints.reading import Reading, Scaler, reads, shown, sizes
 from gpufleet.capacity.footprints.weekly_use import MAX_CHANGES, SetPoint
 from gpufleet.capacity.property_values import (
     as_list,
@@ -90,7 +93,7 @@ def ml_compute(r: Reading) -> GpuFootprint | None:
     if least is None and r.get(*scale, "minNodeCount") is None:
         least = 0.0  # Azure's default: the cluster scales to zero when idle
     r.at_most(least, "minNodeCount", most, "maxNodeCount")
-
+    idle = _idle_hours(r, r.get(*scale, "nodeIdleTimeBeforeScaleDown"))
     return r.footprint(
         cloud="azure",
         kind="Azure ML compute cluster",
@@ -98,6 +101,7 @@ def ml_compute(r: Reading) -> GpuFootprint | None:
         machines=[machine],
         expected_units=least,
         max_units=most,
+        idle_hours_per_run=idle,
         market="spot" if get_path(inner, "vmPriority") == "LowPriority" else "on_demand",
         spot_name=LOW_PRIORITY,
         region=_region(r),
@@ -132,6 +136,29 @@ def capacity_reservation(r: Reading) -> GpuFootprint | None:
     )
 
 
+# Azure ML's idle time before a cluster scales down when the cluster does not say.
+_AML_DEFAULT_IDLE = "PT120S"
+
+
+def _idle_hours(r: Reading, value: Any) -> float | None:
+    """An ML cluster's idle time before it scales down (ISO 8601), in hours; None, recorded,
+    when it cannot be read (a month or a year is no fixed time)."""
+    where = "nodeIdleTimeBeforeScaleDown"
+    if value is None:
+        value = _AML_DEFAULT_IDLE
+    if r.unreadable(value, where):
+        return None
+    try:
+        found = isodate.parse_duration(value) if isinstance(value, str) else None
+    except (isodate.ISO8601Error, ValueError, OverflowError):
+        found = None
+    if not isinstance(found, timedelta) or found < timedelta(0):
+        r.undetermined.append(f"{where} {shown(value)} is not a duration in days or less")
+        r.size_reasons.append(r.undetermined[-1])
+        return None
+    return found.total_seconds() / 3600
+
+
 @sizes(types.AZURE_AUTOSCALE_SETTING)
 def autoscale_setting(r: Reading) -> Scaler | None:
     """Its profiles' capacities bound the scale set it targets: the least of their minimums
@@ -157,12 +184,28 @@ def autoscale_setting(r: Reading) -> Scaler | None:
         for p in profiles
         if get_path(p, "recurrence") is not None
     }
+    directions = {
+        get_path(rule, "scaleAction", "direction")
+        for profile in profiles
+        for rule in as_list(get_path(profile, "rules"))
+    }
+    odd = directions - {"Increase", "Decrease"}
+    unread = (
+        f"a rule's scaleAction.direction is {', '.join(sorted(map(shown, odd)))}, not Increase "
+        "or Decrease"
+        if odd
+        else None
+    )
     return Scaler(
         "targetResourceUri",
         min(least, default=0.0),
         max(most, default=None),
         # Azure's default is disabled.
         active=r.get("enabled") is True,
+        scales_out="Increase" in directions or unread is not None,
+        # A recurring profile's start sets its default capacity, down as well as up.
+        scales_in="Decrease" in directions or bool(points),
+        direction_unread=unread,
         undetermined=tuple(r.undetermined),
         set_points=tuple(points),
         schedule_unread=unread,

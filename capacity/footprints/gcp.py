@@ -298,6 +298,7 @@ def autoscaler(r: Reading) -> Scaler | None:
         for entry in entries
         if isinstance(entry, dict) and entry.get("disabled") is not True
     }
+    never_in = _never_scales_in(r, mode)
     return Scaler(
         "target",
         least,
@@ -308,7 +309,22 @@ def autoscaler(r: Reading) -> Scaler | None:
         windows=tuple(windows),
         schedule_unread=unread,
         time_zones=frozenset(zones),
+        scales_out=True,
+        scales_in=never_in is None,
+        direction_unread=never_in,
     )
+
+
+def _never_scales_in(r: Reading, mode: Any) -> str | None:
+    """Why an autoscaler never removes VMs it added, if it does not: a mode that only scales
+    out (``ONLY_SCALE_OUT``, formerly ``ONLY_UP``), or scale-in controls that allow none."""
+    if mode in ("ONLY_SCALE_OUT", "ONLY_UP"):
+        return f"its autoscaler's mode is {mode}: it never removes VMs"
+    control = ("autoscalingPolicy", "scaleInControl", "maxScaledInReplicas")
+    for key in ("fixed", "percent"):
+        if r.get(*control, key) == 0:
+            return f"its autoscaler's scaleInControl.maxScaledInReplicas.{key} is 0"
+    return None
 
 
 def _scaling_schedules(r: Reading, entries: list[Any]) -> tuple[list[Window], str | None]:

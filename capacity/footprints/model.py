@@ -71,9 +71,18 @@ class GpuFootprint:
     declared_minutes: int | None = None
     # Sized by an active autoscaler of its own: between its min and max, as load decides.
     scales_itself: bool = False
+    # Why, once its autoscaler has added capacity, nothing takes it away (no scale-in policy,
+    # a GCP autoscaler that only scales out): then it runs at its max size.
+    never_scales_in: str | None = None
     # Capacity-unit minutes a week its own scaling schedule runs it (``weekly_use``); None when
     # nothing schedules it.
     weekly_use: float | None = None
+    # Its schedule sets only its bounds (a min raised for a while): what runs ask for above
+    # them (its declared use) comes on top of what the schedule runs.
+    runs_above_schedule: bool = False
+    # Hours it keeps its capacity after each run before scaling down (an Azure ML cluster's
+    # idle time-out): each run the declared use is made of adds them, at its max size.
+    idle_hours_per_run: float | None = None
     machines: tuple[Machine, ...] = ()
     # Capacity units one instance of each machine counts for (same order as ``machines``);
     # empty: one unit per instance, or as ``capacity_unit`` says.
@@ -88,6 +97,9 @@ class GpuFootprint:
     size_reasons: tuple[str, ...] = ()
     expected_units: float | None = None  # what its scaling settings run (capacity only)
     max_units: float | None = None  # the most it may hold (capacity only)
+    # Its own min size, where it has one apart from its expected size (an Auto Scaling group's
+    # ``minSize``): schedules that set its desired size cannot take it below.
+    min_units: float | None = None
     # Properties referencing a template that supplies the machines (resolve_template).
     template_properties: tuple[str, ...] = ()
     # None when the template decides (market options).
@@ -159,11 +171,14 @@ class GpuFootprint:
         (counted there): what it adds to the stack's GPUs."""
         if self.market == "in_reservation":
             return 0.0
-        share = self.fixed_share
-        if share is None or share.market != "in_reservation" or self.max_gpus is None:
-            return self.max_gpus
-        machine, count = self.largest_holding()[-1]
-        return count * machine.gpus
+        share, total = self.fixed_share, self.max_gpus
+        if share is None or total is None:
+            return total
+        # Its share's own GPUs beyond its reservations (a share partly in one has some).
+        held, beyond = share.max_gpus, share.max_gpus_beyond_reservations
+        if held is None or beyond is None:
+            return total
+        return total - held + beyond
 
     def largest_holding(self) -> list[tuple[Machine, float]]:
         """The machines (and instances of each) that make ``max_gpus``: at max size, in

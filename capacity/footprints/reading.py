@@ -82,14 +82,31 @@ class Scaler:
     # Instances it adds to its target's size, on top of what sizes it otherwise, while it holds
     # them (a GCE resize request's ``resizeBy``, an Azure standby pool's running VMs).
     adds: float = 0.0
+    # What its schedule sets of the group's bounds (AWS scheduled actions may set the min and
+    # max sizes as well as the desired one: ``weekly_use.bounded_use``).
+    min_points: tuple[SetPoint, ...] = ()
+    max_points: tuple[SetPoint, ...] = ()
+    # Sizes a one-off action sets for good, once it has run (the group keeps a min or desired
+    # size until something sets it again): raises only, an action lowering them may be long
+    # past or far ahead.
+    raises_min: float | None = None
+    raises_desired: float | None = None
+    # Which way it moves the group on load: a scaling policy that only adds capacity, beside
+    # none that removes it, leaves the group at its max once load has come.
+    scales_out: bool = False
+    scales_in: bool = False
+    # Why its direction could not be read (then taken as adding only, the dearer).
+    direction_unread: str | None = None
 
     def merged(self, other: Scaler) -> Scaler:
         """Two scalers of one group (AWS scheduled actions, one resource each) as one."""
         unread = self.schedule_unread or other.schedule_unread
         points = (*self.set_points, *other.set_points)
         windows = (*self.windows, *other.windows)
-        if len(points) + len(windows) > MAX_CHANGES:
-            points, windows = (), ()
+        lows = (*self.min_points, *other.min_points)
+        highs = (*self.max_points, *other.max_points)
+        if len(points) + len(windows) + len(lows) + len(highs) > MAX_CHANGES:
+            points, windows, lows, highs = (), (), (), ()
             unread = unread or f"more than {MAX_CHANGES:,} changes a week"
         zones = self.time_zones | other.time_zones
         return Scaler(
@@ -114,6 +131,13 @@ class Scaler:
             and (other.unknown or not other.undetermined),
             self.must_link or other.must_link,
             adds=self.adds + other.adds,
+            min_points=lows,
+            max_points=highs,
+            raises_min=_most(self.raises_min, other.raises_min),
+            raises_desired=_most(self.raises_desired, other.raises_desired),
+            scales_out=self.scales_out or other.scales_out,
+            scales_in=self.scales_in or other.scales_in,
+            direction_unread=self.direction_unread or other.direction_unread,
         )
 
 
@@ -204,6 +228,20 @@ def reads(*type_tokens: str, tags: str | None = None) -> Callable[[Reader], Read
 
 def looks_like_gpu(cloud: Cloud, instance_type: str) -> bool:
     return bool(_GPU_FAMILY[cloud].match(instance_type))
+
+
+def at_least_min(
+    desired: float | None, least: float | None
+) -> tuple[float | None, tuple[str, ...]]:
+    """A group's desired size where its min size is above it: the cloud raises the desired
+    size to the min (AWS does so on update), so the group runs at least its min whatever a
+    desired size, left alone by later deployments, says; and a note saying so."""
+    if desired is None or least is None or least <= desired:
+        return desired, ()
+    return least, (
+        f"its min size ({least:g}) is above its desired size ({desired:g}): it runs at least "
+        "its min size",
+    )
 
 
 class Reading:

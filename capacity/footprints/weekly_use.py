@@ -46,6 +46,51 @@ def set_point_use(points: Iterable[SetPoint], least: float, most: float) -> floa
     return total
 
 
+def bounded_use(
+    desired_points: Iterable[SetPoint],
+    min_points: Iterable[SetPoint],
+    max_points: Iterable[SetPoint],
+    desired: float,
+    least: float,
+    most: float,
+) -> float:
+    """Unit-minutes a week of a group whose schedule sets its desired, min and max sizes, as
+    an Auto Scaling group's scheduled actions do. A size holds until the next action sets it
+    again (around the week's end); an action raising the min above the desired size raises
+    the desired size with it, and one lowering the max below it lowers it, but a min lowered
+    again does not lower the desired size (AWS's rules): a min raised once a week and never
+    lowered by a desired set point holds all week. ``desired``, ``least`` and ``most`` are the
+    group's own sizes, in force until its schedule first sets each. At one minute the bounds
+    change before the desired size, and of two desired sizes the larger holds."""
+    events: list[tuple[int, int, float]] = []  # (minute, 0 min / 1 max / 2 desired, size)
+    for kind, points in enumerate((min_points, max_points, desired_points)):
+        events += [(minute % MINUTES_PER_WEEK, kind, size) for minute, size in points]
+    if not events:
+        return _within(desired, least, most) * MINUTES_PER_WEEK
+    events.sort()
+    size, low, high = _within(desired, least, most), least, most
+    total = 0.0
+    # The week repeats: its first pass settles what carries over its end (each change is a
+    # clamp, so a second pass starts where every later one would); the second is counted.
+    for counted in (False, True):
+        last = 0
+        for minute, kind, value in events:
+            if counted:
+                total += size * (minute - last)
+            last = minute
+            if kind == 0:
+                low = value
+                size = max(size, low)
+            elif kind == 1:
+                high = value
+                size = min(size, high)
+            else:
+                size = _within(value, low, high)
+        if counted:
+            total += size * (MINUTES_PER_WEEK - last)
+    return total
+
+
 def window_use(windows: Iterable[Window], least: float, most: float) -> float | None:
     """Unit-minutes a week of a group held at least at each window's size while it lasts, and
     at ``least`` otherwise; None without any window. A sweep over the windows' edges with the

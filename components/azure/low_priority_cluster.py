@@ -61,6 +61,7 @@ from gpufleet.components.azure.names import compute_name, key_vault_name, storag
 from gpufleet.components.azure.sizes import gpu_size
 from gpufleet.components.component_args import ComponentArgs, StrInput
 from gpufleet.components.tagging import RequiredTags
+from gpufleet.planner.runs import AZURE_ML_IDLE_SECONDS
 from gpufleet.pricing_models import HOURS_PER_MONTH
 
 
@@ -73,7 +74,9 @@ class LowPriorityClusterArgs(ComponentArgs):
     # Dedicated is for work the planner puts on pay-as-you-go nodes (not interruptible).
     vm_priority: Literal["LowPriority", "Dedicated"] = "LowPriority"
     min_nodes: int = Field(default=0, ge=0)
-    idle_seconds_before_scale_down: int = Field(default=600, ge=60, le=7 * 24 * 3600)
+    idle_seconds_before_scale_down: int = Field(
+        default=AZURE_ML_IDLE_SECONDS, ge=60, le=7 * 24 * 3600
+    )
     workspace_name: StrInput | None = None
     subnet_id: StrInput | None = None
     ssh_public_key: str | None = None
@@ -85,6 +88,8 @@ class LowPriorityClusterArgs(ComponentArgs):
     # The cluster scales itself: from min_nodes (0) when idle to max_nodes for submitted jobs.
     # The plan's expected use of it (hours a month at max_nodes), for the cost engine.
     expected_hours: float | None = Field(default=None, ge=0, le=HOURS_PER_MONTH)
+    # The runs a month the plan expects: each keeps the nodes for the idle time-out after it.
+    expected_runs: int | None = Field(default=None, ge=0)
 
     @field_validator("vm_size")
     @classmethod
@@ -174,7 +179,7 @@ class LowPriorityCluster(pulumi.ComponentResource):
                     ),
                 ),
             ),
-            tags={**tags, **_expected_use(args.expected_hours)},
+            tags={**tags, **_expected_use(args.expected_hours, args.expected_runs)},
             opts=child,
         )
 
@@ -286,7 +291,8 @@ def _public_network_access(enabled: bool) -> str:
     return "Enabled" if enabled else "Disabled"
 
 
-def _expected_use(hours: float | None) -> dict[str, str]:
-    if hours is None:
-        return {}
-    return {tag_keys.EXPECTED_MINUTES: str(round(hours * 60))}
+def _expected_use(hours: float | None, runs: int | None) -> dict[str, str]:
+    found = {} if hours is None else {tag_keys.EXPECTED_MINUTES: str(round(hours * 60))}
+    if runs is not None:
+        found[tag_keys.EXPECTED_RUNS] = str(runs)
+    return found

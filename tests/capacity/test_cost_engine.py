@@ -573,11 +573,11 @@ def test_hours_are_an_input_of_the_engine() -> None:
         (0, 2, "9000", 2 * 150),  # at zero until a run asks: 2 instances for 150 h
         (2, 6, "7200", 2 * HOURS_PER_MONTH + 4 * 120),  # a base, and a burst of 4 for 120 h
         (2, 2, "7200", 2 * HOURS_PER_MONTH),  # nothing to burst into
-        (0, 2, "many", 0),  # not whole minutes: its size (zero) all month
+        (0, 2, "many", None),  # not whole minutes: unpriced, never $0
     ],
 )
 def test_expected_use_above_the_minimum_follows_its_tag(
-    least: int, most: int, minutes: str, instance_hours: float
+    least: int, most: int, minutes: str, instance_hours: float | None
 ) -> None:
     def program() -> None:
         template = aws.ec2.LaunchTemplate(
@@ -598,6 +598,10 @@ def test_expected_use_above_the_minimum_follows_its_tag(
 
     group = line(price(program), "group")
     rate = on_demand("aws", "g6.xlarge", "us-east-1")
+    if instance_hours is None:
+        assert group.expected.monthly_usd is None
+        assert group.unpriced == "its expected-minutes tag 'many' is not whole minutes"
+        return
     assert group.expected.monthly_usd == pytest.approx(rate * instance_hours)
     assert group.maximum.monthly_usd == pytest.approx(rate * most * HOURS_PER_MONTH)
     if least < most and minutes.isdigit():
@@ -811,37 +815,82 @@ def test_an_azure_set_is_priced_by_its_recurring_profiles() -> None:
     assert disabled.expected.monthly_usd == pytest.approx(2 * rate * 100)
 
 
-def test_an_action_that_moves_the_groups_bounds_leaves_the_schedule_to_the_declared_use() -> None:
-    """Mornings raise the min size, evenings set desired 0: read as set points alone, the
-    group would be priced $0. Not read; the declared use prices it, with a note."""
+def raised_min(tags: dict[str, str], evening_min: int) -> Callable[[], None]:
+    """Mornings raise the group's min (and max) size to 3; evenings set its desired size to
+    0, and its min size to ``evening_min`` (-1: left alone)."""
 
-    tags = {"workload": "office", "expected-minutes": "6000"}
+    def program() -> None:
+        group = group_at_zero(tags)
+        for edge, at, least, most, desired in (
+            ("up", "0 8 * * 1-5", 3, 3, -1),
+            ("down", "0 20 * * 1-5", evening_min, -1, 0),
+        ):
+            aws.autoscaling.Schedule(
+                edge,
+                scheduled_action_name=edge,
+                autoscaling_group_name=group.name,
+                recurrence=at,
+                min_size=least,
+                max_size=most,
+                desired_capacity=desired,
+            )
 
-    def raised_min() -> None:
+    return program
+
+
+@pytest.mark.parametrize("how", ["its min size", "a one-off action"])
+def test_a_min_size_above_the_desired_size_runs_whatever_the_group_declares(how: str) -> None:
+    """A group on request (desired 0, expected-minutes) whose min size is raised to its max,
+    by hand or by a one-off scheduled action, runs at its max all month: the settings win
+    over the tag, and the basis and notes say so."""
+    tags = {"workload": "evals", "expected-minutes": "6000"}
+
+    def program() -> None:
+        if how == "its min size":
+            template = aws.ec2.LaunchTemplate(
+                "lt", image_id="ami-1", instance_type="g6.xlarge", tags=TAGS
+            )
+            aws.autoscaling.Group(
+                "group",
+                min_size=3,
+                max_size=3,
+                desired_capacity=0,
+                availability_zones=["us-east-1a"],
+                launch_template={"id": template.id},
+                tags=[
+                    {"key": k, "value": v, "propagate_at_launch": False} for k, v in tags.items()
+                ],
+            )
+            return
         group = group_at_zero(tags)
         aws.autoscaling.Schedule(
-            "up",
-            scheduled_action_name="up",
+            "once",
+            scheduled_action_name="once",
             autoscaling_group_name=group.name,
-            recurrence="0 8 * * 1-5",
+            start_time="2026-12-01T00:00:00Z",
             min_size=3,
-            max_size=3,
+            max_size=-1,
             desired_capacity=-1,
         )
-        aws.autoscaling.Schedule(
-            "down",
-            scheduled_action_name="down",
-            autoscaling_group_name=group.name,
-            recurrence="0 20 * * 1-5",
-            min_size=-1,
-            max_size=-1,
-            desired_capacity=0,
-        )
 
-    group = line(price(raised_min), "group")
+    group = line(price(program), "group")
     rate = on_demand("aws", "g6.xlarge", "us-east-1")
-    assert group.expected.monthly_usd == pytest.approx(3 * rate * 100)
-    assert any("sets the group's min or max size" in note for note in group.notes)
+    assert group.expected.monthly_usd == pytest.approx(3 * rate * HOURS_PER_MONTH)
+    assert "the settings win" in group.basis
+    assert any("min size" in note for note in group.notes)
+
+
+def test_an_action_that_raises_the_min_size_holds_until_one_lowers_it() -> None:
+    """AWS raises the desired size with the min; a min never lowered holds all week (the
+    evening's desired 0 cannot go below it), whatever the group declares; lowered in the
+    evening, the group runs 12 hours each weekday."""
+    tags = {"workload": "office", "expected-minutes": "6000"}
+    rate = on_demand("aws", "g6.xlarge", "us-east-1")
+    held = line(price(raised_min(tags, -1)), "group")
+    assert held.expected.monthly_usd == pytest.approx(3 * rate * HOURS_PER_MONTH)
+    lowered = line(price(raised_min(tags, 0)), "group")
+    weekly = 5 * 12 / (7 * 24) * HOURS_PER_MONTH
+    assert lowered.expected.monthly_usd == pytest.approx(3 * rate * weekly)
 
 
 def test_a_schedule_over_several_time_zones_is_not_read() -> None:
@@ -871,19 +920,47 @@ def test_a_schedule_over_several_time_zones_is_not_read() -> None:
     assert any("several time zones" in note for note in group.notes)
 
 
-def test_a_group_that_scales_on_a_policy_without_a_declared_use_is_unpriced_not_zero() -> None:
-    def program() -> None:
-        group = group_at_zero({"workload": "burst"})
-        aws.autoscaling.Policy(
-            "busy",
-            autoscaling_group_name=group.name,
-            policy_type="StepScaling",
-            adjustment_type="ChangeInCapacity",
-            step_adjustments=[{"scaling_adjustment": 1, "metric_interval_lower_bound": "0"}],
-        )
+def scaling_on_load(tags: dict[str, str], *, scale_in: bool) -> Callable[[], None]:
+    """A group at zero with a step policy adding an instance on load and, ``scale_in``, one
+    removing an instance when idle (as the serving burst has)."""
 
-    group = line(price(program), "group")
+    def program() -> None:
+        group = group_at_zero(tags)
+        for edge, change, bound in (("busy", 1, "lower"), ("idle", -1, "upper")):
+            if change < 0 and not scale_in:
+                continue
+            step = aws.autoscaling.PolicyStepAdjustmentArgs(
+                scaling_adjustment=change,
+                metric_interval_lower_bound="0" if bound == "lower" else None,
+                metric_interval_upper_bound="0" if bound == "upper" else None,
+            )
+            aws.autoscaling.Policy(
+                edge,
+                autoscaling_group_name=group.name,
+                policy_type="StepScaling",
+                adjustment_type="ChangeInCapacity",
+                step_adjustments=[step],
+            )
+
+    return program
+
+
+def test_a_group_that_scales_on_a_policy_without_a_declared_use_is_unpriced_not_zero() -> None:
+    group = line(price(scaling_on_load({"workload": "burst"}, scale_in=True)), "group")
     assert group.expected.monthly_usd is None and group.unpriced == UNKNOWN_USE
+
+
+@pytest.mark.parametrize("tags", [{"workload": "burst"}, {"expected-minutes": "6000"}])
+def test_a_group_nothing_scales_in_runs_at_its_max_whatever_it_declares(
+    tags: dict[str, str],
+) -> None:
+    """Its scale-in policy removed, what load adds stays: its max size all month, whether it
+    declares a use (the settings win, and the basis says so) or not."""
+    group = line(price(scaling_on_load(tags, scale_in=False)), "group")
+    rate = on_demand("aws", "g6.xlarge", "us-east-1")
+    assert group.expected.monthly_usd == pytest.approx(3 * rate * HOURS_PER_MONTH)
+    assert group.unpriced is None and "nothing scales it in" in group.basis
+    assert ("the settings win" in group.basis) == ("expected-minutes" in tags)
 
 
 def two_version_group(
@@ -1005,19 +1082,20 @@ def test_a_scheduled_two_version_group_prices_each_version_for_what_it_runs() ->
 
 
 def test_a_fixed_version_that_does_not_fit_its_reservation_says_so() -> None:
-    """A reservation of 2 under a fixed version of 3: the version pays its own rate, the note
-    says why, and both templates count as read (not listed as other resources)."""
+    """A reservation of 2 under a fixed version of 3: two run in it (the reservation pays),
+    the third at its own rate, the note says why, and both templates count as read (not
+    listed as other resources). The reserved two are never paid twice."""
     cost = price(two_version_group(base_size=3))
     group = line(cost, "group")
     assert any(
-        note.startswith("its fixed version runs in chat-res, which does not have room")
+        note.startswith("its fixed version runs in chat-res, which holds 2 of its 3")
         for note in group.notes
     )
     rate, burst = (
         on_demand("gcp", "g2-standard-4", "us-east4"),
         spot("gcp", "g2-standard-4", "us-east4"),
     )
-    assert group.expected.monthly_usd == pytest.approx(3 * rate * HOURS_PER_MONTH + 3 * burst * 100)
+    assert group.expected.monthly_usd == pytest.approx(1 * rate * HOURS_PER_MONTH + 3 * burst * 100)
     assert not any("instanceTemplate" in entry.what for entry in cost.not_priced)
 
 

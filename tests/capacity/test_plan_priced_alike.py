@@ -58,7 +58,8 @@ def plan_hours(plan: EnvironmentPlan, assumptions: PricingAssumptions) -> UsageM
         # Scheduled capacity runs its windows and no longer: no re-run overhead is planned.
         if pricing == "spot" and placement.hours_model != "schedule":
             hours *= assumptions.spot_multiplier(placement.cloud, nodes)
-        return hours
+        # An Azure ML cluster's idle time-out after each run, which the plan bills beside.
+        return hours if burst else hours + placement.idle_hours
 
     def usage(item: StackCapacity, tags: Mapping[str, str]) -> Usage:
         # The workload tag says whose it is (a job template, which takes no tags, is its

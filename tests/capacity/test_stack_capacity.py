@@ -166,15 +166,22 @@ def _running(resources: list[StackResource]) -> list[GpuFootprint]:
 
 def test_a_reservation_covers_as_many_instances_as_it_holds_once() -> None:
     """Two instances reserved: a group of two fits; a second group of two on the same
-    reservation, or one group of three, pays its own way (the reservation is priced too)."""
+    reservation pays its own way (the reservation is priced too); one group of three runs
+    two in it and pays for the third, never the reserved two twice."""
     reservation, template, group = gcp_in_reservation(["urn::res"])
     second = resource(group.type, "mig-2", group.props, versions=["urn::tpl"])
     first_found, second_found = _running([reservation, template, group, second])
     assert first_found.market == "in_reservation"
-    assert second_found.market == "on_demand" and "room" in second_found.notes[-1]
+    assert second_found.market == "on_demand" and "no room left" in second_found.notes[-1]
+    assert second_found.fixed_share is None
     bigger = resource(group.type, "mig", {**group.props, "targetSize": 3}, versions=["urn::tpl"])
     (found,) = _running([reservation, template, bigger])
-    assert found.market == "on_demand" and "room" in found.notes[-1]
+    assert found.market == "on_demand" and "holds 2 of its 3" in found.notes[-1]
+    assert found.fixed_share is not None and found.fixed_share.market == "in_reservation"
+    assert found.fixed_share.max_units == 2 and found.max_units == 3
+    # Its GPUs beyond the reservation (counted there): the third machine's.
+    assert found.max_gpus is not None
+    assert found.max_gpus_beyond_reservations == found.max_gpus / 3
 
 
 def test_spot_capacity_is_never_in_a_reservation() -> None:

@@ -17,6 +17,7 @@ BAD_FINDINGS = {
     ("aml-scale-to-zero", "always-on"),
     ("checkpoint-bucket-private", "ckpt-store"),
     ("gpu-budget", ""),
+    ("gpu-budget", "train-group"),  # at zero, no declared use: unpriced under a budget
     ("gpu-fleet-size", ""),  # the stack: 67 GPUs every group at its max, over dev's 64
     ("gpu-fleet-size", "train-group"),
     ("gpu-instance-size", "mega-node"),

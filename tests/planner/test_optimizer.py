@@ -22,6 +22,7 @@ from gpufleet.planner.pricing import (
     DEFAULT_INTERRUPTION_OVERHEAD,
     SAGEMAKER_MARKUP,
 )
+from gpufleet.planner.runs import AZURE_ML_IDLE_SECONDS, RUN_HOURS
 from gpufleet.planner.spec import GpuByMemory, GpuByModel, GpuByName, Workload, WorkloadSpec
 from gpufleet.planner.spec_loader import cross_field_problems, parse_spec
 from gpufleet.planner.vram import estimate_vram
@@ -181,9 +182,16 @@ def brute_force(
             continue
         burst_cost = min(burst)[0] * burst_n * w.hours_per_month if burst_n else 0.0
         it = f"ml.{o.instance_type}" if w.managed == "sagemaker" else o.instance_type
-        for pricing, hourly, _ in base:
+        for pricing, hourly, listed in base:
             key = (o.cloud, o.region, o.zone, it, PRICING_ORDER.index(pricing), o.gpu_name)
-            out.append((hourly * base_n * base_hours + burst_cost, key))
+            # An Azure ML cluster on request keeps its nodes for its idle time-out after each
+            # run (a run per RUN_HOURS of work), at the list rate, within the month.
+            idle = 0.0
+            if w.managed == "azureml" and not w.always_on:
+                runs = math.ceil(base_hours / RUN_HOURS) if base_hours else 0
+                billed = base_hours * hourly / listed
+                idle = min(runs * AZURE_ML_IDLE_SECONDS / 3600, max(730 - billed, 0.0))
+            out.append(((hourly * base_hours + listed * idle) * base_n + burst_cost, key))
     return out
 
 

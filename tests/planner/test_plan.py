@@ -26,6 +26,7 @@ PLACEMENT_KEYS = {
     "instances",
     "pricing",
     "hours_model",
+    "idle_hours",
     "hourly_usd",
     "hours_per_month",
     "monthly_usd",

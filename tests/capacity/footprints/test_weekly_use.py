@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gpufleet.capacity.footprints.weekly_use import (
+    bounded_use,
     cron_set_points,
     cron_windows,
     set_point_use,
@@ -82,3 +83,59 @@ def test_window_use_is_the_minute_by_minute_integral(
             size[here] = max(size[here], min(max(level, least), most))
     expected = sum(size) if found else None
     assert window_use(found, least, most) == expected
+
+
+def simulated_bounded_use(
+    events: list[tuple[int, int, float]], desired: float, least: float, most: float
+) -> float:
+    """``bounded_use`` minute by minute, over two weeks, the second counted: AWS's rules
+    applied as they happen (a min raised lifts the desired size, a max lowered caps it)."""
+    at: dict[int, list[tuple[int, float]]] = {}
+    for minute, kind, size in sorted(events):
+        at.setdefault(minute, []).append((kind, size))
+    size, low, high = min(max(desired, least), most), least, most
+    total = 0.0
+    for tick in range(2 * MINUTES_PER_WEEK):
+        for kind, value in at.get(tick % MINUTES_PER_WEEK, []):
+            if kind == 0:
+                low, size = value, max(size, value)
+            elif kind == 1:
+                high, size = value, min(size, value)
+            else:
+                size = min(max(value, low), high)
+        if tick >= MINUTES_PER_WEEK:
+            total += size
+    return total
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 7 * 24 - 1).map(lambda hour: hour * HOUR),
+            st.integers(0, 2),
+            st.integers(0, 6).map(float),
+        ),
+        max_size=8,
+    ),
+    st.integers(0, 6).map(float),
+    st.integers(0, 3).map(float),
+)
+def test_bounded_use_follows_the_group_minute_by_minute(
+    events: list[tuple[int, int, float]], desired: float, least: float
+) -> None:
+    most = 6.0
+    points: list[list[tuple[int, float]]] = [[], [], []]
+    for minute, kind, size in events:
+        points[kind].append((minute, size))
+    found = bounded_use(points[2], points[0], points[1], desired, least, most)
+    assert found == simulated_bounded_use(events, desired, least, most)
+
+
+def test_a_min_raised_once_a_week_and_never_lowered_holds_all_week() -> None:
+    assert bounded_use([], [(8 * HOUR, 3)], [], 0, 0, 3) == 3 * MINUTES_PER_WEEK
+    # Lowered again the same evening: the desired size it lifted stays (AWS does not lower
+    # it), until a desired set point does.
+    lifted = bounded_use([], [(8 * HOUR, 3), (20 * HOUR, 0)], [], 0, 0, 3)
+    assert lifted == 3 * MINUTES_PER_WEEK
+    evening = bounded_use([(20 * HOUR, 0)], [(8 * HOUR, 3), (20 * HOUR, 0)], [], 0, 0, 3)
+    assert evening == 3 * 12 * HOUR

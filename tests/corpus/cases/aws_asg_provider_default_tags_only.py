@@ -7,7 +7,7 @@ import pulumi_aws as aws
 from _tags import TAGS
 
 NAME = __name__.replace("_", "-")  # every resource of the case is NAME or NAME-...
-EXPECT = {"required-tags"}
+EXPECT = {"gpu-budget", "required-tags"}
 
 provider = aws.Provider(f"{NAME}-provider", region="us-east-1", default_tags={"tags": TAGS})
 template = aws.ec2.LaunchTemplate(

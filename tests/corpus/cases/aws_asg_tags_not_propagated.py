@@ -5,7 +5,7 @@ import pulumi_aws as aws
 from _tags import TAGS
 
 NAME = __name__.replace("_", "-")  # every resource of the case is NAME or NAME-...
-EXPECT = {"required-tags"}
+EXPECT = {"gpu-budget", "required-tags"}
 
 template = aws.ec2.LaunchTemplate(
     f"{NAME}-lt",

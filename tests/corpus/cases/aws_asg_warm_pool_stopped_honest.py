@@ -30,5 +30,9 @@ aws.autoscaling.Group(
         "min_size": 2,
         "instance_reuse_policy": {"reuse_on_scale_in": True},
     },
-    tags=[{"key": k, "value": v, "propagate_at_launch": True} for k, v in TAGS.items()],
+    tags=[
+        *({"key": k, "value": v, "propagate_at_launch": True} for k, v in TAGS.items()),
+        # What runs it (at zero until asked) declares its expected use: priced, not unknown.
+        {"key": "expected-minutes", "value": "600", "propagate_at_launch": False},
+    ],
 )

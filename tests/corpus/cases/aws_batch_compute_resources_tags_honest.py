@@ -22,5 +22,6 @@ aws.batch.ComputeEnvironment(
         "instance_role": "arn:aws:iam::123456789012:instance-profile/batch",
         "tags": TAGS,
     },
-    tags=TAGS,
+    # It sits at zero until jobs come: its expected use is declared, so it can be priced.
+    tags={**TAGS, "expected-minutes": "600"},
 )

@@ -4,7 +4,7 @@ import pulumi_aws as aws
 from _tags import TAGS
 
 NAME = __name__.replace("_", "-")  # every resource of the case is NAME or NAME-...
-EXPECT = {"gpu-fleet-size"}
+EXPECT = {"gpu-budget", "gpu-fleet-size"}
 
 template = aws.ec2.LaunchTemplate(
     f"{NAME}-lt",

@@ -42,5 +42,6 @@ aws.autoscaling.Group(
     max_size=2,
     vpc_zone_identifiers=subnets,
     launch_template={"id": gpu.id, "version": "$Latest"},
-    tags=GROUP_TAGS,
+    # At zero until asked: its expected use is declared, so it can be priced.
+    tags=[*GROUP_TAGS, {"key": "expected-minutes", "value": "600", "propagate_at_launch": False}],
 )

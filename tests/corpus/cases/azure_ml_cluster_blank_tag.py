@@ -4,7 +4,7 @@ import pulumi_azure_native as azure
 from _tags import TAGS
 
 NAME = __name__.replace("_", "-")  # every resource of the case is NAME or NAME-...
-EXPECT = {"required-tags"}
+EXPECT = {"gpu-budget", "required-tags"}
 
 azure.machinelearningservices.Compute(
     NAME,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -48,17 +49,22 @@ def test_budget_over_and_under() -> None:
 
 
 def test_the_budget_holds_the_expected_figure_unless_told_maximum() -> None:
-    """A group at 0 that may grow to 4: nothing runs until it is scaled, so its expected cost
-    is $0; ``estimate: maximum`` holds the budget to every group at its max size."""
+    """A group at 0 that may grow to 4 and declares it expects no use: its expected cost is
+    $0; ``estimate: maximum`` holds the budget to every group at its max size. Declaring no
+    use at all leaves it unpriced, a finding of its own (never $0 by omission)."""
     (template,) = P5_GROUP
+    declared = [{"key": "expected-minutes", "value": "0", "propagateAtLaunch": False}]
     group = StackInput(
         "aws:autoscaling/group:Group",
-        {"minSize": 0, "maxSize": 4, "launchTemplate": {"id": "lt-1"}, "tags": []},
+        {"minSize": 0, "maxSize": 4, "launchTemplate": {"id": "lt-1"}, "tags": declared},
         "group",
         property_dependencies={"launchTemplate": [template.urn("dev")]},
     )
     expected = PolicyHarness(config={"gpu-budget": {"monthlyBudgetUsd": 1000}})
     assert budget_messages(expected, [template, group]) == []
+    silent = replace(group, props={**group.props, "tags": []})
+    (unpriced,) = budget_messages(expected, [template, silent])
+    assert "cannot be priced (it sits at zero until" in unpriced
     maximum = PolicyHarness(
         config={"gpu-budget": {"monthlyBudgetUsd": 1000, "estimate": "maximum"}}
     )

@@ -51,7 +51,8 @@ azure.machinelearningservices.Compute(
             "scale_settings": {"max_node_count": 2, "min_node_count": 0},
         },
     },
-    tags={**tags, "workload": "embeddings"},
+    # It scales from zero as jobs come: its expected use is declared (else it is unpriced).
+    tags={**tags, "workload": "embeddings", "expected-minutes": "6000"},
 )
 if config.require_bool("servingReservation"):
     aws.ec2.CapacityReservation(
