@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from gpufleet.capacity.cost_engine import FIGURES, Figure
 from gpufleet.capacity.cost_report import HALF_CENT
+from gpufleet.tag_keys import EXPECTED_MINUTES
 
 Status = Literal["added", "removed", "changed", "unchanged"]
 
@@ -173,6 +174,16 @@ def _what_changed(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, ...]:
     for which in FIGURES:
         compare(f"{which} instances", old[which]["instances"], new[which]["instances"])
     compare("hours", old["expected"]["hours"], new["expected"]["hours"])
+    # What it declares and what its settings run, which a hand edit moves without touching a
+    # machine or a count (older reports hold no declared use: not compared then).
+    if "declared_minutes" in old and "declared_minutes" in new:
+        compare(
+            f"declared use ({EXPECTED_MINUTES}) h/month",
+            _hours(old["declared_minutes"]),
+            _hours(new["declared_minutes"]),
+        )
+    if old["basis"] != new["basis"] and old["unpriced"] is None and new["unpriced"] is None:
+        what.append(f"expected now: {new['basis']}")
     compare("rate $/h", old["rate_usd"], new["rate_usd"])
     if (old["unpriced"] is None) != (new["unpriced"] is None):
         what.append("now unpriced" if new["unpriced"] else "now priced")
@@ -182,6 +193,10 @@ def _what_changed(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, ...]:
     ):
         what.append("cost")
     return tuple(what)
+
+
+def _hours(minutes: int | None) -> float | None:
+    return None if minutes is None else round(minutes / 60, 2)
 
 
 def _words(value: Any) -> str:

@@ -48,6 +48,10 @@ from gpufleet.pricing_models import HOURS_PER_MONTH, PRICING_OF_TERM, Commitment
 Figure = Literal["expected", "maximum"]
 FIGURES: tuple[Figure, ...] = get_args(Figure)
 UNTAGGED = "(no workload tag)"
+UNKNOWN_USE_ABOVE_MIN = (
+    "its autoscaler adds capacity above its min size on load and it declares no expected use "
+    f"of it ({tag_keys.EXPECTED_MINUTES})"
+)
 UNKNOWN_USE = (
     "it sits at zero until something other than its settings sizes it (a run, its "
     f"autoscaler) and declares no expected use ({tag_keys.EXPECTED_MINUTES})"
@@ -65,12 +69,22 @@ class Usage:
     extra_units: float = 0.0
     extra_hours: float = 0.0
     unpriced: str | None = None  # why what it runs is not known (then ``units`` is None)
+    declared_minutes: int | None = None  # the expected use it declares, when it does
 
 
 UsageModel = Callable[[StackCapacity, Mapping[str, str]], Usage]
 
 
 def resource_settings(item: StackCapacity, tags: Mapping[str, str]) -> Usage:
+    """The default usage model (``settings_usage``), with the use the resource declares."""
+    used = settings_usage(item, tags)
+    minutes = tag_keys.expected_minutes(tags.get(tag_keys.EXPECTED_MINUTES))
+    if minutes is None:
+        minutes = item.footprint.declared_minutes
+    return replace(used, declared_minutes=minutes)
+
+
+def settings_usage(item: StackCapacity, tags: Mapping[str, str]) -> Usage:
     """The default usage model: what the resource's own settings say — its size around the
     clock, what its own schedule runs, and above that, up to its max size, the expected use
     its ``expected-minutes`` tag declares (the plan's hours for a burst or a group at zero
@@ -106,6 +120,10 @@ def resource_settings(item: StackCapacity, tags: Mapping[str, str]) -> Usage:
         basis = _size_basis(footprint)
         if minutes is not None and least:
             basis += _over_declared(minutes)
+        elif footprint.scales_itself and least is not None and most and most > least:
+            # Its floor is known; what load adds above it is not, and is not guessed: the
+            # maximum figure counts it, and a generated stack's plan-drift sees it missing.
+            basis += f"; {UNKNOWN_USE_ABOVE_MIN}: not priced above its min size"
         return Usage(least, HOURS_PER_MONTH, basis)
     hours = min(minutes / 60, HOURS_PER_MONTH)
     basis = f"up to its max size for {hours:g} h a month (its expected use, as planned)"
@@ -207,6 +225,7 @@ class ResourceCost:
     # Unpriced only because a value is unknown during a preview (known once deployed).
     unknown: bool = False
     notes: tuple[str, ...] = ()  # what its price assumes (a commitment, or none declared)
+    declared_minutes: int | None = None  # the expected use it declares (expected-minutes)
     per_run: bool = False  # billed per run (the monthly figures are one run)
     outside_stack: bool = False  # runs start outside the stack: not in the monthly totals
     commitment: Commitment | None = None  # the commitment its rate assumes
@@ -350,6 +369,7 @@ def _price(
         outside_stack=footprint.outside_stack,
         commitment=commitment,
         part=footprint.part,
+        declared_minutes=used.declared_minutes,
     )
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import jsonschema
 
 from gpufleet.capacity.cost_engine import FIGURES, Amount, Figure, ResourceCost, StackCost
+from gpufleet.capacity.plan_drift import DEFAULT_TOLERANCE, Drift, plan_drift
 from gpufleet.json_input import JsonInputError, problem_at, read_json_file
 
 FORMAT = "gpufleet-cost"
@@ -53,6 +54,21 @@ class CostReport:
     budget: Budget | None = None
     # gpu-budget's worstCaseMonthlyUsd: a cap on the maximum figure, beside the budget.
     cap: Budget | None = None
+    # How far a workload's expected cost may leave its plan (the plan-drift policy's
+    # tolerance); None when that policy is disabled.
+    drift_tolerance: float | None = DEFAULT_TOLERANCE
+
+    @property
+    def drift(self) -> list[Drift]:
+        """The workloads whose expected cost left the plan (``capacity.plan_drift``)."""
+        if self.drift_tolerance is None:
+            return []
+        planned = {
+            w.name: w.plan_monthly_usd
+            for w in self.cost.workloads
+            if w.plan_monthly_usd is not None
+        }
+        return plan_drift(self.cost, planned, self.drift_tolerance)
 
     @property
     def limits(self) -> list[Budget]:
@@ -136,6 +152,15 @@ class CostReport:
                 {"what": n.what, "why": n.why, "resources": list(n.resources)}
                 for n in cost.not_priced
             ],
+            "plan_drift": [
+                {
+                    "workload": d.workload,
+                    "plan_monthly_usd": _money(d.plan),
+                    "expected_monthly_usd": _money(d.expected),
+                    "message": d.message,
+                }
+                for d in self.drift
+            ],
         }
 
 
@@ -167,6 +192,7 @@ def _resource(r: ResourceCost) -> dict[str, Any]:
         "expected": _amount(r.expected),
         "maximum": _amount(r.maximum),
         "basis": r.basis,
+        "declared_minutes": r.declared_minutes,
         "per_run": r.per_run,
         "in_totals": r.in_totals,
         "estimated": list(r.estimated),

@@ -46,10 +46,12 @@ from gpufleet.json_input import JsonInputError, read_json_file
 from gpufleet.planner.catalog import load_catalog
 from gpufleet.planner.rates import RateCard, shipped_rate_card
 from gpufleet.policies.rules.gpu_budget import WORST_CASE_KEY, budget_of
+from gpufleet.policies.rules.plan_drift import TOLERANCE_KEY
 from gpufleet.policies.stack_limits import StackLimits, current_limits, limits_in
 from gpufleet.stacks import config_keys
 
 BUDGET_POLICY = "gpu-budget"
+DRIFT_POLICY = "plan-drift"
 
 
 class CostInputError(Exception):
@@ -97,7 +99,9 @@ def cost_stack(request: CostRequest) -> CostOutcome:
         raise CostInputError(exc.problems) from None
     cost = price_stack(stack_resources(loaded.resources), rates, plan=planned(loaded.config))
     budget = _budget(setting, limits)
-    report = CostReport(loaded.project, request.source.stack, cost, budget, _cap(setting))
+    report = CostReport(
+        loaded.project, request.source.stack, cost, budget, _cap(setting), setting.drift_tolerance
+    )
     diff = diff_reports(base, report.as_dict()) if base is not None else None
     return CostOutcome(report, diff, SecretMask([*loaded.resources, *base_resources]))
 
@@ -114,6 +118,8 @@ class _BudgetSetting:
     level: str  # the gpu-budget policy's enforcement level ("disabled": no budget at all)
     settings: dict[str, Any]  # its properties, defaults filled in
     path: Path | None  # the policy config they come from, if any
+    # The plan-drift policy's tolerance (a fraction), None when it is disabled.
+    drift_tolerance: float | None = None
 
 
 def _budget_setting(request: CostRequest) -> _BudgetSetting:
@@ -124,8 +130,11 @@ def _budget_setting(request: CostRequest) -> _BudgetSetting:
     if path is None and default.is_file():
         path = default
     config, text = load_policy_config(path) if path is not None else ({}, "")
-    level, props = reconcile(_pack_info(), config, path=path, text=text)[BUDGET_POLICY]
-    return _BudgetSetting(level, props, path)
+    policies = reconcile(_pack_info(), config, path=path, text=text)
+    level, props = policies[BUDGET_POLICY]
+    drift_level, drift = policies[DRIFT_POLICY]
+    tolerance = None if drift_level == "disabled" else float(drift[TOLERANCE_KEY]) / 100
+    return _BudgetSetting(level, props, path, tolerance)
 
 
 def _budget(setting: _BudgetSetting, limits: StackLimits | None) -> Budget | None:

@@ -19,6 +19,7 @@ from rich.text import Text
 from gpufleet.capacity.cost_diff import CostDiff, ResourceChange
 from gpufleet.capacity.cost_engine import Amount, ResourceCost, WorkloadCost
 from gpufleet.capacity.cost_report import Budget, CostReport, vocabulary_keys
+from gpufleet.capacity.plan_drift import Drift
 from gpufleet.capacity.stack_cost import CostOutcome
 from gpufleet.cli import tables
 from gpufleet.cli.rendered import Rendered
@@ -238,6 +239,10 @@ def _title(report: CostReport, mask: SecretMask) -> Text:
     )
 
 
+def _drift_line(drift: Drift) -> str:
+    return f"plan drift: {drift.message}"
+
+
 def _limit_line(report: CostReport, limit: Budget) -> str:
     """The budget (or the worst-case cap) and where the stack stands against it."""
     total = report.cost.total(limit.estimate)
@@ -253,6 +258,7 @@ def _limit_line(report: CostReport, limit: Budget) -> str:
 
 def _footnotes(report: CostReport) -> list[str]:
     notes = [_limit_line(report, limit) for limit in report.limits]
+    notes += [_drift_line(drift) for drift in report.drift]
     for line in report.cost.resources:
         if line.unpriced is not None:
             notes.append(f"{UNPRICED}: {line.name}: {line.unpriced}")
@@ -355,6 +361,10 @@ def _usd(value: float | None) -> str:
     return UNPRICED if value is None else f"${tables.money(value)}"
 
 
+# Workloads that left their plan named in the comment's head (the rest counted).
+_DRIFT_LINES = 5
+
+
 def markdown(outcome: CostOutcome, *, limit: int = COMMENT_LIMIT) -> FittedMarkdown:
     """The comment, at most ``limit`` bytes of UTF-8 (with a newline after): past it the rows
     of the workload table, then of the details, then their footnotes are left out, and a line
@@ -387,6 +397,14 @@ def markdown(outcome: CostOutcome, *, limit: int = COMMENT_LIMIT) -> FittedMarkd
         head += [f"{marker} {md.text(_limit_line(report, held))}", ""]
     if cost.unpriced:
         head += [_unpriced_line(cost.unpriced, md), ""]
+    drifted = report.drift
+    if drifted:
+        # A hand edit the spec did not make is what a reviewer must see first.
+        shown = drifted[:_DRIFT_LINES]
+        head += [f":warning: {md.text(_drift_line(d))}" for d in shown]
+        if len(drifted) > len(shown):
+            head.append(f":warning: and {len(drifted) - len(shown)} more workloads left their plan")
+        head.append("")
     if diff is not None:
         head += _markdown_diff(diff, md)
     workloads = _markdown_workloads(report, md)
@@ -580,6 +598,9 @@ def workflow_commands(outcome: CostOutcome) -> list[str]:
     failing = {r.urn for r in cost.unpriceable} if report.limits else set()
     shown = {"error": len(lines) if breaking == "error" else 0}
     shown["warning"] = len(lines) - shown["error"]
+    for drift in report.drift[: max(ANNOTATIONS_PER_KIND - shown["warning"], 0)]:
+        lines.append(f"::warning {title}::{escape.data(_drift_line(drift))}")
+        shown["warning"] += 1
     left_out = 0
     # What fails the budget first: the annotations GitHub shows are the ones that matter.
     for r in sorted(cost.unpriced, key=lambda r: r.urn not in failing):

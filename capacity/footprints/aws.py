@@ -27,7 +27,12 @@ from gpufleet.capacity.footprints.reading import (
     shown,
     sizes,
 )
-from gpufleet.capacity.footprints.weekly_use import SetPoint, cron_set_points
+from gpufleet.capacity.footprints.weekly_use import (
+    SetPoint,
+    cron_set_points,
+    in_utc,
+    utc_offset_minutes,
+)
 from gpufleet.capacity.property_values import as_list, get_path, is_unknown
 from gpufleet.planner.schedules import ScheduleError
 from gpufleet.pricing_models import HOURS_PER_MONTH, Market
@@ -556,21 +561,29 @@ def scheduled_action(r: Reading) -> Scaler | None:
     }
     points: dict[str, tuple[SetPoint, ...]] = {}
     unread = None
+    zone = r.get("timeZone")
+    zone = zone if isinstance(zone, str) and zone else "UTC"  # AWS's default
+    offset = utc_offset_minutes(zone)
     if recurrence is not None and sets:
         if is_unknown(recurrence) or not isinstance(recurrence, str):
             unread = "the recurrence is unknown during preview or not a cron"
         elif any(size is None for size in sets.values()):
             unread = "; ".join(r.undetermined)
+        elif offset is None:
+            unread = f"its timeZone {shown(zone)} is not an IANA time zone"
         else:
             try:
+                # In UTC's week: the group's actions may be in several zones.
                 points = {
-                    key: tuple(cron_set_points(recurrence, size))
+                    key: tuple(
+                        (in_utc(minute, offset), size)
+                        for minute, size in cron_set_points(recurrence, size)
+                    )
                     for key, size in sets.items()
                     if size is not None
                 }
             except ScheduleError as exc:
                 unread = str(exc)
-    zone = r.get("timeZone")
     # Whatever it sets, the group may hold that many while it does: the most the group holds.
     most = max((size for size in sets.values() if size is not None), default=None)
     once = recurrence is None
@@ -582,9 +595,7 @@ def scheduled_action(r: Reading) -> Scaler | None:
         set_points=points.get("desiredCapacity", ()),
         schedule_unread=unread,
         bounds=False,
-        time_zones=frozenset({zone if isinstance(zone, str) and zone else "UTC"})
-        if recurrence is not None
-        else frozenset(),
+        time_zones=frozenset({"UTC"}) if recurrence is not None else frozenset(),
         min_points=points.get("minSize", ()),
         max_points=points.get("maxSize", ()),
         raises_min=sets.get("minSize") if once else None,

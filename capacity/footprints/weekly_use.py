@@ -9,8 +9,9 @@ Two shapes, as the clouds write schedules:
   group's floor.
 
 Minutes of the week are local to each schedule's time zone; a week has the same minutes in
-every zone, so the total does not depend on it (daylight-saving shifts are not counted, as in
-the planner).
+every zone, so one zone's total does not depend on it. Entries in several zones are moved to
+UTC's week by each zone's offset (``in_utc``), daylight-saving shifts not counted, as in the
+planner.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from __future__ import annotations
 import heapq
 from collections import Counter
 from collections.abc import Iterable
+from datetime import datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from gpufleet.planner.schedules import MINUTES_PER_WEEK, weekly_starts
 
@@ -120,6 +123,26 @@ def window_use(windows: Iterable[Window], least: float, most: float) -> float | 
         if change > 0:
             heapq.heappush(heap, -size)
     return total + least * (MINUTES_PER_WEEK - last)
+
+
+# A Monday in winter: each zone's offset from UTC there is what minutes of its week are moved by
+# to compare with another zone's (daylight-saving shifts aside, as in the planner).
+_REFERENCE_MONDAY = datetime(2026, 1, 5)
+
+
+def utc_offset_minutes(zone: str) -> int | None:
+    """Minutes an IANA time zone is ahead of UTC (on a winter Monday); None for a name that
+    is not one."""
+    try:
+        found = _REFERENCE_MONDAY.replace(tzinfo=ZoneInfo(zone)).utcoffset()
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        return None
+    return None if found is None else round(found.total_seconds() / 60)
+
+
+def in_utc(minute: int, offset: int) -> int:
+    """A minute of a zone's week (``offset`` ahead of UTC) as a minute of UTC's week."""
+    return (minute - offset) % MINUTES_PER_WEEK
 
 
 def cron_windows(expression: str, seconds: float, size: float) -> list[Window]:

@@ -106,3 +106,29 @@ def test_becoming_unpriced_is_a_change_and_counts_as_nothing() -> None:
     unknown["expected"]["monthly_usd"] = unknown["maximum"]["monthly_usd"] = None
     (change,) = diff_reports(base, report("prod", evals=[unknown])).changed
     assert "now unpriced" in change.changes and change.monthly("head", "expected") == 0.0
+
+
+def test_a_declared_use_or_what_the_settings_run_edited_by_hand_is_a_change() -> None:
+    """A tag edited by hand moves no machine and no count: the change says what it declares
+    now, and what the expected figure assumes; a report saved before reports declared their
+    use is compared without it."""
+    base = report("prod", evals=[resource("a", 100.0, declared_minutes=9900)])
+    head = report(
+        "prod",
+        evals=[
+            resource(
+                "a",
+                1.0,
+                declared_minutes=60,
+                basis="up to its max size for 1 h a month",
+                rate_usd=100.0 / 730,
+            )
+        ],
+    )
+    (change,) = diff_reports(base, head).changed
+    assert change.changes == (
+        "declared use (expected-minutes) h/month 165 -> 1",
+        "expected now: up to its max size for 1 h a month",
+    )
+    older = report("prod", evals=[resource("a", 100.0)])
+    assert diff_reports(older, base).changed == []

@@ -893,15 +893,14 @@ def test_an_action_that_raises_the_min_size_holds_until_one_lowers_it() -> None:
     assert lowered.expected.monthly_usd == pytest.approx(3 * rate * weekly)
 
 
-def test_a_schedule_over_several_time_zones_is_not_read() -> None:
-    """09:00 New York to 17:00 UTC is not 8 hours: minutes of two zones do not add up."""
+def scheduled_in_zones(start_zone: str, end_zone: str) -> Callable[[], None]:
     tags = {"workload": "office", "expected-minutes": "6000"}
 
     def program() -> None:
         group = group_at_zero(tags)
         for edge, at, zone, desired in (
-            ("start", "0 9 * * 1-5", "America/New_York", 3),
-            ("end", "0 17 * * 1-5", "UTC", 0),
+            ("start", "0 9 * * 1-5", start_zone, 3),
+            ("end", "0 17 * * 1-5", end_zone, 0),
         ):
             aws.autoscaling.Schedule(
                 edge,
@@ -914,10 +913,23 @@ def test_a_schedule_over_several_time_zones_is_not_read() -> None:
                 max_size=-1,
             )
 
-    group = line(price(program), "group")
+    return program
+
+
+def test_a_schedule_over_several_time_zones_is_read_in_utc() -> None:
+    """09:00 New York to 17:00 UTC is 3 hours (New York is 5 hours behind UTC in winter;
+    daylight-saving shifts aside, as in the planner), not 8."""
+    group = line(price(scheduled_in_zones("America/New_York", "UTC")), "group")
     rate = on_demand("aws", "g6.xlarge", "us-east-1")
-    assert group.expected.monthly_usd == pytest.approx(3 * rate * 100)
-    assert any("several time zones" in note for note in group.notes)
+    weekly = 5 * 3 / (7 * 24) * HOURS_PER_MONTH
+    assert group.expected.monthly_usd == pytest.approx(3 * rate * weekly)
+
+
+def test_a_schedule_in_a_zone_that_is_not_one_is_not_read() -> None:
+    group = line(price(scheduled_in_zones("Mars/Olympus", "UTC")), "group")
+    rate = on_demand("aws", "g6.xlarge", "us-east-1")
+    assert group.expected.monthly_usd == pytest.approx(3 * rate * 100)  # its declared use
+    assert any("'Mars/Olympus' is not an IANA time zone" in note for note in group.notes)
 
 
 def scaling_on_load(tags: dict[str, str], *, scale_in: bool) -> Callable[[], None]:
