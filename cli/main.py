@@ -809,6 +809,46 @@ def cost(
 
 
 @main.command()
+@_program_options
+@stack_config_option
+@click.option("--workload", metavar="NAME", help="Only this workload's parts.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="table for people; json for scripts.",
+)
+def runs(
+    stack: str | None, program: Path, config_file: Path | None, workload: str | None, fmt: str
+) -> None:
+    """List this month's runs of each workload part on request, against its plan.
+
+    Reads, through the clouds' own SDKs, the ledger `gpufleet scale` keeps in tags on each
+    group: hours used this calendar month at the part's full size, runs, the last run, the
+    reason given for a run over the plan, and what the hours have cost so far at the
+    catalog's rate. Read only.
+
+    \b
+    Exit status: 0 listed; 1 a part's cloud could not be read (listed with why, the others
+    still are); 2 bad input (no stack config, an unknown workload).
+    """
+    if stack is None:
+        _fail_input(["give --env ENV (or --stack NAME): which stack's runs to list"])
+    from gpufleet.cli import runs_render
+    from gpufleet.runs.month_runs import month_runs
+    from gpufleet.runs.run_parts import ScaleInputError
+
+    try:
+        found = month_runs(program, stack, config_file, workload)
+    except ScaleInputError as exc:
+        _fail_input(exc.problems)
+    messages.echo(runs_render.render(found, fmt), nl=False)
+    sys.exit(1 if any(p.problem for p in found.parts) else 0)
+
+
+@main.command()
 @click.argument("workload")
 @_program_options
 @stack_config_option
@@ -828,6 +868,13 @@ def cost(
     "(5 minutes to 30 days). Required with N > 0.",
 )
 @click.option(
+    "--over-plan",
+    "over_plan",
+    metavar="REASON",
+    help="Run even though it takes the workload past the hours its plan gives it this month; "
+    "REASON is recorded on the group.",
+)
+@click.option(
     "--format",
     "fmt",
     type=click.Choice(["text", "json"]),
@@ -842,6 +889,7 @@ def scale(
     config_file: Path | None,
     count: int,
     duration: str | None,
+    over_plan: str | None,
     fmt: str,
 ) -> None:
     """Run WORKLOAD at N instances for a while, through the clouds' own SDKs.
@@ -853,10 +901,15 @@ def scale(
     duration (GCP), an autoscale profile (Azure). See the README, "Running on
     request: gpufleet scale".
 
+    Each run is booked against the hours the plan gives the workload this calendar month
+    (its stack config's expected hours at full size), kept in tags on the group: a run past
+    them is refused unless --over-plan REASON says why. `gpufleet runs` lists the month.
+
     \b
     Exit status: 0 done; 1 a cloud refused or failed (a credential or permission missing,
-    the stack not deployed); 2 bad input (unknown workload, N above what the stack allows,
-    a bad or missing --for, a part that cannot be scaled).
+    the stack not deployed), or the run is past the plan's hours without --over-plan; 2 bad
+    input (unknown workload, N above what the stack allows, a bad or missing --for, a part
+    that cannot be scaled).
     """
     if stack is None:
         _fail_input(["give --env ENV (or --stack NAME): which stack's workload to scale"])
@@ -865,13 +918,14 @@ def scale(
     from gpufleet.runs.run_parts import ScaleInputError
     from gpufleet.runs.scale_run import ScaleRequest
     from gpufleet.runs.scale_run import scale as scale_workload
+    from gpufleet.runs.usage_ledger import OverPlanError
 
-    request = ScaleRequest(program, stack, config_file, workload, count, duration)
+    request = ScaleRequest(program, stack, config_file, workload, count, duration, over_plan)
     try:
         outcome = scale_workload(request)
     except ScaleInputError as exc:
         _fail_input(exc.problems)
-    except CloudError as exc:
+    except (CloudError, OverPlanError) as exc:
         messages.echo(str(exc), err=True)
         sys.exit(1)
     messages.echo(scale_render.render(outcome, fmt), nl=False)

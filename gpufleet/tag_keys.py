@@ -38,6 +38,13 @@ EXPECTED_MINUTES = "expected-minutes"
 # idle time-out): the runs a month the plan expects, each adding that while.
 EXPECTED_RUNS = "expected-runs"
 
+# On a group a run sizes (``gpufleet scale``): what it has run this calendar month at full size,
+# its last run, and the reason given for a run over the plan (``runs/usage_ledger.py``).
+RUN_USED = "gpufleet-used"
+RUN_LAST = "gpufleet-last-run"
+RUN_OVER_PLAN = "gpufleet-over-plan"
+RUN_KEYS: tuple[str, ...] = (RUN_USED, RUN_LAST, RUN_OVER_PLAN)
+
 COST_KEYS: tuple[str, ...] = (PROJECT, OWNER, COST_CENTER, ENVIRONMENT)
 GPUFLEET_KEYS: tuple[str, ...] = (*COST_KEYS, WORKLOAD, MANAGED_BY, WORKLOAD_KIND)
 MANAGED_BY_GPUFLEET = "gpufleet"
@@ -52,7 +59,7 @@ LABEL_MAX = 63
 
 def set_by_gpufleet(key: str) -> bool:
     """Whether gpufleet sets this tag key itself (compared without case)."""
-    return key.lower() in GPUFLEET_KEYS or key.lower() in COSTING_KEYS
+    return key.lower() in (*GPUFLEET_KEYS, *COSTING_KEYS, *RUN_KEYS)
 
 
 _DESCRIBED = re.compile(r"(?:^|\s)(" + "|".join(COSTING_KEYS) + r")=(\S+)")

@@ -7,15 +7,17 @@ the run's time is up. ``--to 0`` sets it to 0 now and deletes the guard. A fleet
 capacity in GPUs (its instance types weighted by their GPUs), a placement cluster in nodes.
 
 The group is found by the workload's tags; of a workload's groups, the one that scales carries
-the plan's expected use (``expected-minutes``), which a fixed base does not.
+the plan's expected use (``expected-minutes``), which a fixed base does not. Its tags keep the
+month's ledger (``usage_ledger``): written once a run has started, or ``--to 0`` ended one.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from gpufleet.runs.aws_access import autoscaling_client, aws_errors
-from gpufleet.runs.cloud_error import ambiguous, not_deployed
+from gpufleet.runs.cloud_error import CloudError, ambiguous, not_deployed
 from gpufleet.runs.part_change import PartChange
 from gpufleet.runs.run_duration import RunWindow
 from gpufleet.runs.run_parts import PartRun
@@ -25,11 +27,29 @@ from gpufleet.runs.workload_tags import carries, scales, tags_text, workload_tag
 GUARD_ACTION = "gpufleet-scale-end"
 
 
-def scale_group(run: PartRun, target: StackTarget, window: RunWindow) -> PartChange:
+@dataclass(frozen=True)
+class AwsGroup:
+    """The workload's group that scales, as found, and the client that found it."""
+
+    client: Any
+    group: dict[str, Any]
+
+    @property
+    def ledger_tags(self) -> dict[str, str]:
+        return _tags(self.group)
+
+
+def find_group(run: PartRun, target: StackTarget) -> AwsGroup:
     region = run.workload.region
     with aws_errors("autoscaling:DescribeAutoScalingGroups", f"Auto Scaling groups in {region}"):
         client = autoscaling_client(region)  # a profile that is not there fails here
-    group = _scaling_group(client, run, target)
+    return AwsGroup(client, _scaling_group(client, run, target))
+
+
+def scale_group(
+    run: PartRun, window: RunWindow, found: AwsGroup, ledger: dict[str, str]
+) -> PartChange:
+    client, group = found.client, found.group
     name, arn = group["AutoScalingGroupName"], group["AutoScalingGroupARN"]
     per_instance = run.workload.gpus_per_instance if run.group == "aws_group_in_gpus" else 1
     desired = run.instances * per_instance
@@ -42,12 +62,35 @@ def scale_group(run: PartRun, target: StackTarget, window: RunWindow) -> PartCha
                 DesiredCapacity=0,
             )
         _set_desired(client, name, arn, desired)
+        try:
+            _write_ledger(client, name, arn, ledger)  # booked once it runs
+        except CloudError as exc:
+            raise exc.after(
+                f"{name} runs {desired} until {_at(window)}, but the run is not in its ledger"
+            ) from None
         guard = f"scheduled action {GUARD_ACTION} sets desired capacity 0 at {_at(window)}"
     else:
         _set_desired(client, name, arn, 0)
         removed = _delete_guard(client, name, arn)
         guard = f"scheduled action {GUARD_ACTION} {'deleted' if removed else 'not set'}"
+        _write_ledger(client, name, arn, ledger)  # what it did not run, given back
     return PartChange(run.part.component, run.instances, (name,), guard)
+
+
+def _write_ledger(client: Any, name: str, arn: str, ledger: dict[str, str]) -> None:
+    tags = [
+        {
+            "ResourceId": name,
+            "ResourceType": "auto-scaling-group",
+            "Key": key,
+            "Value": value,
+            "PropagateAtLaunch": False,
+        }
+        for key, value in ledger.items()
+    ]
+    if tags:
+        with aws_errors("autoscaling:CreateOrUpdateTags", arn):
+            client.create_or_update_tags(Tags=tags)
 
 
 def _at(window: RunWindow) -> str:

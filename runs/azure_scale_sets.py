@@ -13,12 +13,14 @@ profile's bounds, disables the setting and sets the capacity to 0 (a set on a sc
 follows its profiles again).
 
 The set is found by the workload's tags (the one that scales carries the plan's expected
-use), the setting by its target. The command returns once Azure accepted the capacity: new
+use), the setting by its target. The set's tags keep the month's ledger (``usage_ledger``),
+written with the capacity. The command returns once Azure accepted the capacity: new
 VMs come up in the background.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from azure.mgmt.compute import models as compute_models
@@ -38,13 +40,34 @@ _SET_WRITE = "Microsoft.Compute/virtualMachineScaleSets/write"
 _SETTING_WRITE = "Microsoft.Insights/autoscalesettings/write"
 
 
-def scale_scale_set(run: PartRun, target: StackTarget, window: RunWindow) -> PartChange:
+@dataclass(frozen=True)
+class AzureScaleSet:
+    """The workload's scale set that scales and its autoscale setting, as found; the set's
+    tags keep the month's ledger."""
+
+    access: AzureAccess
+    group: str  # the resource group
+    scale_set: compute_models.VirtualMachineScaleSet
+    setting: monitor_models.AutoscaleSettingResource
+
+    @property
+    def ledger_tags(self) -> dict[str, str]:
+        return dict(self.scale_set.tags or {})
+
+
+def find_scale_set(run: PartRun, target: StackTarget) -> AzureScaleSet:
     subscription, region = azure_scope(target, run.workload)  # check_site made sure
     group = region.resource_group_name
     access = azure_access(subscription)
     scope = f"/subscriptions/{subscription}/resourceGroups/{group}"
     scale_set = _scaling_set(access, group, scope, workload_tags(target.settings, run.workload))
-    setting = _setting_of(access, group, scope, scale_set)
+    return AzureScaleSet(access, group, scale_set, _setting_of(access, group, scope, scale_set))
+
+
+def scale_scale_set(
+    run: PartRun, window: RunWindow, found: AzureScaleSet, ledger: dict[str, str]
+) -> PartChange:
+    access, group, scale_set, setting = found.access, found.group, found.scale_set, found.setting
     on_request = run.part.scaling == "on_request"
     setting_name, set_name = str(setting.name), str(scale_set.name)
     profiles = [p for p in setting.profiles if p.name != RUN_PROFILE]
@@ -69,7 +92,9 @@ def scale_scale_set(run: PartRun, target: StackTarget, window: RunWindow) -> Par
         # Capacity first, then the run's profile: a set that cannot be emptied keeps the
         # profile that ends the run.
         if on_request:
-            _set_capacity(access, group, scale_set, 0)
+            _set_capacity(access, group, scale_set, 0, ledger)
+        else:
+            _set_tags(access, group, scale_set, ledger)
         try:
             _write_setting(access, group, setting)
         except CloudError as exc:
@@ -80,7 +105,8 @@ def scale_scale_set(run: PartRun, target: StackTarget, window: RunWindow) -> Par
     else:
         _write_setting(access, group, setting)  # the guard, before the capacity
         try:
-            _set_capacity(access, group, scale_set, capacity)
+            # The ledger with the capacity: booked as the run starts.
+            _set_capacity(access, group, scale_set, capacity, ledger)
         except CloudError as exc:
             end = window.until.strftime("%Y-%m-%d %H:%M UTC")
             raise exc.after(
@@ -96,6 +122,19 @@ def scale_scale_set(run: PartRun, target: StackTarget, window: RunWindow) -> Par
     after = "the default profile's 0" if on_request else "the schedule's profiles"
     guard = f"autoscale profile {RUN_PROFILE} holds {capacity} VM(s) until {end}, then {after}"
     return PartChange(run.part.component, capacity, names, guard)
+
+
+def _set_tags(
+    access: AzureAccess,
+    group: str,
+    scale_set: compute_models.VirtualMachineScaleSet,
+    ledger: dict[str, str],
+) -> None:
+    update = compute_models.VirtualMachineScaleSetUpdate(tags={**(scale_set.tags or {}), **ledger})
+    with azure_errors(_SET_WRITE, scale_set.id or str(scale_set.name)):
+        access.compute.virtual_machine_scale_sets.begin_update(
+            group, str(scale_set.name), update, polling=False
+        )
 
 
 def _write_setting(
@@ -155,11 +194,17 @@ def _setting_of(
 
 
 def _set_capacity(
-    access: AzureAccess, group: str, scale_set: compute_models.VirtualMachineScaleSet, count: int
+    access: AzureAccess,
+    group: str,
+    scale_set: compute_models.VirtualMachineScaleSet,
+    count: int,
+    ledger: dict[str, str],
 ) -> None:
     sku: Any = scale_set.sku
     update = compute_models.VirtualMachineScaleSetUpdate(
-        sku=compute_models.Sku(name=sku.name, tier=sku.tier, capacity=count)
+        sku=compute_models.Sku(name=sku.name, tier=sku.tier, capacity=count),
+        # A PATCH's tags replace the set's: all of them, the ledger's updated.
+        tags={**(scale_set.tags or {}), **ledger},
     )
     with azure_errors(_SET_WRITE, scale_set.id or str(scale_set.name)):
         # Accepted is enough: the VMs come up (or go) in the background.

@@ -14,13 +14,15 @@ on request, on with weekly scaling schedules for work on a schedule.
 
 The group's VMs carry the workload's labels through its instance template (the group itself
 takes none): the template is found by its labels, the group by its template, the autoscaler
-by its target. The whole autoscaler is written back (``update``): a merge patch cannot
-remove one entry of the schedules map.
+by its target. The whole autoscaler is written back (``update``): a merge patch cannot remove
+one entry of the schedules map. The month's ledger (``usage_ledger``) is words of its
+description, beside the plan's use: written once a run has started, or ``--to 0`` ended one.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from datetime import datetime
 
 from gpufleet.components.gcp.guard_target import queue_name, resize_url
@@ -45,23 +47,58 @@ from gpufleet.runs.workload_tags import carries, tags_text, workload_labels
 RUN_SCHEDULE = "gpufleet-run"
 
 
-def scale_group(run: PartRun, target: StackTarget, window: RunWindow) -> PartChange:
+@dataclass(frozen=True)
+class GcpGroup:
+    """The workload's group that scales and its autoscaler, whose description keeps the
+    month's ledger (the group takes no labels)."""
+
+    access: GcpAccess
+    region: str
+    group: compute_v1.InstanceGroupManager
+    autoscaler: compute_v1.Autoscaler
+
+    @property
+    def ledger_tags(self) -> dict[str, str]:
+        return described(self.autoscaler.description)
+
+
+def described(description: str | None) -> dict[str, str]:
+    """The ``key=value`` words of a description (the plan's use, a run's ledger)."""
+    words = (description or "").split()
+    return dict(word.split("=", 1) for word in words if "=" in word)
+
+
+def with_ledger(description: str | None, ledger: dict[str, str]) -> str:
+    """A description with its ledger words replaced by ``ledger``'s."""
+    kept = [w for w in (description or "").split() if w.split("=", 1)[0] not in ledger]
+    return " ".join([*kept, *(f"{key}={value}" for key, value in ledger.items())])
+
+
+def find_group(run: PartRun, target: StackTarget) -> GcpGroup:
     access = gcp_access(target.site.gcp().project)
     region = run.workload.region
     labels = workload_labels(target.settings, run.workload)
-    group, autoscaler = _scaling_group(access, region, labels)
+    return GcpGroup(access, region, *_scaling_group(access, region, labels))
+
+
+def scale_group(
+    run: PartRun, window: RunWindow, found: GcpGroup, ledger: dict[str, str]
+) -> PartChange:
     if run.part.scaling == "on_request":
-        return _run_on_request(access, region, run, group, window)
-    return _run_on_schedule(access, region, run, group, autoscaler, window)
+        return _run_on_request(found, run, window, ledger)
+    return _run_on_schedule(found, run, window, ledger)
+
+
+def _write_ledger(found: GcpGroup, ledger: dict[str, str]) -> None:
+    autoscaler = found.autoscaler
+    autoscaler.description = with_ledger(autoscaler.description, ledger)
+    _update(found.access, found.region, autoscaler)
 
 
 def _run_on_request(
-    access: GcpAccess,
-    region: str,
-    run: PartRun,
-    group: compute_v1.InstanceGroupManager,
-    window: RunWindow,
+    found: GcpGroup, run: PartRun, window: RunWindow, ledger: dict[str, str]
 ) -> PartChange:
+    access, region, group = found.access, found.region, found.group
     queue = f"projects/{access.project}/locations/{region}/queues/{queue_name(group.name)}"
     names = (group.name, queue_name(group.name))
     if window.until is not None:
@@ -80,6 +117,12 @@ def _run_on_request(
             raise exc.after(
                 f"the run's guard stays: it resizes {group.name} to 0 at {end}"
             ) from None
+        try:
+            _write_ledger(found, ledger)  # booked once it runs
+        except CloudError as exc:
+            raise exc.after(
+                f"{group.name} runs {run.instances} until {end}, but the run is not in its ledger"
+            ) from None
         return PartChange(
             run.part.component,
             run.instances,
@@ -97,6 +140,7 @@ def _run_on_request(
             f"{group.name} is at 0; its guard stays (at its time it resizes the group to 0 "
             "again, which changes nothing unless a run started since)"
         ) from None
+    _write_ledger(found, ledger)  # what it did not run, given back
     return PartChange(
         run.part.component, 0, names, f"resized to 0; {dropped} guard task(s) removed"
     )
@@ -129,19 +173,17 @@ def _drop_guards(access: GcpAccess, queue: str, keep: str | None = None) -> int:
 
 
 def _run_on_schedule(
-    access: GcpAccess,
-    region: str,
-    run: PartRun,
-    group: compute_v1.InstanceGroupManager,
-    autoscaler: compute_v1.Autoscaler,
-    window: RunWindow,
+    found: GcpGroup, run: PartRun, window: RunWindow, ledger: dict[str, str]
 ) -> PartChange:
+    group, autoscaler = found.group, found.autoscaler
     policy = autoscaler.autoscaling_policy
     policy.scaling_schedules.pop(RUN_SCHEDULE, None)
     if window.until is not None:
         policy.max_num_replicas = max(policy.max_num_replicas, run.instances)
         policy.scaling_schedules[RUN_SCHEDULE] = run_schedule(run.instances, window)
-    _update(access, region, autoscaler)
+    # The run and its ledger in one write of the autoscaler.
+    autoscaler.description = with_ledger(autoscaler.description, ledger)
+    _update(found.access, found.region, autoscaler)
     names = (group.name, autoscaler.name)
     if window.until is not None:
         end = window.until.strftime("%Y-%m-%d %H:%M UTC")

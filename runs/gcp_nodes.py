@@ -15,6 +15,7 @@ that runs on request also carry its expected use.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 from gpufleet.runs.cloud_error import CloudError, not_deployed
@@ -37,10 +38,33 @@ RUNNING = frozenset({"PROVISIONING", "STAGING", "RUNNING", "REPAIRING"})
 STOPPED = frozenset({"TERMINATED"})
 
 
-def scale_nodes(run: PartRun, target: StackTarget, window: RunWindow) -> PartChange:
+@dataclass(frozen=True)
+class GcpNodes:
+    """A compact cluster's nodes, as found; each keeps the month's ledger in its labels."""
+
+    access: GcpAccess
+    zone: str
+    nodes: list[compute_v1.Instance]
+
+    @property
+    def ledger_tags(self) -> dict[str, str]:
+        # Every node is written alike; the first by name is read.
+        first = min(self.nodes, key=lambda vm: vm.name)
+        return dict(first.labels)
+
+
+def find_nodes(run: PartRun, target: StackTarget) -> GcpNodes:
     access = gcp_access(target.site.gcp().project)
     zone = run.workload.zone
-    nodes = _nodes(access, zone, workload_labels(target.settings, run.workload))
+    return GcpNodes(
+        access, zone, _nodes(access, zone, workload_labels(target.settings, run.workload))
+    )
+
+
+def scale_nodes(
+    run: PartRun, window: RunWindow, found: GcpNodes, ledger: dict[str, str]
+) -> PartChange:
+    access, zone, nodes = found.access, found.zone, found.nodes
     running = sorted((vm for vm in nodes if vm.status in RUNNING), key=lambda vm: vm.name)
     stopped = sorted((vm for vm in nodes if vm.status in STOPPED), key=lambda vm: vm.name)
     wanted = run.instances if window.until is not None else 0
@@ -81,6 +105,10 @@ def scale_nodes(run: PartRun, target: StackTarget, window: RunWindow) -> PartCha
                 f"nodes that did start stop themselves at {end}; scale to 0 stops them now"
             ) from None
     names = tuple(vm.name for vm in [*running[:wanted], *to_start, *to_stop])
+    try:
+        _write_ledger(found, ledger)  # booked once it runs (or given back once it ended)
+    except CloudError as exc:
+        raise exc.after(f"{wanted} node(s) run, but the run is not in their ledger") from None
     if window.until is None:
         guard = f"{len(to_stop)} VM(s) stopped"
     else:
@@ -104,6 +132,26 @@ def _nodes(access: GcpAccess, zone: str, labels: dict[str, str]) -> list[compute
     if not found:
         raise not_deployed("gcp", f"VMs that run on request, labelled {tags_text(labels)}", where)
     return found
+
+
+def _write_ledger(found: GcpNodes, ledger: dict[str, str]) -> None:
+    """The ledger into every node's labels (``setLabels`` replaces them all: the others are
+    sent back as they are, with the fingerprint that guards against a concurrent change)."""
+    for vm in found.nodes:
+        resource = f"projects/{found.access.project}/zones/{found.zone}/instances/{vm.name}"
+        labels = {**dict(vm.labels), **ledger}
+        with gcp_errors("compute.instances.setLabels", resource):
+            wait(
+                found.access,
+                found.access.client(compute_v1.InstancesClient).set_labels_unary(
+                    project=found.access.project,
+                    zone=found.zone,
+                    instance=vm.name,
+                    instances_set_labels_request_resource=compute_v1.InstancesSetLabelsRequest(
+                        labels=labels, label_fingerprint=vm.label_fingerprint
+                    ),
+                ),
+            )
 
 
 def _set_max_run(access: GcpAccess, zone: str, vm: compute_v1.Instance, seconds: int) -> None:

@@ -1,24 +1,29 @@
 """``gpufleet scale`` end to end, short of rendering: read the stack config, check the request,
-then size each part that scales through its cloud's SDK, guard first.
+book the run against the plan, then size each part that scales through its cloud's SDK, guard
+first.
 
 Bad input (an unknown workload, ``--to`` above what the stack allows, a bad or missing
 ``--for``, a part that cannot be scaled) raises ``ScaleInputError`` before any cloud is asked;
-a cloud's refusal raises ``CloudError``. The cloud modules are imported here, when a part of
-theirs is scaled, so nothing else pays for their SDKs.
+a run past the plan's hours (``usage_ledger``) raises ``OverPlanError`` once every part's
+ledger is read, before any is sized; a cloud's refusal raises ``CloudError``. The cloud modules
+are imported here, when a part of theirs is scaled, so nothing else pays for their SDKs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any, Protocol
 
 from gpufleet.clouds import Cloud
 from gpufleet.runs.part_change import PartChange
 from gpufleet.runs.run_duration import RunWindow, parse_duration
 from gpufleet.runs.run_parts import GroupKind, PartRun, ScaleInputError, find_workload, spread
 from gpufleet.runs.stack_target import StackTarget, check_site, read_stack
+from gpufleet.runs.usage_ledger import Booking, booked_minutes, read_ledger
+from gpufleet.stacks.stack_config import Part
 
 
 @dataclass(frozen=True)
@@ -29,6 +34,7 @@ class ScaleRequest:
     workload: str
     count: int
     duration: str | None  # --for as given; required when count > 0, refused with 0
+    over_plan: str | None = None  # --over-plan: why a run past the plan's hours runs anyway
 
 
 @dataclass(frozen=True)
@@ -42,11 +48,24 @@ class ScaleOutcome:
     changes: list[PartChange]
 
 
-Scaler = Callable[[PartRun, StackTarget, RunWindow], PartChange]
+class FoundGroup(Protocol):
+    """A group a run sizes, as its cloud module found it: its tags keep the ledger."""
+
+    @property
+    def ledger_tags(self) -> Mapping[str, str]: ...
+
+
+Finder = Callable[[PartRun, StackTarget], Any]
+Scaler = Callable[[PartRun, RunWindow, Any, dict[str, str]], PartChange]
 
 
 def scale(request: ScaleRequest, now: datetime | None = None) -> ScaleOutcome:
+    """Size the workload's parts that scale; each run booked against the plan first, every
+    part's ledger read and checked before any part is sized (OverPlanError: nothing
+    changed)."""
     problems = _duration_problems(request)
+    if request.over_plan is not None and not request.over_plan.strip():
+        problems.append("--over-plan needs a reason (it is recorded on the group)")
     target = read_stack(request.program, request.stack, request.config_file)
     try:
         workload = find_workload(target.settings, request.workload)
@@ -58,7 +77,20 @@ def scale(request: ScaleRequest, now: datetime | None = None) -> ScaleOutcome:
     check_site(target, workload)
     duration = None if request.duration is None else parse_duration(request.duration)
     window = RunWindow.from_now(duration, now)
-    changes = [_scaler(run.group)(run, target, window) for run in runs]
+    found = [(run, _cloud(run.group)[0](run, target)) for run in runs]
+    booked = []
+    for run, group in found:
+        booking = Booking(
+            f"{workload.name}: {run.part.component}",
+            planned_hours(run.part),
+            booked_minutes(run.instances, run.part.instances, window),
+            window,
+            request.over_plan,
+        )
+        ledger = read_ledger(group.ledger_tags, window.start)
+        booking.check(ledger)
+        booked.append((run, group, booking.after(ledger)))
+    changes = [_cloud(run.group)[1](run, window, group, tags) for run, group, tags in booked]
     return ScaleOutcome(
         environment=target.settings.environment,
         workload=workload.name,
@@ -87,20 +119,32 @@ def _duration_problems(request: ScaleRequest) -> list[str]:
     return []
 
 
-def _scaler(kind: GroupKind) -> Scaler:
-    """The function that sizes a kind of group, its module imported now."""
+def planned_hours(part: Part) -> float:
+    """Hours a month the plan gives a part's runs at full size: its expected use on request;
+    none for a part its weekly schedule runs."""
+    return part.expected_hours or 0.0 if part.scaling == "on_request" else 0.0
+
+
+def _cloud(kind: GroupKind) -> tuple[Finder, Scaler]:
+    """The functions that find and size a kind of group, their module imported now."""
     if kind in ("aws_group_in_gpus", "aws_group_in_nodes"):
-        from gpufleet.runs.aws_groups import scale_group
+        from gpufleet.runs import aws_groups
 
-        return scale_group
+        return aws_groups.find_group, aws_groups.scale_group
     if kind == "gcp_group":
-        from gpufleet.runs.gcp_groups import scale_group as scale_gcp_group
+        from gpufleet.runs import gcp_groups
 
-        return scale_gcp_group
+        return gcp_groups.find_group, gcp_groups.scale_group
     if kind == "gcp_nodes":
-        from gpufleet.runs.gcp_nodes import scale_nodes
+        from gpufleet.runs import gcp_nodes
 
-        return scale_nodes
-    from gpufleet.runs.azure_scale_sets import scale_scale_set
+        return gcp_nodes.find_nodes, gcp_nodes.scale_nodes
+    from gpufleet.runs import azure_scale_sets
 
-    return scale_scale_set
+    return azure_scale_sets.find_scale_set, azure_scale_sets.scale_scale_set
+
+
+def find_group(run: PartRun, target: StackTarget) -> FoundGroup:
+    """The group a part's runs size, found in its cloud (for ``gpufleet runs``)."""
+    found: FoundGroup = _cloud(run.group)[0](run, target)
+    return found

@@ -127,6 +127,8 @@ class ArmApi:
     def _patch(self, request: Request, name: str) -> Reply:
         scale_set = self.state.scale_sets[name]
         scale_set["sku"].update(request.body.get("sku", {}))
+        if "tags" in request.body:  # a PATCH's tags replace the resource's
+            scale_set["tags"] = request.body["tags"]
         operation = (
             f"{self.base}/subscriptions/{self.subscription}/providers/Microsoft.Compute/"
             f"locations/{self.location}/operations/op-{len(self.received)}"

@@ -59,6 +59,17 @@ def scale(stack_config: Path) -> Scale:
 
 
 @pytest.fixture
+def runs(stack_config: Path) -> Scale:
+    """``gpufleet runs ARGS`` on the test stack config, in this process."""
+
+    def run(*args: str) -> Result:
+        where = ["--program", str(ROOT), "--config", str(stack_config), "--env", ENVIRONMENT]
+        return CliRunner().invoke(main, ["runs", *args, *where])
+
+    return run
+
+
+@pytest.fixture
 def compute(
     certificate: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[ComputeApi]:

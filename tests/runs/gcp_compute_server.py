@@ -112,6 +112,7 @@ class ComputeApi:
             "selfLink": self.link(f"zones/{zone}/instances/{name}"),
             "status": status,
             "labels": labels,
+            "labelFingerprint": "42WmSpB8rSM=",
             "scheduling": {
                 "provisioningModel": "SPOT",
                 "preemptible": True,
@@ -167,6 +168,7 @@ class ComputeApi:
             (f"{region}/operations/{name}/wait", "POST", "regionOperations.get", self._op),
             (vms, "GET", "instances.list", self._instances),
             (f"{vms}/{name}/setScheduling", "POST", "instances.setScheduling", self._scheduling),
+            (f"{vms}/{name}/setLabels", "POST", "instances.setLabels", self._labels),
             (f"{vms}/{name}/start", "POST", "instances.start", self._start),
             (f"{vms}/{name}/stop", "POST", "instances.stop", self._stop),
             (f"{zone}/operations/{name}/wait", "POST", "zoneOperations.get", self._op),
@@ -216,6 +218,19 @@ class ComputeApi:
             return _error(400, "Instance must be stopped to update maxRunDuration", "badRequest")
         instance["scheduling"] = request.body
         return self._operation("compute.instances.setScheduling", zone=zone)
+
+    def _labels(self, request: Request, zone: str, name: str) -> Reply:
+        instance = self.state.instances[name]
+        # As the API does: a change made on a stale read is refused, and each changes it.
+        if request.body.get("labelFingerprint") != instance["labelFingerprint"]:
+            return _error(
+                412,
+                "Labels fingerprint either invalid or resource labels have changed",
+                "conditionNotMet",
+            )
+        instance["labels"] = request.body.get("labels", {})
+        instance["labelFingerprint"] = f"fp-{next(self._ids)}"
+        return self._operation("compute.instances.setLabels", zone=zone)
 
     def _start(self, request: Request, zone: str, name: str) -> Reply:
         self.state.instances[name]["status"] = "RUNNING"

@@ -20,6 +20,7 @@ from moto.server import ThreadedMotoServer
 
 from gpufleet import tag_keys
 from gpufleet.cli.main import main
+from gpufleet.planner.rates import shipped_rate_card
 from gpufleet.runs.aws_groups import GUARD_ACTION
 from tests.helpers import ROOT
 from tests.runs.stack_files import AWS_REGION, ENVIRONMENT, PROJECT, write_stack_config
@@ -230,3 +231,72 @@ def test_a_profile_that_is_not_there_is_one_line(
         f"aws: autoscaling:DescribeAutoScalingGroups on Auto Scaling groups in {AWS_REGION} "
         "failed: The config profile (gone) could not be found"
     ]
+
+
+def group_tags(name: str) -> dict[str, str]:
+    groups = autoscaling().describe_auto_scaling_groups(AutoScalingGroupNames=[name])
+    return {t["Key"]: t["Value"] for t in groups["AutoScalingGroups"][0]["Tags"]}
+
+
+def test_runs_stay_within_the_plans_hours_unless_told_why(aws_env: str, config: Path) -> None:
+    """The plan gives aws-fleet 60 h a month at its full size (4 instances). Two days at full
+    size book 48 h; one more at full size would take it to 72 h: refused, nothing changed,
+    until --over-plan says why (recorded on the group). Ending a run early gives back what it
+    did not run."""
+    name = "aws-fleet-asg-1a2b3c4"
+    make_group(name, "aws-fleet", 16)
+    assert scale(config, "aws-fleet", "--to", "4", "--for", "2d").exit_code == 0
+    month = datetime.now(UTC).strftime("%Y-%m")
+    assert group_tags(name)[tag_keys.RUN_USED] == f"{month}_2880_1"
+    refused = scale(config, "aws-fleet", "--to", "4", "--for", "1d")
+    assert refused.exit_code == 1
+    (line,) = refused.stderr.splitlines()
+    assert line.startswith(
+        "aws-fleet: aws:SpotFleet: this run books 24 h at full size; with the 48 h"
+    )
+    assert "past its planned 60 h a month at full size; pass --over-plan REASON" in line
+    assert group_tags(name)[tag_keys.RUN_USED] == f"{month}_2880_1"  # nothing booked
+    assert [a["DesiredCapacity"] for a in guard(name)] == [0]
+    # Half the workload for a day is 12 h at full size: within the plan.
+    assert scale(config, "aws-fleet", "--to", "2", "--for", "1d").exit_code == 0
+    assert group_tags(name)[tag_keys.RUN_USED] == f"{month}_3600_2"
+    why = ["--over-plan", "Quarter-end retrain (CFO ok)"]
+    assert scale(config, "aws-fleet", "--to", "4", "--for", "8h", *why).exit_code == 0
+    tags = group_tags(name)
+    assert tags[tag_keys.RUN_USED] == f"{month}_4080_3"
+    assert tags[tag_keys.RUN_OVER_PLAN] == "quarter-end_retrain__cfo_ok_"
+    # Ended at once: nearly all of its 8 h given back (it ran for under a minute).
+    assert scale(config, "aws-fleet", "--to", "0").exit_code == 0
+    used = int(group_tags(name)[tag_keys.RUN_USED].split("_")[1])
+    assert 3600 <= used <= 3601
+
+
+def test_an_over_plan_reason_must_say_something(aws_env: str, config: Path) -> None:
+    make_group("aws-fleet-asg-1a2b3c4", "aws-fleet", 16)
+    result = scale(config, "aws-fleet", "--to", "1", "--for", "1h", "--over-plan", "  ")
+    assert result.exit_code == 2
+    assert "--over-plan needs a reason" in result.stderr
+
+
+def test_runs_lists_the_months_use_against_the_plan(aws_env: str, config: Path) -> None:
+    make_group("aws-fleet-asg-1a2b3c4", "aws-fleet", 16)
+    assert scale(config, "aws-fleet", "--to", "2", "--for", "1d").exit_code == 0
+    listed = CliRunner().invoke(
+        main,
+        ["runs", "--program", str(ROOT), "--config", str(config), "--env", "test",
+         "--workload", "aws-fleet", "--format", "json"],
+    )  # fmt: skip
+    assert listed.exit_code == 0, listed.output
+    (part,) = json.loads(listed.stdout)["parts"]
+    assert part["workload"] == "aws-fleet" and part["planned_hours"] == 60.0
+    assert (part["used_hours"], part["runs"], part["over_plan"]) == (12.0, 1, None)
+    # 12 h at full size: 4 x g6.12xlarge on spot in us-west-2, the catalog's rate.
+    rate = shipped_rate_card().rate("aws", "g6.12xlarge", AWS_REGION, "spot")
+    assert rate is not None and part["hourly_usd"] == pytest.approx(4 * rate.hourly, abs=1e-4)
+    assert part["cost_so_far_usd"] == pytest.approx(12 * 4 * rate.hourly, abs=0.01)
+    table = CliRunner().invoke(
+        main, ["runs", "--program", str(ROOT), "--config", str(config), "--env", "test"]
+    )
+    # The other parts on request are not deployed in this moto: listed with why, exit 1.
+    assert table.exit_code == 1
+    assert "aws-fleet / aws:SpotFleet" in table.stdout and "aws-cluster:" in table.stdout

@@ -142,7 +142,10 @@ def test_to_zero_removes_the_profile_and_disables_autoscale(arm: ArmApi, scale: 
 def test_a_set_on_a_schedule_keeps_its_profiles(arm: ArmApi, scale: Scale) -> None:
     week = [weekly("run-0", 2, 2), weekly("idle-1", 0, 8)]
     arm.add_scale_set("azure-scheduled", tags("azure-scheduled"), week)
-    assert scale("azure-scheduled", "--to", "2", "--for", "45m").exit_code == 0
+    assert scale("azure-scheduled", "--to", "2", "--for", "45m").exit_code == 1  # over plan
+    why = ["--over-plan", "load test"]
+    assert scale("azure-scheduled", "--to", "2", "--for", "45m", *why).exit_code == 0
+    assert arm.state.scale_sets["azure-scheduled-vmss"]["tags"]["gpufleet-over-plan"] == "load_test"
     assert set(profiles(arm, "azure-scheduled")) == {"run-0", "idle-1", RUN_PROFILE}
     assert profiles(arm, "azure-scheduled")["idle-1"] == week[1]
     result = scale("azure-scheduled", "--to", "0")
@@ -203,3 +206,30 @@ def test_a_stack_not_deployed_is_one_line(arm: ArmApi, scale: Scale) -> None:
     assert result.exit_code == 1
     [line] = result.stderr.splitlines()
     assert line.startswith("azure: no scale set that scales, tagged ")
+
+
+def test_runs_stay_within_the_plans_hours_unless_told_why(
+    arm: ArmApi, scale: Scale, runs: Scale
+) -> None:
+    """60 h a month planned for the set's 4 VMs, kept in its tags (a PATCH replaces them all:
+    the others are sent back): 2 days at full size book 48 h, a third is refused with nothing
+    written, then run with a reason."""
+    arm.add_scale_set("azure-set", tags("azure-set"), [default_profile(4)])
+    assert scale("azure-set", "--to", "4", "--for", "2d").exit_code == 0
+    month = datetime.now(UTC).strftime("%Y-%m")
+    written = arm.state.scale_sets["azure-set-vmss"]["tags"]
+    assert written["gpufleet-used"] == f"{month}_2880_1"
+    assert written[tag_keys.WORKLOAD] == "azure-set"  # the others kept
+    calls = len(arm.received)
+    refused = scale("azure-set", "--to", "4", "--for", "1d")
+    assert refused.exit_code == 1 and "past its planned 60 h" in refused.stderr
+    assert all(r.method == "GET" for r in arm.received[calls:])
+    why = ["--over-plan", "customer demo"]
+    assert scale("azure-set", "--to", "4", "--for", "1d", *why).exit_code == 0
+    written = arm.state.scale_sets["azure-set-vmss"]["tags"]
+    assert written["gpufleet-used"] == f"{month}_4320_2"
+    assert written["gpufleet-over-plan"] == "customer_demo"
+    listed = runs("--workload", "azure-set", "--format", "json")
+    assert listed.exit_code == 0, listed.output
+    (part,) = json.loads(listed.stdout)["parts"]
+    assert (part["used_hours"], part["runs"], part["over_plan"]) == (72.0, 2, "customer_demo")

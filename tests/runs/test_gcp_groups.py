@@ -61,7 +61,11 @@ WEEKLY = {
 
 
 def autoscaler(api: ComputeApi, name: str) -> dict[str, Any]:
-    return api.state.autoscalers[f"{name}-autoscaler"]
+    """The autoscaler as stored; an empty map of schedules, which the API leaves out of what
+    it sends, read as the empty map it is."""
+    found = api.state.autoscalers[f"{name}-autoscaler"]
+    found["autoscalingPolicy"].setdefault("scalingSchedules", {})
+    return found
 
 
 def group(api: ComputeApi, name: str) -> dict[str, Any]:
@@ -182,8 +186,17 @@ def test_a_group_on_a_schedule_keeps_its_weekly_schedules(
     compute.add_group(
         "gcp-scheduled", GCP_REGION, labels("gcp-scheduled"), policy=policy(2, "ON", WEEKLY)
     )
+    # Its schedule runs its planned hours: a run beside it is over the plan, and says so.
+    refused = scale("gcp-scheduled", "--to", "1", "--for", "30m")
+    assert refused.exit_code == 1 and "--over-plan REASON" in refused.stderr
+    assert set(autoscaler(compute, "gcp-scheduled")["autoscalingPolicy"]["scalingSchedules"]) == {
+        "run-0"
+    }  # nothing changed
     before = datetime.now(UTC)
-    assert scale("gcp-scheduled", "--to", "1", "--for", "30m").exit_code == 0
+    why = ["--over-plan", "Release candidate eval"]
+    assert scale("gcp-scheduled", "--to", "1", "--for", "30m", *why).exit_code == 0
+    written = autoscaler(compute, "gcp-scheduled")["description"].split()
+    assert "gpufleet-over-plan=release_candidate_eval" in written
     schedules = autoscaler(compute, "gcp-scheduled")["autoscalingPolicy"]["scalingSchedules"]
     assert set(schedules) == {"run-0", RUN_SCHEDULE}
     run = schedules[RUN_SCHEDULE]
@@ -265,3 +278,33 @@ def test_no_credentials_is_one_line(stack_config: Path, tmp_path: Path) -> None:
         "gcp: no credentials found (GOOGLE_APPLICATION_CREDENTIALS, gcloud auth "
         "application-default login, or the metadata server of a GCP VM)"
     ]
+
+
+def test_runs_stay_within_the_plans_hours_unless_told_why(
+    compute: ComputeApi, scale: Scale, runs: Scale
+) -> None:
+    """The plan gives gcp-group 60 h a month at its full size (3 VMs), kept in its
+    autoscaler's description beside the plan's use: 2 days at full size book 48 h, a third
+    day is refused before anything is asked of the group, then run with a reason."""
+    on_request(compute, "gcp-group")
+    assert scale("gcp-group", "--to", "3", "--for", "2d").exit_code == 0
+    month = datetime.now(UTC).strftime("%Y-%m")
+    words = autoscaler(compute, "gcp-group")["description"].split()
+    assert "gpufleet" in words and "expected-minutes=3600" in words  # the plan's use kept
+    assert f"gpufleet-used={month}_2880_1" in words
+    calls = len(compute.received)
+    refused = scale("gcp-group", "--to", "3", "--for", "1d")
+    assert refused.exit_code == 1 and "past its planned 60 h" in refused.stderr
+    # Read, not written: the group, its guard and its autoscaler are as they were.
+    assert all(r.method == "GET" for r in compute.received[calls:])
+    assert group(compute, "gcp-group")["targetSize"] == 3
+    why = ["--over-plan", "re-run after a bad checkpoint"]
+    assert scale("gcp-group", "--to", "3", "--for", "1d", *why).exit_code == 0
+    words = autoscaler(compute, "gcp-group")["description"].split()
+    assert f"gpufleet-used={month}_4320_2" in words
+    assert "gpufleet-over-plan=re-run_after_a_bad_checkpoint" in words
+    listed = runs("--workload", "gcp-group", "--format", "json")
+    assert listed.exit_code == 0, listed.output
+    (part,) = json.loads(listed.stdout)["parts"]
+    assert (part["used_hours"], part["runs"]) == (72.0, 2)
+    assert part["over_plan"] == "re-run_after_a_bad_checkpoint"

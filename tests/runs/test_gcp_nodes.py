@@ -5,7 +5,7 @@ capacity, are one line."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from gpufleet import tag_keys
 from gpufleet.runs.run_duration import parse_duration
@@ -60,7 +60,11 @@ def test_each_node_started_stops_itself_when_the_run_ends(
     # Each guard is set before its VM starts (the API refuses it on a running VM).
     calls = [r.path.rsplit("/", 2)[-2:] for r in compute.received if r.method == "POST"]
     node_0 = [action for name, action in calls if name == "gcp-cluster-node-0"]
-    assert node_0 == ["setScheduling", "start"]
+    assert node_0 == ["setScheduling", "start", "setLabels"]
+    # Booked once it runs: each node's labels keep the month's ledger, the others kept.
+    labels = compute.state.instances["gcp-cluster-node-0"]["labels"]
+    assert labels["gpufleet-used"].endswith("_120_1")  # 3 of 3 nodes for 2 h: 120 minutes
+    assert labels["workload"] == "gcp-cluster"
 
 
 def test_a_run_while_nodes_of_the_last_still_run_is_refused(
@@ -126,3 +130,24 @@ def test_a_zone_out_of_capacity_is_one_line(compute: ComputeApi, scale: Scale) -
     # Its guard was set first: the VM, should it start later, stops itself.
     scheduling = compute.state.instances["gcp-cluster-node-0"]["scheduling"]
     assert int(scheduling["maxRunDuration"]["seconds"]) == 3600
+
+
+def test_runs_stay_within_the_plans_hours_unless_told_why(
+    compute: ComputeApi, scale: Scale
+) -> None:
+    """60 h a month planned for the whole cluster: 2 days book 48 h in each node's labels; one
+    more day is refused before any node is started."""
+    cluster(compute, "TERMINATED", "TERMINATED", "TERMINATED")
+    assert scale("gcp-cluster", "--to", "3", "--for", "2d").exit_code == 0
+    assert scale("gcp-cluster", "--to", "0").exit_code == 0  # ended at once: given back
+    month = datetime.now(UTC).strftime("%Y-%m")
+    labels = compute.state.instances["gcp-cluster-node-2"]["labels"]
+    used = int(labels["gpufleet-used"].split("_")[1])
+    assert labels["gpufleet-used"].startswith(f"{month}_") and used <= 1
+    assert scale("gcp-cluster", "--to", "3", "--for", "2d").exit_code == 0
+    assert scale("gcp-cluster", "--to", "0").exit_code == 0
+    compute.state.instances["gcp-cluster-node-0"]["labels"]["gpufleet-used"] = f"{month}_2880_2"
+    compute.state.instances["gcp-cluster-node-0"]["labels"]["gpufleet-last-run"] = ""
+    refused = scale("gcp-cluster", "--to", "3", "--for", "1d")
+    assert refused.exit_code == 1 and "with the 48 h used in" in refused.stderr
+    assert set(statuses(compute).values()) == {"TERMINATED"}
