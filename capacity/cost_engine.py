@@ -94,6 +94,14 @@ def settings_usage(item: StackCapacity, tags: Mapping[str, str]) -> Usage:
     unpriced, never $0."""
     footprint = item.footprint
     if footprint.run_hours is not None:
+        kept = footprint.idle_hours_per_run
+        if kept:
+            # Its warm pool keeps the instances (billed) after the run.
+            return Usage(
+                footprint.expected_units,
+                footprint.run_hours + kept,
+                f"one run, and its instances kept {kept * 60:g} min after it (warm pool)",
+            )
         return Usage(footprint.expected_units, footprint.run_hours, "one run")
     declared = tags.get(tag_keys.EXPECTED_MINUTES)
     minutes = tag_keys.expected_minutes(declared)
@@ -135,7 +143,7 @@ def settings_usage(item: StackCapacity, tags: Mapping[str, str]) -> Usage:
         held = min(hours + runs * idle, HOURS_PER_MONTH)
         basis = (
             f"up to its max size for {held:.4g} h a month: its expected use ({hours:g} h, as "
-            f"planned) and {runs} runs' idle time-out of {idle * 60:.4g} min each"
+            f"planned) and {runs} runs' idle time after each ({idle * 60:.4g} min)"
         )
         hours = held
     if least:
@@ -346,6 +354,8 @@ def _price(
     if unpriced is not None:
         # What cannot be priced is not priced: no figure of it in any total, never a guess.
         expected, maximum = _unpriced(expected), _unpriced(maximum)
+    elif footprint.market == "reserved" and commitment is None:
+        commitment_note = _saving_note(commitment_note, footprint, rates, used, expected)
     return ResourceCost(
         urn=resource.urn,
         name=item.name,
@@ -371,6 +381,24 @@ def _price(
         part=footprint.part,
         declared_minutes=used.declared_minutes,
     )
+
+
+def _saving_note(
+    note: str | None, footprint: GpuFootprint, rates: RateCard, used: Usage, on_demand: Amount
+) -> str | None:
+    """What buying a commitment would save a reservation billed at the on-demand rate, beside
+    the note that it is."""
+    if on_demand.monthly_usd is None:
+        return note
+    savings = []
+    for term in PRICING_OF_TERM:
+        committed = _Pricer(footprint, rates, term).amount(used.units, used.hours, fmean)
+        if committed.monthly_usd is not None and committed.monthly_usd < on_demand.monthly_usd:
+            saved = on_demand.monthly_usd - committed.monthly_usd
+            savings.append(f"a {term} commitment would save ${saved:,.2f}/month")
+    if not savings:
+        return note
+    return f"{note}; {', '.join(savings)}" if note else ", ".join(savings)
 
 
 def _unpriced(amount: Amount) -> Amount:

@@ -489,11 +489,24 @@ def training_job(r: Reading) -> GpuFootprint | None:
         machines=machines,
         expected_units=count,
         max_units=count,
+        idle_hours_per_run=_keep_alive_hours(
+            r, r.get("resourceConfig", "keepAlivePeriodInSeconds"), "keepAlivePeriodInSeconds"
+        ),
         notes=notes,
         market="spot" if r.get("enableManagedSpotTraining") is True else "on_demand",
         region=_region(r),
         run_hours=(max_run or SAGEMAKER_DEFAULT_RUNTIME_SECONDS) / 3600.0,
     )
+
+
+# SageMaker keeps a warm pool at most an hour after a job.
+SAGEMAKER_MAX_KEEP_ALIVE_SECONDS = 3600
+
+
+def _keep_alive_hours(r: Reading, value: Any, where: str) -> float | None:
+    """Hours a training job's warm pool keeps (and bills) its instances after each run."""
+    seconds = r.number(value, where, 0.0, most=SAGEMAKER_MAX_KEEP_ALIVE_SECONDS)
+    return None if not seconds else seconds / 3600
 
 
 def _instance_groups(r: Reading, groups: list[Any]) -> tuple[list[Machine | None], float | None]:
@@ -531,6 +544,8 @@ def sagemaker_job_template(r: Reading) -> GpuFootprint | None:
     # With its runs' expected use a month (as the plan priced it): monthly, in the totals;
     # without: one run, shown apart (runs start outside the stack).
     per_run = minutes is None
+    kwargs = r.get("estimator_kwargs")
+    keep_alive = kwargs.get("keep_alive_period_in_seconds") if isinstance(kwargs, dict) else None
     return r.footprint(
         cloud="aws",
         kind="SageMaker job template",
@@ -542,6 +557,9 @@ def sagemaker_job_template(r: Reading) -> GpuFootprint | None:
         region=_region(r),
         run_hours=(max_run or SAGEMAKER_DEFAULT_RUNTIME_SECONDS) / 3600.0 if per_run else None,
         outside_stack=per_run,
+        idle_hours_per_run=_keep_alive_hours(
+            r, keep_alive, "estimator_kwargs.keep_alive_period_in_seconds"
+        ),
         declared_minutes=None if minutes is None else int(minutes),
     )
 
