@@ -49,8 +49,8 @@ Figure = Literal["expected", "maximum"]
 FIGURES: tuple[Figure, ...] = get_args(Figure)
 UNTAGGED = "(no workload tag)"
 UNKNOWN_USE_ABOVE_MIN = (
-    "its autoscaler adds capacity above its min size on load and it declares no expected use "
-    f"of it ({tag_keys.EXPECTED_MINUTES})"
+    "runs or load add capacity above that and it declares no expected use of it "
+    f"({tag_keys.EXPECTED_MINUTES})"
 )
 UNKNOWN_USE = (
     "it sits at zero until something other than its settings sizes it (a run, its "
@@ -112,8 +112,7 @@ def settings_usage(item: StackCapacity, tags: Mapping[str, str]) -> Usage:
         return Usage(
             most,
             HOURS_PER_MONTH,
-            f"its max size all month: {footprint.never_scales_in}, so what load adds "
-            f"stays{_over_declared(minutes)}",
+            f"its max size all month: {footprint.never_scales_in}{_over_declared(minutes)}",
         )
     if footprint.weekly_use is not None and most:
         return _scheduled(footprint, most, minutes)
@@ -139,11 +138,13 @@ def settings_usage(item: StackCapacity, tags: Mapping[str, str]) -> Usage:
     if idle and hours:
         # Each run keeps the nodes for the idle time-out after it: what the settings add.
         runs = tag_keys.expected_runs(tags.get(tag_keys.EXPECTED_RUNS))
-        runs = runs_per_month(hours) if runs is None else runs
+        # Hours of use are at least one run (a declared 0 does not remove the idle time).
+        runs = runs_per_month(hours) if runs is None else max(runs, 1)
         held = min(hours + runs * idle, HOURS_PER_MONTH)
         basis = (
             f"up to its max size for {held:.4g} h a month: its expected use ({hours:g} h, as "
-            f"planned) and {runs} runs' idle time after each ({idle * 60:.4g} min)"
+            f"planned) and the idle time after each of {runs} run{'s' if runs != 1 else ''} "
+            f"({idle * 60:.4g} min)"
         )
         hours = held
     if least:
@@ -181,12 +182,17 @@ def _scheduled(footprint: GpuFootprint, most: float, minutes: int | None) -> Usa
         )
     basis = "its schedule"
     if footprint.runs_above_schedule and minutes:
-        # Runs of the declared hours at its max size, above the floor the schedule holds
-        # (taken at its mean over the week).
+        # Runs (or load) for the declared hours at its max size, above the floor the schedule
+        # holds (taken at its mean over the week).
         floor = weekly / MINUTES_PER_WEEK
         runs = minutes / (HOURS_PER_MONTH * 60) * MINUTES_PER_WEEK * max(most - floor, 0.0)
         weekly += runs
-        basis = f"its schedule's floor, and runs above it for {minutes / 60:g} h (declared)"
+        basis = f"its schedule's floor, and above it for {minutes / 60:g} h (declared use)"
+    elif footprint.runs_above_schedule and footprint.market != "in_reservation":
+        # Runs or load size it above what its schedule holds, and it declares no use of that.
+        if weekly <= 0:
+            return Usage(None, HOURS_PER_MONTH, UNKNOWN_USE, unpriced=UNKNOWN_USE)
+        basis = f"its schedule's floor; {UNKNOWN_USE_ABOVE_MIN}: not priced above it"
     hours = min(_monthly_hours(weekly, most), HOURS_PER_MONTH)
     return Usage(most, hours, f"{basis}: its max size for {hours:.4g} h a month")
 

@@ -6,8 +6,9 @@ edit that does not go through the spec moves one away from the other. One rule, 
 ``plan-drift`` policy (its findings) and by ``gpufleet cost`` (a line in every format, so a pull
 request's comment shows it too): a workload drifts when its expected cost is more than a
 tolerance away from its plan, up or down; when its capacity cannot be priced (only unknown in
-a preview: not yet); when the plan names it and the stack holds none of its GPU capacity; and
-capacity under a workload the plan does not name drifts from nothing at all.
+a preview: not yet, unless what is priced is already past the plan); when the plan names it and
+the stack holds none of its GPU capacity; and capacity under a workload the plan does not name,
+or under no workload tag, drifts from nothing at all.
 """
 
 from __future__ import annotations
@@ -45,17 +46,24 @@ def plan_drift(
     ]
     for w in cost.workloads:
         expected = w.total("expected")
-        if w.name not in planned and w.name != UNTAGGED and expected > 0:
-            found.append(
-                Drift(
-                    w.name,
-                    None,
-                    expected,
-                    f"workload {w.name} is not in the stack's plan but its GPU capacity costs "
-                    f"${expected:,.2f}/month expected: add it to the spec and run gpufleet "
-                    "generate",
-                )
+        if w.name in planned or not (expected > 0 or w.unpriced):
+            continue
+        what = (
+            "GPU capacity under no workload tag"
+            if w.name == UNTAGGED
+            else f"workload {w.name} is not in the stack's plan but its GPU capacity"
+        )
+        costs = f"costs ${expected:,.2f}/month expected"
+        if w.unpriced:
+            costs += f" and {len(w.unpriced)} resource(s) cannot be priced"
+        found.append(
+            Drift(
+                w.name,
+                None,
+                expected,
+                f"{what} {costs}: the plan has none; add it to the spec and run gpufleet generate",
             )
+        )
     return found
 
 
@@ -80,9 +88,11 @@ def _drift(workload: WorkloadCost | None, name: str, plan: float, tolerance: flo
             f"workload {name}: its cost cannot be compared with its plan (${plan:,.2f}/month): "
             f"{listed}",
         )
-    if workload.unpriced:
-        return None  # only unknown in a preview: known once deployed
     expected = workload.total("expected")
+    if workload.unpriced and expected <= plan * (1 + tolerance) + _HALF_CENT:
+        # Some of it is only unknown in a preview (known once deployed): what is priced
+        # cannot fall short of the plan yet, but can already be past it.
+        return None
     if abs(expected - plan) <= tolerance * plan + _HALF_CENT:
         return None
     change = f"{(expected - plan) / plan:+.1%}" if plan else "from $0"

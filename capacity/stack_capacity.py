@@ -733,12 +733,18 @@ def resolve_reservation(
         return footprint
     if covered and footprint.fixed_share is None:
         # Its first instances run in the reservation (paid there); the rest pay their way.
+        most = footprint.max_units or covered
         held = replace(
             footprint,
             max_units=covered,
             expected_units=None
             if footprint.expected_units is None
             else min(footprint.expected_units, covered),
+            # What its schedule runs, shared in proportion: exact for a schedule between
+            # zero and its max size, as schedules run groups.
+            weekly_use=None
+            if footprint.weekly_use is None
+            else footprint.weekly_use * covered / most,
             notes=(),
         )
         where = ", ".join(footprint.reservation_names) or "a reservation"

@@ -51,6 +51,8 @@ class StackLimits:
     # ``monthlyUsd`` in ``gpufleet:workloads``): what the stack is held to by ``plan-drift``
     # and shown beside the cost.
     planned_monthly_usd: Mapping[str, float] = field(default_factory=dict)
+    # Every workload ``gpufleet:workloads`` names, with a plan figure or not.
+    planned_workloads: frozenset[str] = frozenset()
 
 
 _current: ContextVar[StackLimits | None] = ContextVar("gpufleet_stack_limits", default=None)
@@ -117,6 +119,7 @@ def _parse(text: str, discounts_text: str, workloads_text: str = "") -> StackLim
             planned_off_spot=off_spot,
             committed=committed,
             planned_monthly_usd=planned,
+            planned_workloads=frozenset(workloads),
         )
     budget = limits.get(config_keys.MONTHLY_BUDGET_USD)
     allowed = limits.get(config_keys.ALLOWED_GPUS)
@@ -127,6 +130,7 @@ def _parse(text: str, discounts_text: str, workloads_text: str = "") -> StackLim
         planned_off_spot=off_spot,
         committed=committed,
         planned_monthly_usd=planned,
+        planned_workloads=frozenset(workloads),
     )
 
 

@@ -14,8 +14,11 @@ readable by anyone who can read the group, written with each run (``tag_keys``):
 ``gpufleet-used`` ``<month>_<minutes>_<runs>`` (month ``2026-11``, whole minutes at full
 size, runs), ``gpufleet-last-run`` ``<start>_<end>_<minutes>`` (UTC ``20261127t1541``; what
 ``--to 0`` gives back from) and ``gpufleet-over-plan`` (the last reason given). Values keep to
-GCP's label alphabet. A ledger of another month starts the month at zero; one that cannot be
-read (edited by hand) is refused as over the plan, as nothing can tell what was used.
+GCP's label alphabet. A ledger of an earlier month starts the month at zero; one that cannot
+be read (edited by hand, or of a month to come) is refused as over the plan, as nothing can
+tell what was used. Two runs started at once both read the ledger before either writes it:
+the last write wins (a run is booked once it has started; runs of one workload are meant to
+be started one at a time).
 """
 
 from __future__ import annotations
@@ -75,21 +78,33 @@ def read_ledger(tags: Mapping[str, str] | None, now: datetime) -> Ledger:
     if used is None:
         return Ledger(month, 0, 0, over_plan=over)
     found = _USED.fullmatch(used)
-    if found is None:
-        return Ledger(
-            month, 0, 0, over_plan=over, unreadable=f"{tag_keys.RUN_USED}={used!r} is not a ledger"
-        )
-    last_run = _last_run(last)
+    try:
+        if found is None:
+            raise ValueError(used)
+        datetime.strptime(found.group(1), _MONTH)  # a month that is one
+        last_run = _last_run(last)
+    except ValueError:
+        why = f"{tag_keys.RUN_USED}={used!r}, {tag_keys.RUN_LAST}={last!r} is not a ledger"
+        return Ledger(month, 0, 0, over_plan=over, unreadable=why)
+    if found.group(1) > month:
+        # A month to come: written by a clock ahead of this one, or by hand.
+        why = f"{tag_keys.RUN_USED}={used!r} is of a month after {month}"
+        return Ledger(month, 0, 0, over_plan=over, unreadable=why)
     if found.group(1) != month:
         return Ledger(month, 0, 0, last_run, over)
     return Ledger(month, int(found.group(2)), int(found.group(3)), last_run, over)
 
 
 def _last_run(text: str | None) -> LastRun | None:
-    found = _LAST.fullmatch(text or "")
-    if found is None:
+    """The last run, None without one; ValueError for a value that is not one."""
+    if not text:
         return None
+    found = _LAST.fullmatch(text)
+    if found is None:
+        raise ValueError(text)
     start, end = (datetime.strptime(found.group(i), _MOMENT).replace(tzinfo=UTC) for i in (1, 2))
+    if end < start:
+        raise ValueError(text)
     return LastRun(start, end, int(found.group(3)))
 
 

@@ -69,6 +69,12 @@ def apply_scaler(footprint: GpuFootprint, scaler: Scaler) -> GpuFootprint:
         and (scaler.unknown or not scaler.undetermined)
     )
     declared = footprint.declared_minutes or scaler.declared_minutes
+    if footprint.schedules_suspended:
+        # Its scheduled actions do not run: what they would set does not happen.
+        scaler = replace(
+            scaler, set_points=(), min_points=(), max_points=(), raises_min=None,
+            raises_desired=None, sets_size=False, schedule_unread=None,
+        )  # fmt: skip
     if scaler.active:
         least, most = footprint.expected_units, footprint.max_units
         floor = footprint.min_units if footprint.min_units is not None else least
@@ -85,10 +91,13 @@ def apply_scaler(footprint: GpuFootprint, scaler: Scaler) -> GpuFootprint:
         if unread:
             notes = (*notes, f"its schedule is not read: {unread}")
         never_in = footprint.never_scales_in
-        if scaler.scales_out and not scaler.scales_in:
+        if never_in is None and scaler.scales_out and not scaler.scales_in:
             never_in = scaler.direction_unread or (
                 "nothing scales it in (its scaling policies only add capacity)"
             )
+        if never_in is None and unread and scaler.sets_size:
+            # What it sets, and for how long, is not known: it may hold the group up.
+            never_in = f"its schedule sets its size and is not read ({unread})"
         return replace(
             footprint,
             expected_units=least,
@@ -100,7 +109,9 @@ def apply_scaler(footprint: GpuFootprint, scaler: Scaler) -> GpuFootprint:
             scales_itself=True,
             never_scales_in=never_in,
             weekly_use=None if unread else scheduled_use(scaler, least, most, floor),
-            runs_above_schedule=not (scaler.set_points or scaler.windows),
+            # A schedule of bounds only, or sizes set on load above it: runs (or load) add
+            # their declared use above what the schedule holds.
+            runs_above_schedule=not (scaler.set_points or scaler.windows) or scaler.load_scaling,
             notes=notes,
         )
     given = footprint.expected_units

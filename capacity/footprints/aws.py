@@ -267,6 +267,7 @@ def autoscaling_group(r: Reading) -> GpuFootprint | None:
     if r.get("warmPool") is not None:
         desired, most, pool = _warm_pool(r, desired, most, mixed is not None)
         notes = (*notes, *pool)
+    held, schedules_off = _kept_in(r)
     return r.footprint(
         cloud="aws",
         kind="Auto Scaling group",
@@ -285,7 +286,22 @@ def autoscaling_group(r: Reading) -> GpuFootprint | None:
         on_demand_percent=percent,
         region=_region(r),
         notes=notes,
+        never_scales_in=held,
+        schedules_suspended=schedules_off,
     )
+
+
+def _kept_in(r: Reading) -> tuple[str | None, bool]:
+    """Why a group never loses the instances it launched (its scale-in suspended or its
+    instances protected from it), and whether its scheduled actions are suspended."""
+    suspended = r.get("suspendedProcesses")
+    processes = {p for p in as_list(suspended) if isinstance(p, str)}
+    held = None
+    if "Terminate" in processes:
+        held = "its Terminate process is suspended: it removes no instance"
+    elif r.get("protectFromScaleIn") is True:
+        held = "its instances are protected from scale-in"
+    return held, "ScheduledActions" in processes
 
 
 _POOL_STATES = ("stopped", "running", "hibernated")
@@ -583,10 +599,12 @@ def scheduled_action(r: Reading) -> Scaler | None:
     zone = zone if isinstance(zone, str) and zone else "UTC"  # AWS's default
     offset = utc_offset_minutes(zone)
     if recurrence is not None and sets:
-        if is_unknown(recurrence) or not isinstance(recurrence, str):
-            unread = "the recurrence is unknown during preview or not a cron"
+        if is_unknown(recurrence):
+            r.unknown_value("its recurrence is")  # known once deployed
+        elif not isinstance(recurrence, str):
+            unread = f"its recurrence {shown(recurrence)} is not a cron"
         elif any(size is None for size in sets.values()):
-            unread = "; ".join(r.undetermined)
+            pass  # what it sets cannot be read: recorded, the group's size undetermined
         elif offset is None:
             unread = f"its timeZone {shown(zone)} is not an IANA time zone"
         else:
@@ -610,6 +628,9 @@ def scheduled_action(r: Reading) -> Scaler | None:
         None,
         most,
         active=True,
+        # A size it sets that cannot be read (a secret, NaN, unknown in a preview) leaves the
+        # group's size undetermined: never dropped.
+        undetermined=tuple(r.undetermined),
         set_points=points.get("desiredCapacity", ()),
         schedule_unread=unread,
         bounds=False,
@@ -620,6 +641,7 @@ def scheduled_action(r: Reading) -> Scaler | None:
         raises_desired=sets.get("desiredCapacity") if once else None,
         # Setting the desired size may take the group down as well as up.
         scales_in="desiredCapacity" in sets,
+        sets_size="desiredCapacity" in sets or "minSize" in sets,
     )
 
 
@@ -647,6 +669,8 @@ def scaling_policy(r: Reading) -> Scaler | None:
         scales_out=_OUT in directions or unread is not None,
         scales_in=_IN in directions,
         direction_unread=unread,
+        # On load: above what a schedule sets, what load adds is the declared use.
+        load_scaling=True,
     )
 
 
@@ -666,8 +690,12 @@ def _policy_directions(r: Reading) -> tuple[set[str], str | None]:
         return ({_OUT} if disabled is True else {_OUT, _IN}), None
     if kind == "PredictiveScaling":
         mode = r.get("predictiveScalingConfiguration", "mode")
-        # ForecastOnly (AWS's default) forecasts and scales nothing.
-        return ({_OUT, _IN} if mode == "ForecastAndScale" else set()), None
+        # ForecastOnly (AWS's default) forecasts and scales nothing; ForecastAndScale raises
+        # the capacity ahead of the forecast and never removes any (AWS: it "does not scale
+        # in"): another policy must.
+        if is_unknown(mode):
+            return {_OUT}, "its predictive scaling mode is not known"
+        return ({_OUT} if mode == "ForecastAndScale" else set()), None
     if kind not in ("SimpleScaling", "StepScaling"):
         return set(), f"its policyType {shown(kind)} is not one AWS has"
     if r.get("adjustmentType") == "ExactCapacity":

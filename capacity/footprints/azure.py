@@ -190,7 +190,7 @@ def autoscale_setting(r: Reading) -> Scaler | None:
         for rule in as_list(get_path(profile, "rules"))
     }
     odd = directions - {"Increase", "Decrease"}
-    unread = (
+    direction_unread = (
         f"a rule's scaleAction.direction is {', '.join(sorted(map(shown, odd)))}, not Increase "
         "or Decrease"
         if odd
@@ -202,10 +202,13 @@ def autoscale_setting(r: Reading) -> Scaler | None:
         max(most, default=None),
         # Azure's default is disabled.
         active=r.get("enabled") is True,
-        scales_out="Increase" in directions or unread is not None,
-        # A recurring profile's start sets its default capacity, down as well as up.
-        scales_in="Decrease" in directions or bool(points),
-        direction_unread=unread,
+        scales_out="Increase" in directions or direction_unread is not None,
+        # Only a rule takes a count down: a profile's start leaves a count within its bounds
+        # as it is (its default is where it starts without metrics).
+        scales_in="Decrease" in directions,
+        direction_unread=direction_unread,
+        load_scaling="Increase" in directions,
+        sets_size=any(get_path(p, "recurrence") is not None for p in profiles),
         undetermined=tuple(r.undetermined),
         set_points=tuple(points),
         schedule_unread=unread,

@@ -312,6 +312,7 @@ def autoscaler(r: Reading) -> Scaler | None:
         scales_out=True,
         scales_in=never_in is None,
         direction_unread=never_in,
+        sets_size=bool(zones),  # its enabled scaling schedules hold sizes
     )
 
 

@@ -74,6 +74,9 @@ class GpuFootprint:
     # Why, once its autoscaler has added capacity, nothing takes it away (no scale-in policy,
     # a GCP autoscaler that only scales out): then it runs at its max size.
     never_scales_in: str | None = None
+    # Its scheduled actions are suspended (an Auto Scaling group's ScheduledActions process):
+    # what they set does not happen.
+    schedules_suspended: bool = False
     # Capacity-unit minutes a week its own scaling schedule runs it (``weekly_use``); None when
     # nothing schedules it.
     weekly_use: float | None = None

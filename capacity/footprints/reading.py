@@ -97,6 +97,12 @@ class Scaler:
     scales_in: bool = False
     # Why its direction could not be read (then taken as adding only, the dearer).
     direction_unread: str | None = None
+    # It scales on a load signal (an AWS scaling policy, Azure rules): above a schedule that
+    # sets sizes, what load adds is the group's declared use, not nothing.
+    load_scaling: bool = False
+    # It sets the group's size (a desired or min size), not only its bounds: unread, it may
+    # hold the group up.
+    sets_size: bool = False
 
     def merged(self, other: Scaler) -> Scaler:
         """Two scalers of one group (AWS scheduled actions, one resource each) as one."""
@@ -138,6 +144,8 @@ class Scaler:
             scales_out=self.scales_out or other.scales_out,
             scales_in=self.scales_in or other.scales_in,
             direction_unread=self.direction_unread or other.direction_unread,
+            load_scaling=self.load_scaling or other.load_scaling,
+            sets_size=self.sets_size or other.sets_size,
         )
 
 

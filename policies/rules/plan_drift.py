@@ -37,7 +37,14 @@ CONFIG = {
 
 def check_plan_drift(resources: list[StackResource], settings: Settings) -> Findings:
     findings = Findings()
-    planned = stack_limits().planned_monthly_usd
+    limits = stack_limits()
+    planned = limits.planned_monthly_usd
+    for name in sorted(limits.planned_workloads - set(planned)):
+        # A generated stack gives each workload its plan's figure: one without is edited.
+        findings.violate(
+            f"workload {name}: the stack config's plan (gpufleet:workloads) gives no monthlyUsd "
+            "to compare it with; run gpufleet generate"
+        )
     if not planned:
         return findings
     tolerance = float(settings[TOLERANCE_KEY]) / 100.0

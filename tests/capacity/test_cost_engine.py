@@ -730,11 +730,14 @@ def test_a_schedule_outranks_a_declared_use_that_disagrees_with_it() -> None:
 
 
 def test_a_schedule_that_does_not_repeat_weekly_is_not_read_and_says_so() -> None:
+    """What it sets, and for how long, is not known: it may hold the group up all month, so
+    it is priced so (fail closed), not at the declared use; the note says why."""
     tags = {"workload": "office", "expected-minutes": "6000"}
     cost = price(aws_scheduled_group(("0 8 1 * *", "0 20 1 * *"), tags))
     group = line(cost, "group")
     rate = on_demand("aws", "g6.xlarge", "us-east-1")
-    assert group.expected.monthly_usd == pytest.approx(3 * rate * 100)  # the declared use
+    assert group.expected.monthly_usd == pytest.approx(3 * rate * HOURS_PER_MONTH)
+    assert "its schedule sets its size and is not read" in group.basis
     assert any("its schedule is not read" in note for note in group.notes)
 
 
@@ -962,7 +965,8 @@ def test_a_schedule_over_several_time_zones_is_read_in_utc() -> None:
 def test_a_schedule_in_a_zone_that_is_not_one_is_not_read() -> None:
     group = line(price(scheduled_in_zones("Mars/Olympus", "UTC")), "group")
     rate = on_demand("aws", "g6.xlarge", "us-east-1")
-    assert group.expected.monthly_usd == pytest.approx(3 * rate * 100)  # its declared use
+    # Not read, so not known to let the group down: its max size all month, said so.
+    assert group.expected.monthly_usd == pytest.approx(3 * rate * HOURS_PER_MONTH)
     assert any("'Mars/Olympus' is not an IANA time zone" in note for note in group.notes)
 
 

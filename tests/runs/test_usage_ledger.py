@@ -60,9 +60,22 @@ def test_a_run_past_the_plan_is_refused_unless_told_why() -> None:
         booking(1, planned=0.0).check(read_ledger({}, NOW))
 
 
-@pytest.mark.parametrize("used", ["lots", "2026-11_-5_1", "2026-11_480", "2026-13-01_1_1"])
-def test_a_ledger_edited_by_hand_is_not_trusted(used: str) -> None:
-    ledger = read_ledger({tag_keys.RUN_USED: used}, NOW)
+@pytest.mark.parametrize(
+    ("used", "last"),
+    [
+        ("lots", ""),
+        ("2026-11_-5_1", ""),
+        ("2026-11_480", ""),
+        ("2026-13-01_1_1", ""),
+        ("2026-13_1_1", ""),  # no such month
+        ("2027-01_1_1", ""),  # a month to come
+        ("2026-11_60_1", "20261399t9999_20261127t2342_480"),  # no such moment
+        ("2026-11_60_1", "20261127t2342_20261127t1541_480"),  # ends before it starts
+        ("2026-11_60_1", "yesterday"),
+    ],
+)
+def test_a_ledger_edited_by_hand_is_not_trusted(used: str, last: str) -> None:
+    ledger = read_ledger({tag_keys.RUN_USED: used, tag_keys.RUN_LAST: last}, NOW)
     with pytest.raises(OverPlanError, match="its ledger cannot be read"):
         booking(1).check(ledger)
     booking(1, over_plan="ledger reset").check(ledger)  # told why: it starts afresh

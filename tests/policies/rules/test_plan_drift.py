@@ -6,12 +6,13 @@ shipped prod config."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from gpufleet.policies.pack import CONFIG_DIR
-from gpufleet.policies.testing import PolicyHarness, StackInput, Violation
+from gpufleet.policies.testing import UNKNOWN, PolicyHarness, StackInput, Violation
 from tests.policies.inputs import ASG, LT, SECURE_LT, TAGS
 
 # Two p5.48xlarge on demand in us-east-1 all month ($98.32 an hour, 730 h).
@@ -100,3 +101,44 @@ def test_the_shipped_prod_config_makes_it_mandatory_and_the_others_advisory() ->
     harness = PolicyHarness(config=prod, stack_config=planned(train=100_000.0))
     (finding,) = [v for v in harness.analyze_stack(stack()) if v.policy == "plan-drift"]
     assert finding.level == "mandatory"
+
+
+def untagged(resources: list[StackInput]) -> list[StackInput]:
+    """The stack without its workload tag (the cost tags kept)."""
+    template, group = resources
+    tags = [t for t in group.props["tags"] if t["key"] != "workload"]
+    return [template, replace(group, props={**group.props, "tags": tags})]
+
+
+def test_capacity_the_plan_does_not_hold_is_a_finding_priced_or_not() -> None:
+    (bare,) = drift(planned(train=TWO_P5), [*stack(), *untagged(stack(workload="stray"))])
+    assert bare.message.startswith("GPU capacity under no workload tag costs $143,547.20")
+    (unknown,) = drift(planned(train=TWO_P5), [*stack(), *stack("new", "p9.96xlarge")])
+    assert unknown.message.startswith("workload new is not in the stack's plan")
+    assert "1 resource(s) cannot be priced" in unknown.message
+
+
+def test_a_plan_stripped_of_its_figures_is_a_finding() -> None:
+    config = {"gpufleet:workloads": json.dumps([{"name": "train", "parts": []}])}
+    (finding,) = drift(config, stack())
+    assert "gives no monthlyUsd" in finding.message
+
+
+def test_in_a_preview_what_is_priced_already_past_the_plan_is_a_finding() -> None:
+    """A workload of which one group's machine is unknown until deployed: under its plan it
+    waits for the deploy (gpu-size-undetermined says so); already past it, it is drift."""
+    template, group = stack(workload="train")
+    unknown = StackInput(
+        LT, {**SECURE_LT, "instanceType": UNKNOWN, "region": "us-east-1"}, "train-tpl-2"
+    )
+    second = replace(
+        group,
+        name="train-group-2",
+        property_dependencies={"launchTemplate": [unknown.urn("dev")]},
+    )
+    both = [template, group, unknown, second]
+    harness = PolicyHarness(stack_config=planned(train=TWO_P5 * 1.5), dry_run=True)
+    assert [v for v in harness.analyze_stack(both) if v.policy == "plan-drift"] == []
+    harness = PolicyHarness(stack_config=planned(train=TWO_P5 / 2), dry_run=True)
+    (past,) = [v for v in harness.analyze_stack(both) if v.policy == "plan-drift"]
+    assert past.message.startswith("workload train: expected $143,547.20/month, plan")
