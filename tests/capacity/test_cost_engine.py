@@ -29,7 +29,7 @@ from gpufleet.engine.capture import capture_program
 from gpufleet.planner.catalog import load_catalog
 from gpufleet.planner.pricing import DEFAULT_COMMITMENT_DISCOUNTS
 from gpufleet.planner.rates import shipped_rate_card
-from gpufleet.pricing_models import HOURS_PER_MONTH
+from gpufleet.pricing_models import HOURS_PER_MONTH, PRICING_OF_TERM
 
 TAGS = {"project": "p", "owner": "o", "cost-center": "c", "environment": "dev"}
 CONFIG = {"aws:region": "us-east-1", "gcp:project": "acme", "gcp:region": "us-central1"}
@@ -144,27 +144,33 @@ def test_a_mixed_group_pays_its_on_demand_base_and_percentage() -> None:
     assert mixed.expected.hourly_usd == pytest.approx(3 * od + 1 * sp)
 
 
-def sagemaker_job(**resources: Any) -> Callable[[], None]:
-    return lambda: aws.sagemaker.TrainingJob(
-        "ranker",
-        training_job_name="ranker",
-        role_arn="arn:aws:iam::123456789012:role/sm",
-        enable_managed_spot_training=True,
-        algorithm_specification={"training_image": "img", "training_input_mode": "File"},
-        resource_config={
-            "instance_type": "ml.g5.12xlarge",
-            "instance_count": 2,
-            "volume_size_in_gb": 50,
-            **resources,
-        },
-        stopping_condition={"max_runtime_in_seconds": 36_000, "max_wait_time_in_seconds": 72_000},
-        output_data_config={"s3_output_path": "s3://b/out"},
-        tags=TAGS,
-    )
+def sagemaker_job(keep_alive_seconds: int) -> Callable[[], None]:
+    def program() -> None:
+        aws.sagemaker.TrainingJob(
+            "ranker",
+            training_job_name="ranker",
+            role_arn="arn:aws:iam::123456789012:role/sm",
+            enable_managed_spot_training=True,
+            algorithm_specification={"training_image": "img", "training_input_mode": "File"},
+            resource_config=aws.sagemaker.TrainingJobResourceConfigArgs(
+                instance_type="ml.g5.12xlarge",
+                instance_count=2,
+                volume_size_in_gb=50,
+                keep_alive_period_in_seconds=keep_alive_seconds,
+            ),
+            stopping_condition={
+                "max_runtime_in_seconds": 36_000,
+                "max_wait_time_in_seconds": 72_000,
+            },
+            output_data_config={"s3_output_path": "s3://b/out"},
+            tags=TAGS,
+        )
+
+    return program
 
 
 def test_a_sagemaker_jobs_warm_pool_bills_its_keep_alive_after_the_run() -> None:
-    ranker = line(price(sagemaker_job(keep_alive_period_in_seconds=1800)), "ranker")
+    ranker = line(price(sagemaker_job(1800)), "ranker")
     rate = spot("aws", "g5.12xlarge", "us-east-1") * 1.40  # SageMaker's g5 markup
     assert ranker.expected.monthly_usd == pytest.approx(2 * rate * 10.5)  # 10 h, then 30 min
     assert "kept 30 min after it" in ranker.basis
@@ -218,7 +224,9 @@ def test_a_reservation_without_a_commitment_bills_on_demand_and_says_so() -> Non
     assert "no commitment declared" in bare.notes[0]
     # And what buying one would save, at the catalog's commitment discounts.
     cuts = DEFAULT_COMMITMENT_DISCOUNTS["aws"]
-    saved = {term: 2 * od * HOURS_PER_MONTH * cuts[f"reserved_{term}"] for term in ("1y", "3y")}
+    saved = {
+        term: 2 * od * HOURS_PER_MONTH * cuts[PRICING_OF_TERM[term]] for term in PRICING_OF_TERM
+    }
     assert bare.notes[0].endswith(
         f"a 1y commitment would save ${saved['1y']:,.2f}/month, "
         f"a 3y commitment would save ${saved['3y']:,.2f}/month"
