@@ -8,6 +8,7 @@ machine types or as guest accelerators (``planner.gcp_machines``). Dataproc is `
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Any
 
@@ -165,18 +166,33 @@ def instance(r: Reading) -> GpuFootprint | None:
         r.undetermined.append("its machine type comes from its machine image")
     # A stopped VM bills no GPU time until it is started (by a run, or its schedule).
     stopped = r.get("desiredStatus") in _STOPPED
+    limit = None if stopped else _run_limit_minutes(r)
     return r.footprint(
         cloud="gcp",
         kind="VM instance",
         is_template=False,
         machines=[machine],
-        expected_units=0.0 if stopped else 1.0,
+        # Running with a max run duration: it stops (or is deleted) when that is up, one run
+        # from its start; later starts are runs, which declare their use.
+        expected_units=0.0 if stopped or limit else 1.0,
+        declared_minutes=limit,
+        notes=(f"its max run duration ends it {limit / 60:g} h after it starts",) if limit else (),
         max_units=1.0,
         template_properties=("sourceInstanceTemplate",) if from_template else (),
         region=gcp_region(r),
         zone=_zone(r),
         **_reservation_fields(r),
     )
+
+
+def _run_limit_minutes(r: Reading) -> int | None:
+    """A VM's max run duration (``scheduling.maxRunDuration``), in whole minutes; None
+    without one (one that is not a positive number of seconds is recorded as undetermined)."""
+    seconds = r.get("scheduling", "maxRunDuration", "seconds")
+    if seconds is None:
+        return None
+    found = r.number(seconds, "scheduling.maxRunDuration.seconds", None, positive=True)
+    return None if not found else math.ceil(found / 60)
 
 
 @reads(*types.GCP_INSTANCE_GROUP_MANAGERS)

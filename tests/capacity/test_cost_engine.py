@@ -1187,3 +1187,33 @@ def test_a_cluster_is_priced_per_node_pool_and_a_type_read_by_name_is_unpriced()
     host = line(cost, "host")
     assert host.unpriced is not None and "reads no size" in host.unpriced
     assert host.expected.monthly_usd is None  # unpriced, never $0
+
+
+@pytest.mark.parametrize(("labels", "hours"), [({}, 3.0), ({"expected-minutes": "600"}, 10.0)])
+def test_a_running_vm_with_a_max_run_duration_runs_until_it_then_its_declared_use(
+    labels: dict[str, str], hours: float
+) -> None:
+    """Started (running) with a max run duration of 3 h: it stops when that is up, one run
+    from its start; later starts are runs, priced at what it declares."""
+    vm = line(
+        price(
+            lambda: gcp.compute.Instance(
+                "vm",
+                machine_type="g2-standard-4",
+                zone="us-east4-a",
+                boot_disk={"initialize_params": {"image": "debian"}},
+                network_interfaces=[{"network": "default"}],
+                scheduling={
+                    "max_run_duration": {"seconds": 3 * 3600},
+                    "instance_termination_action": "STOP",
+                    "provisioning_model": "STANDARD",
+                },
+                labels={"workload": "vm", **labels},
+            )
+        ),
+        "vm",
+    )
+    rate = on_demand("gcp", "g2-standard-4", "us-east4")
+    assert vm.expected.monthly_usd == pytest.approx(rate * hours)
+    assert vm.maximum.monthly_usd == pytest.approx(rate * HOURS_PER_MONTH)
+    assert any("max run duration ends it 3 h after it starts" in n for n in vm.notes)
