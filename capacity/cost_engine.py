@@ -107,6 +107,10 @@ def settings_usage(item: StackCapacity, tags: Mapping[str, str]) -> Usage:
     minutes = tag_keys.expected_minutes(declared)
     if minutes is None:
         minutes = footprint.declared_minutes
+    elif footprint.declared_minutes is not None:
+        # What its own settings declare (a VM's run until its max run duration) is a floor
+        # a tag cannot lower.
+        minutes = max(minutes, footprint.declared_minutes)
     least, most = footprint.expected_units, footprint.max_units
     if footprint.never_scales_in is not None and most:
         return Usage(
@@ -171,12 +175,20 @@ def _scheduled(footprint: GpuFootprint, most: float, minutes: int | None) -> Usa
     if share is not None and share.weekly_use is not None and fixed and most > fixed:
         # Its fixed version's units for what the schedule runs of them, the rest above.
         hours = _monthly_hours(share.weekly_use, fixed)
-        extra = _monthly_hours(weekly - share.weekly_use, most - fixed)
+        rest = weekly - share.weekly_use
+        said = ""
+        if footprint.runs_above_schedule and minutes:
+            # Runs (or load) for the declared hours, above what the schedule holds of the rest.
+            rest += _declared_weekly(minutes, most - fixed, rest)
+            said = f", with {minutes / 60:g} h above its schedule (declared use)"
+        elif footprint.runs_above_schedule:
+            said = f"; {UNKNOWN_USE_ABOVE_MIN}: not priced above its schedule"
+        extra = min(_monthly_hours(rest, most - fixed), HOURS_PER_MONTH)
         return Usage(
             fixed,
             hours,
             f"its schedule: its fixed version for {hours:.4g} h a month, its max size "
-            f"for {extra:.4g} h",
+            f"for {extra:.4g} h{said}",
             most - fixed,
             extra,
         )
@@ -184,9 +196,7 @@ def _scheduled(footprint: GpuFootprint, most: float, minutes: int | None) -> Usa
     if footprint.runs_above_schedule and minutes:
         # Runs (or load) for the declared hours at its max size, above the floor the schedule
         # holds (taken at its mean over the week).
-        floor = weekly / MINUTES_PER_WEEK
-        runs = minutes / (HOURS_PER_MONTH * 60) * MINUTES_PER_WEEK * max(most - floor, 0.0)
-        weekly += runs
+        weekly += _declared_weekly(minutes, most, weekly)
         basis = f"its schedule's floor, and above it for {minutes / 60:g} h (declared use)"
     elif footprint.runs_above_schedule and footprint.market != "in_reservation":
         # Runs or load size it above what its schedule holds, and it declares no use of that.
@@ -195,6 +205,13 @@ def _scheduled(footprint: GpuFootprint, most: float, minutes: int | None) -> Usa
         basis = f"its schedule's floor; {UNKNOWN_USE_ABOVE_MIN}: not priced above it"
     hours = min(_monthly_hours(weekly, most), HOURS_PER_MONTH)
     return Usage(most, hours, f"{basis}: its max size for {hours:.4g} h a month")
+
+
+def _declared_weekly(minutes: int, units: float, held: float) -> float:
+    """Unit-minutes a week that ``minutes`` a month of declared use at ``units`` add above
+    what a schedule holds (``held`` unit-minutes a week, taken at its mean)."""
+    floor = held / MINUTES_PER_WEEK
+    return minutes / (HOURS_PER_MONTH * 60) * MINUTES_PER_WEEK * max(units - floor, 0.0)
 
 
 def _monthly_hours(weekly_unit_minutes: float, units: float) -> float:

@@ -14,7 +14,8 @@ readable by anyone who can read the group, written with each run (``tag_keys``):
 ``gpufleet-used`` ``<month>_<minutes>_<runs>`` (month ``2026-11``, whole minutes at full
 size, runs), ``gpufleet-last-run`` ``<start>_<end>_<minutes>`` (UTC ``20261127t1541``; what
 ``--to 0`` gives back from) and ``gpufleet-over-plan`` (the last reason given). Values keep to
-GCP's label alphabet. A ledger of an earlier month starts the month at zero; one that cannot
+GCP's label alphabet. A run is booked in the month it starts (all of it). A ledger of an
+earlier month starts the month at zero; one that cannot
 be read (edited by hand, or of a month to come) is refused as over the plan, as nothing can
 tell what was used. Two runs started at once both read the ledger before either writes it:
 the last write wins (a run is booked once it has started; runs of one workload are meant to
@@ -167,7 +168,10 @@ class Booking:
 
 
 def _ended(ledger: Ledger, now: datetime) -> dict[str, str]:
-    """The ledger after ``--to 0``: the last run's time not run given back (this month's)."""
+    """The ledger after ``--to 0``: the last run's time not run given back (this month's);
+    one that cannot be read is left as it is (ending a run does not make it readable)."""
+    if ledger.unreadable is not None:
+        return {}
     minutes = ledger.minutes
     last = ledger.last
     tags: dict[str, str] = {}

@@ -91,7 +91,10 @@ def apply_scaler(footprint: GpuFootprint, scaler: Scaler) -> GpuFootprint:
         if unread:
             notes = (*notes, f"its schedule is not read: {unread}")
         never_in = footprint.never_scales_in
-        if never_in is None and scaler.scales_out and not scaler.scales_in:
+        scales_in = scaler.scales_in or (
+            scaler.schedule_scales_in and not footprint.schedules_suspended
+        )
+        if never_in is None and scaler.scales_out and not scales_in:
             never_in = scaler.direction_unread or (
                 "nothing scales it in (its scaling policies only add capacity)"
             )

@@ -295,11 +295,18 @@ def _kept_in(r: Reading) -> tuple[str | None, bool]:
     """Why a group never loses the instances it launched (its scale-in suspended or its
     instances protected from it), and whether its scheduled actions are suspended."""
     suspended = r.get("suspendedProcesses")
-    processes = {p for p in as_list(suspended) if isinstance(p, str)}
+    if r.unreadable(suspended, "suspendedProcesses"):
+        return None, False
+    listed = as_list(suspended)
+    for index, process in enumerate(listed):
+        r.unreadable(process, f"suspendedProcesses[{index}]")
+    processes = {p for p in listed if isinstance(p, str)}
+    protected = r.get("protectFromScaleIn")
+    r.unreadable(protected, "protectFromScaleIn")
     held = None
     if "Terminate" in processes:
         held = "its Terminate process is suspended: it removes no instance"
-    elif r.get("protectFromScaleIn") is True:
+    elif protected is True:
         held = "its instances are protected from scale-in"
     return held, "ScheduledActions" in processes
 
@@ -596,7 +603,9 @@ def scheduled_action(r: Reading) -> Scaler | None:
     points: dict[str, tuple[SetPoint, ...]] = {}
     unread = None
     zone = r.get("timeZone")
-    zone = zone if isinstance(zone, str) and zone else "UTC"  # AWS's default
+    if is_unknown(zone):
+        r.unknown_value("its timeZone is")  # known once deployed
+    zone = zone if isinstance(zone, str) and zone and not is_unknown(zone) else "UTC"
     offset = utc_offset_minutes(zone)
     if recurrence is not None and sets:
         if is_unknown(recurrence):
@@ -640,7 +649,7 @@ def scheduled_action(r: Reading) -> Scaler | None:
         raises_min=sets.get("minSize") if once else None,
         raises_desired=sets.get("desiredCapacity") if once else None,
         # Setting the desired size may take the group down as well as up.
-        scales_in="desiredCapacity" in sets,
+        schedule_scales_in="desiredCapacity" in sets,
         sets_size="desiredCapacity" in sets or "minSize" in sets,
     )
 

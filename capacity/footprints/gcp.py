@@ -191,8 +191,14 @@ def _run_limit_minutes(r: Reading) -> int | None:
     seconds = r.get("scheduling", "maxRunDuration", "seconds")
     if seconds is None:
         return None
-    found = r.number(seconds, "scheduling.maxRunDuration.seconds", None, positive=True)
+    found = r.number(
+        seconds, "scheduling.maxRunDuration.seconds", None, positive=True, most=_MAX_RUN_SECONDS
+    )
     return None if not found else math.ceil(found / 60)
+
+
+# GCP's longest max run duration: 120 days.
+_MAX_RUN_SECONDS = 120 * 24 * 3600
 
 
 @reads(*types.GCP_INSTANCE_GROUP_MANAGERS)

@@ -95,6 +95,9 @@ class Scaler:
     # none that removes it, leaves the group at its max once load has come.
     scales_out: bool = False
     scales_in: bool = False
+    # Its schedule sets the desired size, which may take the group down (unless the group's
+    # scheduled actions are suspended).
+    schedule_scales_in: bool = False
     # Why its direction could not be read (then taken as adding only, the dearer).
     direction_unread: str | None = None
     # It scales on a load signal (an AWS scaling policy, Azure rules): above a schedule that
@@ -143,6 +146,7 @@ class Scaler:
             raises_desired=_most(self.raises_desired, other.raises_desired),
             scales_out=self.scales_out or other.scales_out,
             scales_in=self.scales_in or other.scales_in,
+            schedule_scales_in=self.schedule_scales_in or other.schedule_scales_in,
             direction_unread=self.direction_unread or other.direction_unread,
             load_scaling=self.load_scaling or other.load_scaling,
             sets_size=self.sets_size or other.sets_size,

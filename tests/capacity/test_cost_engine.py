@@ -1189,12 +1189,20 @@ def test_a_cluster_is_priced_per_node_pool_and_a_type_read_by_name_is_unpriced()
     assert host.expected.monthly_usd is None  # unpriced, never $0
 
 
-@pytest.mark.parametrize(("labels", "hours"), [({}, 3.0), ({"expected-minutes": "600"}, 10.0)])
+@pytest.mark.parametrize(
+    ("limit_hours", "labels", "hours"),
+    [
+        (3, {}, 3.0),
+        (3, {"expected-minutes": "600"}, 10.0),
+        (3, {"expected-minutes": "0"}, 3.0),  # a tag cannot take away the run it starts with
+        (24 * 60, {}, 730.0),  # 60 days (GCP allows 120): all month
+    ],
+)
 def test_a_running_vm_with_a_max_run_duration_runs_until_it_then_its_declared_use(
-    labels: dict[str, str], hours: float
+    limit_hours: int, labels: dict[str, str], hours: float
 ) -> None:
-    """Started (running) with a max run duration of 3 h: it stops when that is up, one run
-    from its start; later starts are runs, priced at what it declares."""
+    """Started (running) with a max run duration: it stops when that is up, one run from its
+    start; later starts are runs, priced at what it declares."""
     vm = line(
         price(
             lambda: gcp.compute.Instance(
@@ -1204,7 +1212,7 @@ def test_a_running_vm_with_a_max_run_duration_runs_until_it_then_its_declared_us
                 boot_disk={"initialize_params": {"image": "debian"}},
                 network_interfaces=[{"network": "default"}],
                 scheduling={
-                    "max_run_duration": {"seconds": 3 * 3600},
+                    "max_run_duration": {"seconds": limit_hours * 3600},
                     "instance_termination_action": "STOP",
                     "provisioning_model": "STANDARD",
                 },
@@ -1216,4 +1224,57 @@ def test_a_running_vm_with_a_max_run_duration_runs_until_it_then_its_declared_us
     rate = on_demand("gcp", "g2-standard-4", "us-east4")
     assert vm.expected.monthly_usd == pytest.approx(rate * hours)
     assert vm.maximum.monthly_usd == pytest.approx(rate * HOURS_PER_MONTH)
-    assert any("max run duration ends it 3 h after it starts" in n for n in vm.notes)
+    assert any(f"max run duration ends it {limit_hours:g} h after it starts" in n for n in vm.notes)
+
+
+@pytest.mark.parametrize(("suspended", "hours"), [([], None), (["ScheduledActions"], 730.0)])
+def test_suspended_scheduled_actions_take_nothing_down(
+    suspended: list[str], hours: float | None
+) -> None:
+    """A group whose policies only add capacity is taken down only by its schedule's desired
+    sizes: suspended, they take nothing down, and it runs at its max all month."""
+
+    def program() -> None:
+        template = aws.ec2.LaunchTemplate(
+            "lt", image_id="ami-1", instance_type="g6.xlarge", tags=TAGS
+        )
+        group = aws.autoscaling.Group(
+            "group",
+            min_size=0,
+            max_size=3,
+            desired_capacity=0,
+            availability_zones=["us-east-1a"],
+            launch_template={"id": template.id},
+            suspended_processes=suspended,
+            tags=[{"key": "expected-minutes", "value": "600", "propagate_at_launch": False}],
+        )
+        aws.autoscaling.Policy(
+            "busy",
+            autoscaling_group_name=group.name,
+            policy_type="StepScaling",
+            adjustment_type="ChangeInCapacity",
+            step_adjustments=[
+                aws.autoscaling.PolicyStepAdjustmentArgs(
+                    scaling_adjustment=1, metric_interval_lower_bound="0"
+                )
+            ],
+        )
+        for edge, at, desired in (("up", "0 8 * * *", 3), ("down", "0 20 * * *", 0)):
+            aws.autoscaling.Schedule(
+                edge,
+                scheduled_action_name=edge,
+                autoscaling_group_name=group.name,
+                recurrence=at,
+                desired_capacity=desired,
+                min_size=-1,
+                max_size=-1,
+            )
+
+    found = line(price(program), "group")
+    rate = on_demand("aws", "g6.xlarge", "us-east-1")
+    if hours is None:
+        # Its schedule's 12 h a day, and above it the declared 10 h of load.
+        assert "above it for 10 h (declared use)" in found.basis
+    else:
+        assert found.expected.monthly_usd == pytest.approx(3 * rate * hours)
+        assert "nothing scales it in" in found.basis

@@ -93,3 +93,9 @@ def test_ending_a_run_early_gives_back_what_it_did_not_run() -> None:
     assert later.after(read_ledger(started, NOW + timedelta(hours=9)))[tag_keys.RUN_USED] == (
         "2026-11_480_1"
     )
+
+
+def test_ending_a_run_does_not_make_an_unreadable_ledger_readable() -> None:
+    tags = {tag_keys.RUN_USED: "2026-11_3000x_5"}
+    stop = Booking("w: part", 60.0, 0, RunWindow(NOW, None), None)
+    assert stop.after(read_ledger(tags, NOW)) == {}  # left as it is: still refused after
