@@ -46,7 +46,9 @@ def plan_drift(
     ]
     for w in cost.workloads:
         expected = w.total("expected")
-        if w.name in planned or not (expected > 0 or w.unpriced):
+        # Unpriced only until a preview's unknowns are known: known once deployed.
+        unpriceable = [r for r in w.unpriced if not r.unknown]
+        if w.name in planned or not (expected > 0 or unpriceable):
             continue
         what = (
             "GPU capacity under no workload tag"
@@ -54,8 +56,8 @@ def plan_drift(
             else f"workload {w.name} is not in the stack's plan but its GPU capacity"
         )
         costs = f"costs ${expected:,.2f}/month expected"
-        if w.unpriced:
-            costs += f" and {len(w.unpriced)} resource(s) cannot be priced"
+        if unpriceable:
+            costs += f" and {len(unpriceable)} resource(s) cannot be priced"
         found.append(
             Drift(
                 w.name,
