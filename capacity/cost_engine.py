@@ -257,6 +257,8 @@ class ResourceCost:
     unknown: bool = False
     notes: tuple[str, ...] = ()  # what its price assumes (a commitment, or none declared)
     declared_minutes: int | None = None  # the expected use it declares (expected-minutes)
+    # Its workload tag is unknown during a preview: whose it is is known once deployed.
+    workload_unknown: bool = False
     per_run: bool = False  # billed per run (the monthly figures are one run)
     outside_stack: bool = False  # runs start outside the stack: not in the monthly totals
     commitment: Commitment | None = None  # the commitment its rate assumes
@@ -356,7 +358,7 @@ def _price(
     item: StackCapacity, by_urn: dict[str, StackResource], rates: RateCard, usage: UsageModel
 ) -> ResourceCost:
     resource, footprint = item.resource, item.footprint
-    tags = _costing_tags(item, by_urn)
+    tags, unknown_tags = _costing_tags(item, by_urn)
     commitment, commitment_note = _commitment(tags.get(tag_keys.COMMITMENT), footprint)
     used = usage(item, tags)
     max_hours = footprint.run_hours if footprint.run_hours is not None else HOURS_PER_MONTH
@@ -403,6 +405,7 @@ def _price(
         commitment=commitment,
         part=footprint.part,
         declared_minutes=used.declared_minutes,
+        workload_unknown=tag_keys.WORKLOAD in unknown_tags,
     )
 
 
@@ -591,25 +594,31 @@ def _commitment(value: object, footprint: GpuFootprint) -> tuple[Commitment | No
     return None, f"{tag_keys.COMMITMENT}={value!s} is not 1y or 3y: on-demand rate"
 
 
-def _costing_tags(item: StackCapacity, by_urn: dict[str, StackResource]) -> dict[str, str]:
+def _costing_tags(
+    item: StackCapacity, by_urn: dict[str, StackResource]
+) -> tuple[dict[str, str], set[str]]:
     """The workload and commitment a capacity resource carries: its own tags (labels), its
-    template's, or, on a type that takes none, the words in its description."""
+    template's, or, on a type that takes none, the words in its description; and the keys
+    whose value is unknown during a preview (known once deployed)."""
     found: dict[str, str] = {}
+    unknown: set[str] = set()
     for source in (item.resource, item.template):
         if source is None:
             continue
         prop = tag_property(source.type)
         if prop is not None:
-            entries, _ = tag_entries(prop, source.props, source.provider_props)
+            entries, keys_unknown = tag_entries(prop, source.props, source.provider_props)
             for key in tag_keys.COSTING_KEYS:
                 value = entries.get(prop.key_for(key))
-                if isinstance(value, str) and value.strip() and not is_unknown(value):
+                if is_unknown(value) or (value is None and keys_unknown):
+                    unknown.add(key)
+                elif isinstance(value, str) and value.strip():
                     found.setdefault(key, value.strip())
         description = source.props.get("description")
         if isinstance(description, str) and not is_unknown(description):
             for key, value in tag_keys.tags_in_description(description).items():
                 found.setdefault(key, value)
-    return found
+    return found, unknown - set(found)
 
 
 def _ancestor_name(resource: StackResource, by_urn: dict[str, StackResource]) -> str | None:

@@ -39,12 +39,17 @@ def plan_drift(
     if not planned:
         return []
     by_name = {w.name: w for w in cost.workloads}
+    # Capacity whose workload tag a preview cannot know yet may be any planned workload's:
+    # what is missing from a workload, and capacity under no tag, wait for the deploy.
+    unsure = any(r.workload_unknown for r in cost.resources)
     found = [
         drift
         for name in sorted(planned)
-        if (drift := _drift(by_name.get(name), name, planned[name], tolerance)) is not None
+        if (drift := _drift(by_name.get(name), name, planned[name], tolerance, unsure)) is not None
     ]
     for w in cost.workloads:
+        if unsure and w.name == UNTAGGED:
+            continue
         expected = w.total("expected")
         # Unpriced only until a preview's unknowns are known: known once deployed.
         unpriceable = [r for r in w.unpriced if not r.unknown]
@@ -69,9 +74,11 @@ def plan_drift(
     return found
 
 
-def _drift(workload: WorkloadCost | None, name: str, plan: float, tolerance: float) -> Drift | None:
+def _drift(
+    workload: WorkloadCost | None, name: str, plan: float, tolerance: float, unsure: bool
+) -> Drift | None:
     if workload is None or not workload.resources:
-        if plan <= 0:
+        if plan <= 0 or unsure:
             return None
         return Drift(
             name,
@@ -91,7 +98,7 @@ def _drift(workload: WorkloadCost | None, name: str, plan: float, tolerance: flo
             f"{listed}",
         )
     expected = workload.total("expected")
-    if workload.unpriced and expected <= plan * (1 + tolerance) + _HALF_CENT:
+    if (workload.unpriced or unsure) and expected <= plan * (1 + tolerance) + _HALF_CENT:
         # Some of it is only unknown in a preview (known once deployed): what is priced
         # cannot fall short of the plan yet, but can already be past it.
         return None

@@ -142,3 +142,15 @@ def test_in_a_preview_what_is_priced_already_past_the_plan_is_a_finding() -> Non
     harness = PolicyHarness(stack_config=planned(train=TWO_P5 / 2), dry_run=True)
     (past,) = [v for v in harness.analyze_stack(both) if v.policy == "plan-drift"]
     assert past.message.startswith("workload train: expected $143,547.20/month, plan")
+
+
+def test_in_a_preview_capacity_whose_workload_tag_is_unknown_waits_for_the_deploy() -> None:
+    """Its tags come from another resource's output: whose it is is known once deployed. The
+    planned workload is not "gone", nor is the capacity "untagged", yet."""
+    template, group = stack()
+    unsure = replace(group, props={**group.props, "tags": UNKNOWN})
+    harness = PolicyHarness(stack_config=planned(train=TWO_P5), dry_run=True)
+    assert [v for v in harness.analyze_stack([template, unsure]) if v.policy == "plan-drift"] == []
+    deployed = PolicyHarness(stack_config=planned(train=TWO_P5))
+    found = [v for v in deployed.analyze_stack(untagged(stack())) if v.policy == "plan-drift"]
+    assert len(found) == 2  # once deployed, an untagged group is drift: gone, and untagged
