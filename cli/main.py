@@ -196,6 +196,7 @@ def main() -> None:
       gpufleet check --env prod
       gpufleet cost --env prod
       gpufleet scale eval-harness --env prod --to 1 --for 8h
+      gpufleet runs --env prod
     """
 
 
