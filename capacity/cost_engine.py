@@ -77,11 +77,21 @@ UsageModel = Callable[[StackCapacity, Mapping[str, str]], Usage]
 
 def resource_settings(item: StackCapacity, tags: Mapping[str, str]) -> Usage:
     """The default usage model (``settings_usage``), with the use the resource declares."""
-    used = settings_usage(item, tags)
+    return replace(
+        settings_usage(item, tags), declared_minutes=declared_minutes(item.footprint, tags)
+    )
+
+
+def declared_minutes(footprint: GpuFootprint, tags: Mapping[str, str]) -> int | None:
+    """The expected use a resource declares, in minutes a month: its ``expected-minutes`` tag,
+    else what its settings declare; what its own settings declare (a VM's run until its max
+    run duration) is a floor a tag cannot lower."""
     minutes = tag_keys.expected_minutes(tags.get(tag_keys.EXPECTED_MINUTES))
     if minutes is None:
-        minutes = item.footprint.declared_minutes
-    return replace(used, declared_minutes=minutes)
+        return footprint.declared_minutes
+    if footprint.declared_minutes is not None:
+        return max(minutes, footprint.declared_minutes)
+    return minutes
 
 
 def settings_usage(item: StackCapacity, tags: Mapping[str, str]) -> Usage:
@@ -104,13 +114,7 @@ def settings_usage(item: StackCapacity, tags: Mapping[str, str]) -> Usage:
             )
         return Usage(footprint.expected_units, footprint.run_hours, "one run")
     declared = tags.get(tag_keys.EXPECTED_MINUTES)
-    minutes = tag_keys.expected_minutes(declared)
-    if minutes is None:
-        minutes = footprint.declared_minutes
-    elif footprint.declared_minutes is not None:
-        # What its own settings declare (a VM's run until its max run duration) is a floor
-        # a tag cannot lower.
-        minutes = max(minutes, footprint.declared_minutes)
+    minutes = declared_minutes(footprint, tags)
     least, most = footprint.expected_units, footprint.max_units
     if footprint.never_scales_in is not None and most:
         return Usage(

@@ -122,7 +122,9 @@ def _duration_problems(request: ScaleRequest) -> list[str]:
 def planned_hours(part: Part) -> float:
     """Hours a month the plan gives a part's runs at full size: its expected use on request;
     none for a part its weekly schedule runs."""
-    return part.expected_hours or 0.0 if part.scaling == "on_request" else 0.0
+    if part.scaling != "on_request":
+        return 0.0
+    return part.expected_hours or 0.0
 
 
 def _cloud(kind: GroupKind) -> tuple[Finder, Scaler]:

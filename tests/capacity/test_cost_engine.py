@@ -702,19 +702,28 @@ def group_at_zero(tags: dict[str, str]) -> aws.autoscaling.Group:
     )
 
 
+def action(group: aws.autoscaling.Group, name: str, **sizes: Any) -> aws.autoscaling.Schedule:
+    """A scheduled action of ``group``: what ``sizes`` sets (recurrence, start time, time
+    zone, desired / min / max size), the sizes it does not set left alone (-1)."""
+    left_alone = {"desired_capacity": -1, "min_size": -1, "max_size": -1}
+    return aws.autoscaling.Schedule(
+        name,
+        scheduled_action_name=name,
+        autoscaling_group_name=group.name,
+        **{**left_alone, **sizes},
+    )
+
+
 def aws_scheduled_group(recurrences: tuple[str, str], tags: dict[str, str]) -> Callable[[], None]:
     def program() -> None:
         group = group_at_zero(tags)
         for edge, recurrence, desired in (("start", recurrences[0], 3), ("end", recurrences[1], 0)):
-            aws.autoscaling.Schedule(
+            action(
+                group,
                 edge,
-                scheduled_action_name=edge,
-                autoscaling_group_name=group.name,
                 recurrence=recurrence,
                 time_zone="Europe/Berlin",
                 desired_capacity=desired,
-                min_size=-1,
-                max_size=-1,
             )
 
     return program
@@ -866,19 +875,8 @@ def raised_min(tags: dict[str, str], evening_min: int) -> Callable[[], None]:
 
     def program() -> None:
         group = group_at_zero(tags)
-        for edge, at, least, most, desired in (
-            ("up", "0 8 * * 1-5", 3, 3, -1),
-            ("down", "0 20 * * 1-5", evening_min, -1, 0),
-        ):
-            aws.autoscaling.Schedule(
-                edge,
-                scheduled_action_name=edge,
-                autoscaling_group_name=group.name,
-                recurrence=at,
-                min_size=least,
-                max_size=most,
-                desired_capacity=desired,
-            )
+        action(group, "up", recurrence="0 8 * * 1-5", min_size=3, max_size=3)
+        action(group, "down", recurrence="0 20 * * 1-5", min_size=evening_min, desired_capacity=0)
 
     return program
 
@@ -908,15 +906,7 @@ def test_a_min_size_above_the_desired_size_runs_whatever_the_group_declares(how:
             )
             return
         group = group_at_zero(tags)
-        aws.autoscaling.Schedule(
-            "once",
-            scheduled_action_name="once",
-            autoscaling_group_name=group.name,
-            start_time="2026-12-01T00:00:00Z",
-            min_size=3,
-            max_size=-1,
-            desired_capacity=-1,
-        )
+        action(group, "once", start_time="2026-12-01T00:00:00Z", min_size=3)
 
     group = line(price(program), "group")
     rate = on_demand("aws", "g6.xlarge", "us-east-1")
@@ -943,20 +933,8 @@ def scheduled_in_zones(start_zone: str, end_zone: str) -> Callable[[], None]:
 
     def program() -> None:
         group = group_at_zero(tags)
-        for edge, at, zone, desired in (
-            ("start", "0 9 * * 1-5", start_zone, 3),
-            ("end", "0 17 * * 1-5", end_zone, 0),
-        ):
-            aws.autoscaling.Schedule(
-                edge,
-                scheduled_action_name=edge,
-                autoscaling_group_name=group.name,
-                recurrence=at,
-                time_zone=zone,
-                desired_capacity=desired,
-                min_size=-1,
-                max_size=-1,
-            )
+        action(group, "start", recurrence="0 9 * * 1-5", time_zone=start_zone, desired_capacity=3)
+        action(group, "end", recurrence="0 17 * * 1-5", time_zone=end_zone, desired_capacity=0)
 
     return program
 
@@ -1259,16 +1237,8 @@ def test_suspended_scheduled_actions_take_nothing_down(
                 )
             ],
         )
-        for edge, at, desired in (("up", "0 8 * * *", 3), ("down", "0 20 * * *", 0)):
-            aws.autoscaling.Schedule(
-                edge,
-                scheduled_action_name=edge,
-                autoscaling_group_name=group.name,
-                recurrence=at,
-                desired_capacity=desired,
-                min_size=-1,
-                max_size=-1,
-            )
+        action(group, "up", recurrence="0 8 * * *", desired_capacity=3)
+        action(group, "down", recurrence="0 20 * * *", desired_capacity=0)
 
     found = line(price(program), "group")
     rate = on_demand("aws", "g6.xlarge", "us-east-1")
