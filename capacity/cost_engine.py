@@ -5,9 +5,11 @@ Every price gpufleet shows of a stack — ``gpufleet cost``, the ``gpu-budget`` 
 each capacity resource of the stack (``stack_capacity``: templates resolved) as instance type x
 instances x hours x rate, with the rate from ``planner.rates`` (the planner's own lookups) for
 the pricing model the resource itself says: spot / low-priority, on-demand, a mix of the two
-(weighted by its on-demand base and percentage), reserved capacity (at the committed rate when
-a ``commitment`` tag says a commitment pays for it, else on-demand: a reservation bills whether
-used or not), a VM inside a reservation (paid by the reservation), a SageMaker job (per run).
+(weighted by its on-demand base and percentage), reserved capacity (a reservation bills whether
+used or not: at the committed rate for the instances a held commitment pays for, as
+``capacity.commitments.cover`` decides, else on-demand; its ``commitment`` tag is the plan's
+forecast, which the saving beside it is priced at), a VM inside a reservation (paid by the
+reservation), a SageMaker job (per run).
 
 Two figures per resource:
 
@@ -28,12 +30,14 @@ commitment purchases themselves, other resources) is named in ``StackCost.not_pr
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime
 from statistics import fmean
 from typing import Literal, get_args
 
 from gpufleet import tag_keys
+from gpufleet.capacity.commitments import NOTHING, Coverage, HeldCommitment, ReservedNeed, cover
 from gpufleet.capacity.footprints.model import GpuFootprint, Machine, instances
 from gpufleet.capacity.property_values import is_unknown
 from gpufleet.capacity.stack_capacity import StackCapacity, stack_capacity
@@ -43,7 +47,12 @@ from gpufleet.clouds import cloud_of_type
 from gpufleet.planner.rates import Rate, RateCard
 from gpufleet.planner.runs import runs_per_month
 from gpufleet.planner.schedules import MINUTES_PER_WEEK
-from gpufleet.pricing_models import HOURS_PER_MONTH, PRICING_OF_TERM, Commitment, Pricing
+from gpufleet.pricing_models import (
+    HOURS_PER_MONTH,
+    PRICING_OF_TERM,
+    Commitment,
+    Pricing,
+)
 
 Figure = Literal["expected", "maximum"]
 FIGURES: tuple[Figure, ...] = get_args(Figure)
@@ -265,8 +274,15 @@ class ResourceCost:
     workload_unknown: bool = False
     per_run: bool = False  # billed per run (the monthly figures are one run)
     outside_stack: bool = False  # runs start outside the stack: not in the monthly totals
-    commitment: Commitment | None = None  # the commitment its rate assumes
+    commitment: Commitment | None = None  # the held commitment that pays for most of it
     part: str | None = None  # which part of a resource of several (``GpuFootprint.part``)
+    # Reserved capacity: the commitment its ``commitment`` tag forecasts (the plan's), the
+    # instances held commitments pay for and which, and what the expected figure is above
+    # the forecast while no commitment pays for the rest (0 when it forecasts none).
+    planned_commitment: Commitment | None = None
+    covered_instances: float = 0.0
+    commitments: tuple[str, ...] = ()
+    uncommitted_usd: float = 0.0
 
     @property
     def in_totals(self) -> bool:
@@ -324,6 +340,12 @@ class StackCost:
         return [r for r in self.resources if r.unpriced is not None and r.in_totals]
 
     @property
+    def uncommitted_usd(self) -> float:
+        """What reserved capacity costs a month above the commitments its plan assumes, until
+        held commitments pay for it."""
+        return sum(r.uncommitted_usd for r in self.resources if r.in_totals)
+
+    @property
     def unpriceable(self) -> list[ResourceCost]:
         """Unpriced for good, not only until values unknown in a preview are known."""
         return [r for r in self.unpriced if not r.unknown]
@@ -335,13 +357,21 @@ def price_stack(
     usage: UsageModel = resource_settings,
     plan: dict[str, float] | None = None,
     capacity: list[StackCapacity] | None = None,
+    commitments: Sequence[HeldCommitment] = (),
+    today: date | None = None,
 ) -> StackCost:
     """Price every GPU capacity resource of ``resources``. ``plan``: each workload's monthly
     cost in the plan the stack was generated from, to show beside it; ``capacity``: the
-    stack's capacity when already read (``stack_capacity(resources)``)."""
+    stack's capacity when already read (``stack_capacity(resources)``); ``commitments``: those
+    the account holds (``site:commitments``, ``--commitments``), active on ``today``."""
     by_urn = {r.urn: r for r in resources}
     items = stack_capacity(resources) if capacity is None else capacity
-    lines = [_price(item, by_urn, rates, usage) for item in items]
+    day = today or datetime.now(UTC).date()
+    covered = cover(reserved_needs(items), commitments, rates, day) if commitments else {}
+    lines = [
+        _price(item, by_urn, rates, usage, covered.get(_need_key(i, item), NOTHING))
+        for i, item in enumerate(items)
+    ]
     groups: dict[str, list[ResourceCost]] = {}
     for line in lines:
         groups.setdefault(line.workload, []).append(line)
@@ -358,15 +388,39 @@ def price_stack(
     return StackCost(workloads, _not_priced(resources, items, lines), count, as_of)
 
 
+def reserved_needs(items: Sequence[StackCapacity]) -> list[ReservedNeed]:
+    """The reserved capacity of a stack that commitments may pay for: its instances of one
+    known machine (a reservation of several machine types, or of an unknown size, none)."""
+    needs = []
+    for i, item in enumerate(items):
+        f = item.footprint
+        if f.market != "reserved" or f.cloud is None or len(f.machines) != 1 or not f.max_units:
+            continue
+        needs.append(
+            ReservedNeed(_need_key(i, item), f.cloud, f.region, f.zone, f.machines[0], f.max_units)
+        )
+    return needs
+
+
+def _need_key(index: int, item: StackCapacity) -> str:
+    # Stack order first: commitments pay for a stack's reservations in the order it declares them.
+    return f"{index:06d} {item.resource.urn} {item.footprint.part or ''}"
+
+
 def _price(
-    item: StackCapacity, by_urn: dict[str, StackResource], rates: RateCard, usage: UsageModel
+    item: StackCapacity,
+    by_urn: dict[str, StackResource],
+    rates: RateCard,
+    usage: UsageModel,
+    coverage: Coverage = NOTHING,
 ) -> ResourceCost:
     resource, footprint = item.resource, item.footprint
     tags, unknown_tags = _costing_tags(item, by_urn)
-    commitment, commitment_note = _commitment(tags.get(tag_keys.COMMITMENT), footprint)
+    planned, commitment_note = _commitment(tags.get(tag_keys.COMMITMENT), footprint)
     used = usage(item, tags)
     max_hours = footprint.run_hours if footprint.run_hours is not None else HOURS_PER_MONTH
-    priced = _Pricer(footprint, rates, commitment)
+    held = _held_shares(footprint, coverage)
+    priced = _Pricer(footprint, rates, held)
     expected = priced.amount(used.units, used.hours, fmean)
     if used.extra_units and expected.monthly_usd is not None and used.units is not None:
         expected = priced.with_extra(expected, used.units + used.extra_units, used.extra_hours)
@@ -383,8 +437,17 @@ def _price(
     if unpriced is not None:
         # What cannot be priced is not priced: no figure of it in any total, never a guess.
         expected, maximum = _unpriced(expected), _unpriced(maximum)
-    elif footprint.market == "reserved" and commitment is None:
-        commitment_note = _saving_note(commitment_note, footprint, rates, used, expected)
+    uncommitted = 0.0
+    if unpriced is None and footprint.market == "reserved":
+        said = _coverage_note(planned, coverage, footprint)
+        commitment_note = f"{commitment_note}; {said}" if commitment_note else said
+        if coverage.covered < (footprint.max_units or 0.0) - 1e-9:
+            commitment_note = _saving_note(commitment_note, footprint, rates, used, expected, held)
+            if planned is not None:
+                forecast = _Pricer(footprint, rates, _rest_at(held, PRICING_OF_TERM[planned]))
+                at_forecast = forecast.amount(used.units, used.hours, fmean).monthly_usd
+                if at_forecast is not None and expected.monthly_usd is not None:
+                    uncommitted = max(expected.monthly_usd - at_forecast, 0.0)
     return ResourceCost(
         urn=resource.urn,
         name=item.name,
@@ -395,7 +458,7 @@ def _price(
         region=footprint.region,
         instance_types=tuple(dict.fromkeys(m.instance_type for m in machines)),
         gpus_per_instance=largest,
-        pricing=_pricing_words(footprint, commitment),
+        pricing=_pricing_words(footprint, coverage.term()),
         rate_usd=priced.single_rate,
         expected=expected,
         maximum=maximum,
@@ -406,25 +469,74 @@ def _price(
         notes=(*footprint.notes, *filter(None, [commitment_note])),
         per_run=footprint.run_hours is not None,
         outside_stack=footprint.outside_stack,
-        commitment=commitment,
+        commitment=coverage.term(),
         part=footprint.part,
+        planned_commitment=planned,
+        covered_instances=coverage.covered,
+        commitments=coverage.ids,
+        uncommitted_usd=uncommitted,
         declared_minutes=used.declared_minutes,
         workload_unknown=tag_keys.WORKLOAD in unknown_tags,
     )
 
 
+def _held_shares(footprint: GpuFootprint, coverage: Coverage) -> dict[Pricing, float]:
+    """Reserved capacity: the share of its instances each pricing pays for (held commitments
+    at theirs, the rest on-demand); empty for other capacity."""
+    if footprint.market != "reserved":
+        return {}
+    total = footprint.max_units or 0.0
+    shares: dict[Pricing, float] = {}
+    for term, units in coverage.units.items():
+        if total > 0:
+            shares[PRICING_OF_TERM[term]] = min(units / total, 1.0)
+    shares["on_demand"] = max(1.0 - sum(shares.values()), 0.0)
+    return shares
+
+
+def _rest_at(held: Mapping[Pricing, float], pricing: Pricing) -> dict[Pricing, float]:
+    """``held`` with what no commitment pays for at ``pricing`` instead of on-demand."""
+    shares: dict[Pricing, float] = {p: s for p, s in held.items() if p != "on_demand"}
+    shares[pricing] = shares.get(pricing, 0.0) + held.get("on_demand", 1.0)
+    return shares
+
+
+def _coverage_note(planned: Commitment | None, coverage: Coverage, footprint: GpuFootprint) -> str:
+    """What a reservation's price assumes of commitments, for people."""
+    total = footprint.max_units or 0.0
+    forecast = f"its plan assumes a {planned} commitment" if planned else "its plan assumes none"
+    if coverage.covered <= 0:
+        return (
+            f"{forecast}; no held commitment pays for it: billed at the on-demand rate while it "
+            "exists (gpufleet commitments --env ENV verifies; --record declares them)"
+        )
+    terms = ", ".join(f"{u:g} at {t}" for t, u in sorted(coverage.units.items()))
+    ends = f", ending {min(coverage.ends)}" if coverage.ends else ""
+    said = f"held commitments ({', '.join(dict.fromkeys(coverage.ids))}{ends}) pay for {terms}"
+    if coverage.covered >= total - 1e-9:
+        return f"{said} of its {total:g} instance(s)"
+    rest = total - coverage.covered
+    return f"{said} of its {total:g} instance(s); {rest:g} at the on-demand rate ({forecast})"
+
+
 def _saving_note(
-    note: str | None, footprint: GpuFootprint, rates: RateCard, used: Usage, on_demand: Amount
+    note: str | None,
+    footprint: GpuFootprint,
+    rates: RateCard,
+    used: Usage,
+    now: Amount,
+    held: Mapping[Pricing, float],
 ) -> str | None:
-    """What buying a commitment would save a reservation billed at the on-demand rate, beside
-    the note that it is."""
-    if on_demand.monthly_usd is None:
+    """What buying a commitment for the rest would save a reservation, beside the note on what
+    it is billed at."""
+    if now.monthly_usd is None:
         return note
     savings = []
-    for term in PRICING_OF_TERM:
-        committed = _Pricer(footprint, rates, term).amount(used.units, used.hours, fmean)
-        if committed.monthly_usd is not None and committed.monthly_usd < on_demand.monthly_usd:
-            saved = on_demand.monthly_usd - committed.monthly_usd
+    for term, pricing in PRICING_OF_TERM.items():
+        committed = _Pricer(footprint, rates, _rest_at(held, pricing))
+        amount = committed.amount(used.units, used.hours, fmean)
+        if amount.monthly_usd is not None and amount.monthly_usd < now.monthly_usd:
+            saved = now.monthly_usd - amount.monthly_usd
             savings.append(f"a {term} commitment would save ${saved:,.2f}/month")
     if not savings:
         return note
@@ -439,22 +551,22 @@ class _Pricer:
     """Prices one footprint's machines at its market's rates, for any size and hours."""
 
     def __init__(
-        self, footprint: GpuFootprint, rates: RateCard, commitment: Commitment | None
+        self, footprint: GpuFootprint, rates: RateCard, held: Mapping[Pricing, float] | None = None
     ) -> None:
         self.footprint = footprint
         self.estimated: list[str] = []
         self.missing: list[str] = []
         market = footprint.market
         self.free = market == "in_reservation"
-        held: Pricing = "on_demand"
-        if market == "reserved" and commitment is not None:
-            held = PRICING_OF_TERM[commitment]
+        # Reserved capacity: the share of it each pricing pays for (``_held_shares``).
+        unheld: dict[Pricing, float] = {"on_demand": 1.0}
+        shares = dict(held) if held and market == "reserved" else unheld
         # (machine, weight, on-demand-side rate, spot rate)
         self.options: list[tuple[Machine, float, Rate | None, Rate | None]] = []
         for machine, weight in footprint.options():
             on_demand = spot = None
             if market != "spot" or footprint.on_demand_base is not None:
-                on_demand = self._rate(rates, machine, held)
+                on_demand = self._blend(rates, machine, shares)
             if market in ("spot", "mixed") or footprint.on_demand_base is not None:
                 spot = self._rate(rates, machine, "spot")
             self.options.append((machine, weight, on_demand, spot))
@@ -463,10 +575,24 @@ class _Pricer:
         self.share: _Pricer | None = None
         self.share_units = 0.0
         if footprint.fixed_share is not None:
-            self.share = _Pricer(footprint.fixed_share, rates, commitment)
+            self.share = _Pricer(footprint.fixed_share, rates, held)
             self.share_units = footprint.fixed_share.max_units or 0.0
             self.estimated += self.share.estimated
             self.missing += self.share.missing
+
+    def _blend(
+        self, rates: RateCard, machine: Machine, shares: Mapping[Pricing, float]
+    ) -> Rate | None:
+        """One rate for capacity paid for in shares under several pricings."""
+        found = [(share, self._rate(rates, machine, p)) for p, share in shares.items() if share]
+        if not found:
+            return self._rate(rates, machine, "on_demand")
+        if any(rate is None for _, rate in found):
+            return None
+        first = found[0][1]
+        assert first is not None
+        hourly = sum(share * rate.hourly for share, rate in found if rate is not None)
+        return Rate(hourly, first.region, first.estimated)
 
     def _rate(self, rates: RateCard, machine: Machine, pricing: Pricing) -> Rate | None:
         if self.free:
@@ -580,22 +706,15 @@ def _pricing_words(footprint: GpuFootprint, commitment: Commitment | None) -> st
 
 
 def _commitment(value: object, footprint: GpuFootprint) -> tuple[Commitment | None, str | None]:
-    """The commitment a ``commitment`` tag declares, and a note on what that assumes."""
-    if footprint.market != "reserved":
+    """The commitment a reservation's ``commitment`` tag forecasts (the plan's advice, not a
+    purchase), and a note when the tag cannot be read as one."""
+    if footprint.market != "reserved" or value is None or is_unknown(value):
         return None, None
-    if value is None or is_unknown(value):
-        return None, (
-            "no commitment declared: billed at the on-demand rate while it exists "
-            f"(tag {tag_keys.COMMITMENT}=1y|3y when one covers it)"
-        )
     word = str(value).strip().lower()
     for commitment in PRICING_OF_TERM:
         if word == commitment:
-            return commitment, (
-                f"{commitment} commitment rate: assumes the commitment, bought outside the "
-                "stack, covers it"
-            )
-    return None, f"{tag_keys.COMMITMENT}={value!s} is not 1y or 3y: on-demand rate"
+            return commitment, None
+    return None, f"{tag_keys.COMMITMENT}={value!s} is not 1y or 3y: forecasts no commitment"
 
 
 def _costing_tags(
@@ -663,10 +782,11 @@ def _not_priced(
     if committed:
         out.append(
             NotPriced(
-                "the commitment purchases (Savings Plans, committed use discounts, Azure "
-                "reservations)",
-                "bought outside the stack; the reservations they cover are priced at the "
-                "committed rate",
+                "the commitment purchases (reserved instances, Savings Plans, committed use "
+                "discounts, Azure reservations)",
+                "held by the account, outside the stack; the reservations they pay for are "
+                "priced at the committed rate, and what of a commitment pays for nothing here "
+                "is not in these totals",
                 tuple(committed),
             )
         )

@@ -127,6 +127,7 @@ class CostReport:
                     for which in FIGURES
                 },
                 "plan_monthly_usd": _money(self.plan_monthly_usd),
+                "uncommitted_usd": _money(cost.uncommitted_usd),
                 "over_budget_usd": _money(self.over_budget_usd),
                 "over_worst_case_cap_usd": _money(self.over_usd(self.cap)),
                 "unpriced": len(cost.unpriced),
@@ -188,6 +189,10 @@ def _resource(r: ResourceCost) -> dict[str, Any]:
         "gpus_per_instance": r.gpus_per_instance,
         "pricing": r.pricing,
         "commitment": r.commitment,
+        "planned_commitment": r.planned_commitment,
+        "covered_instances": r.covered_instances,
+        "commitments": list(r.commitments),
+        "uncommitted_usd": _money(r.uncommitted_usd),
         "rate_usd": _rate(r.rate_usd),
         "expected": _amount(r.expected),
         "maximum": _amount(r.maximum),

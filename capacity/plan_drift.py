@@ -8,7 +8,9 @@ request's comment shows it too): a workload drifts when its expected cost is mor
 tolerance away from its plan, up or down; when its capacity cannot be priced (only unknown in
 a preview: not yet, unless what is priced is already past the plan); when the plan names it and
 the stack holds none of its GPU capacity; and capacity under a workload the plan does not name,
-or under no workload tag, drifts from nothing at all.
+or under no workload tag, drifts from nothing at all. A reservation the plan puts on a
+commitment that no held commitment pays for yet is compared at the plan's committed rate: the
+commitment is still to buy, which the cost report shows; it is not a drift.
 """
 
 from __future__ import annotations
@@ -97,7 +99,11 @@ def _drift(
             f"workload {name}: its cost cannot be compared with its plan (${plan:,.2f}/month): "
             f"{listed}",
         )
-    expected = workload.total("expected")
+    # Reserved capacity no held commitment pays for yet costs more than the plan, which
+    # assumes the commitment it advises: not a drift from the plan, but a purchase to make
+    # (the cost report shows it, and gpu-budget holds the stack to what it costs until then).
+    awaiting = sum(r.uncommitted_usd for r in workload.resources if r.in_totals)
+    expected = workload.total("expected") - awaiting
     if (workload.unpriced or unsure) and expected <= plan * (1 + tolerance) + _HALF_CENT:
         # Some of it is only unknown in a preview (known once deployed): what is priced
         # cannot fall short of the plan yet, but can already be past it.
@@ -114,6 +120,11 @@ def _drift(
         elif r.declared_minutes is not None:
             said.append(f"{r.name} declares {r.declared_minutes / 60:g} h a month")
     why = "; ".join(said) or ("its resources' sizes, schedules or scaling differ from the plan")
+    if awaiting > 0:
+        why += (
+            f" (not counting ${awaiting:,.2f}/month its reservations cost until the commitments "
+            "its plan assumes are held)"
+        )
     return Drift(
         name,
         plan,

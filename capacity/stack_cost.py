@@ -6,7 +6,8 @@ program run under the offline engine, or a stack export, with its stack's config
 with the cost engine, and finds its budget where the ``gpu-budget`` policy does — the policy
 config's ``monthlyBudgetUsd`` (and ``estimate``), else the environment's budget from the
 generated stack config (``gpufleet:limits``) — so ``cost`` and ``check`` agree. The plan's own
-figures come from the stack config too, when ``gpufleet generate`` wrote it. With a base
+figures come from the stack config too, when ``gpufleet generate`` wrote it; the commitments
+the account holds from its ``site:commitments`` and ``--commitments FILE``. With a base
 (``compare_to``: a saved ``--format json`` report or a stack export), the result carries the
 diff. Bad input raises ``CostInputError`` (one line per problem, exit 2); a program that raises
 raises ``engine.program_dir.ProgramRunError`` (exit 1).
@@ -21,6 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpufleet.capacity.commitments import HeldCommitment
+from gpufleet.capacity.commitments_file import (
+    CommitmentsFileError,
+    config_problems,
+    read_commitments_file,
+)
 from gpufleet.capacity.cost_diff import CostDiff, diff_reports
 from gpufleet.capacity.cost_engine import price_stack
 from gpufleet.capacity.cost_report import (
@@ -68,6 +75,7 @@ class CostRequest:
     pack_dir: Path  # gpufleet's pack: its config/<stack>.json is the default policy config
     policy_config: Path | None = None
     compare_to: Path | None = None
+    commitments_file: Path | None = None  # --commitments: held beside site:commitments
 
 
 @dataclass(frozen=True)
@@ -86,24 +94,48 @@ def cost_stack(request: CostRequest) -> CostOutcome:
         # rewrite a file read after it started): the policy config, the base, the catalog.
         setting = _budget_setting(request)
         base_file = _read_base(request.compare_to) if request.compare_to is not None else None
+        extra = (
+            read_commitments_file(request.commitments_file)
+            if request.commitments_file is not None
+            else []
+        )
         load_catalog()
         loaded = load_stack(request.source)
         limits = limits_in(loaded.config)
-        # The base is priced with the head's rate card, so the diff shows what the change does
-        # to the resources, not a difference in assumed discounts.
+        held = held_commitments(loaded.config, loaded.config_file, extra)
+        # The base is priced with the head's rate card and commitments, so the diff shows what
+        # the change does to the resources, not a difference in assumptions.
         rates = shipped_rate_card(limits.commitment_discounts if limits else None)
-        base, base_resources = _base(base_file, rates) if base_file is not None else (None, [])
+        base, base_resources = (
+            _base(base_file, rates, held) if base_file is not None else (None, [])
+        )
     except (ProgramError, DeploymentError, ReportError) as exc:
         raise CostInputError([str(exc)]) from None
-    except PolicyConfigError as exc:
+    except (PolicyConfigError, CommitmentsFileError) as exc:
         raise CostInputError(exc.problems) from None
-    cost = price_stack(stack_resources(loaded.resources), rates, plan=planned(loaded.config))
+    cost = price_stack(
+        stack_resources(loaded.resources), rates, plan=planned(loaded.config), commitments=held
+    )
     budget = _budget(setting, limits)
     report = CostReport(
         loaded.project, request.source.stack, cost, budget, _cap(setting), setting.drift_tolerance
     )
     diff = diff_reports(base, report.as_dict()) if base is not None else None
     return CostOutcome(report, diff, SecretMask([*loaded.resources, *base_resources]))
+
+
+def held_commitments(
+    config: dict[str, str], config_file: Path | None, extra: list[HeldCommitment]
+) -> list[HeldCommitment]:
+    """The commitments the stack config declares (``site:commitments``) and ``extra`` (a
+    ``--commitments`` file's); CommitmentsFileError for a declaration that is not one: a
+    user's purchase is never silently left unpriced."""
+    where = str(config_file) if config_file is not None else "stack config"
+    problems = config_problems(config, config_keys.COMMITMENTS_KEY, where)
+    if problems:
+        raise CommitmentsFileError(problems)
+    limits = limits_in(config)
+    return [*(limits.commitments if limits else ()), *extra]
 
 
 def planned(config: dict[str, str]) -> dict[str, float]:
@@ -197,7 +229,7 @@ def _read_base(path: Path) -> tuple[Path, Any, str]:
 
 
 def _base(
-    base_file: tuple[Path, Any, str], rates: RateCard
+    base_file: tuple[Path, Any, str], rates: RateCard, held: list[HeldCommitment]
 ) -> tuple[dict[str, Any], list[AnalyzerResource]]:
     """The base to compare with: a saved cost report, or a stack export priced here; and the
     export's resources (their secrets are masked too)."""
@@ -207,7 +239,7 @@ def _base(
     if isinstance(data, dict) and "deployment" in data:
         resources = from_deployment(data, str(path), text)
         stack = resources[0].urn.split("::", 1)[0].rsplit(":", 1)[-1] if resources else ""
-        cost = price_stack(stack_resources(resources), rates)
+        cost = price_stack(stack_resources(resources), rates, commitments=held)
         return CostReport(project_of(resources), stack, cost).as_dict(), resources
     raise ReportError(
         f"{path}:1: json: neither a gpufleet cost report (--format json) nor a pulumi stack export"

@@ -11,9 +11,15 @@ it ended (``program_unfinished``), and the check fails.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from gpufleet.capacity.commitments_file import (
+    CommitmentsFileError,
+    config_problems,
+    read_commitments_file,
+    with_commitments,
+)
 from gpufleet.checks.baseline import BaselineError, apply_baseline, baseline_text, load_baseline
 from gpufleet.checks.check_run import CheckReport, run_check
 from gpufleet.checks.inline_skips import apply_inline_skips, snapshot
@@ -25,6 +31,7 @@ from gpufleet.engine.program_dir import ProgramError, program_setup
 from gpufleet.engine.program_process import ProgramRun
 from gpufleet.engine.run_limits import DEFAULT_TIMEOUT_SECONDS
 from gpufleet.engine.stack_source import StackSource, load_stack
+from gpufleet.stacks.config_keys import COMMITMENTS_KEY
 
 # Where findings without a location of their own point when there is no stack config file
 # inside the root: the project file (code scanning needs a physical location).
@@ -52,6 +59,7 @@ class CheckRequest:
     write_baseline: Path | None = None
     timeout: float = DEFAULT_TIMEOUT_SECONDS  # how long the program may run
     stack_references: tuple[tuple[str, Path], ...] = ()  # (stack name, its outputs' file)
+    commitments_file: Path | None = None  # --commitments: held beside site:commitments
 
 
 @dataclass(frozen=True)
@@ -72,7 +80,7 @@ def check_stack(request: CheckRequest) -> CheckOutcome:
         return _check(request)
     except (ProgramError, DeploymentError, BaselineError, PolicyPackError) as exc:
         raise CheckInputError([str(exc)]) from None
-    except PolicyConfigError as exc:
+    except (PolicyConfigError, CommitmentsFileError) as exc:
         raise CheckInputError(exc.problems) from None
 
 
@@ -95,12 +103,15 @@ def _check(request: CheckRequest) -> CheckOutcome:
     # and runs as the same user, so it could rewrite any file read after it started (the
     # policy config, the pack's rules and data, gpufleet's own modules).
     config_read = load_policy_config(policy_config) if policy_config else ({}, "")
+    extra = read_commitments_file(request.commitments_file) if request.commitments_file else []
     root = source_root(request.program)
     # Its skip comments as reviewed, not as the program could rewrite them while it runs.
     sources = snapshot(root.path, request.program.resolve())
     pack = setup = None
     if request.export_file is None:
         setup = program_setup(request.program, request.stack, request.config_file)
+        if extra:
+            setup = replace(setup, config=with_commitments(setup.config, COMMITMENTS_KEY, extra))
         pack = PolicyPackProcess(
             request.pack_dir,
             project=setup.project.name,
@@ -119,6 +130,10 @@ def _check(request: CheckRequest) -> CheckOutcome:
             before_program=pack.ready if pack is not None else None,
         )
         resources, stack_file = loaded.resources, loaded.config_file
+        where = str(stack_file) if stack_file is not None else "stack config"
+        problems = config_problems(loaded.config, COMMITMENTS_KEY, where)
+        if problems:
+            raise CommitmentsFileError(problems)
         report = run_check(
             resources,
             pack_dir=request.pack_dir,
@@ -126,7 +141,7 @@ def _check(request: CheckRequest) -> CheckOutcome:
             project=loaded.project,
             stack=request.stack,
             dry_run=request.preview,
-            stack_config=loaded.config,
+            stack_config=with_commitments(loaded.config, COMMITMENTS_KEY, extra),
             locate=make_locator(resources, stack_file, root),
             started=pack,
             loaded_config=config_read,

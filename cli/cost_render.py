@@ -243,6 +243,20 @@ def _drift_line(drift: Drift) -> str:
     return f"plan drift: {drift.message}"
 
 
+def _commitments_line(report: CostReport) -> str | None:
+    """What reservations cost above the commitments their plan assumes, while none is held."""
+    awaiting = report.cost.uncommitted_usd
+    if awaiting <= 0:
+        return None
+    named = [r.name for r in report.cost.resources if r.uncommitted_usd > 0]
+    return (
+        f"commitments: ${tables.money(awaiting)}/month of the expected cost is reserved capacity "
+        f"at the on-demand rate ({', '.join(named)}): the plan assumes commitments that no held "
+        "one pays for; gpufleet commitments --env "
+        f"{report.stack} verifies them, and --record declares them (site:commitments)"
+    )
+
+
 def _limit_line(report: CostReport, limit: Budget) -> str:
     """The budget (or the worst-case cap) and where the stack stands against it."""
     total = report.cost.total(limit.estimate)
@@ -259,6 +273,7 @@ def _limit_line(report: CostReport, limit: Budget) -> str:
 def _footnotes(report: CostReport) -> list[str]:
     notes = [_limit_line(report, limit) for limit in report.limits]
     notes += [_drift_line(drift) for drift in report.drift]
+    notes += list(filter(None, [_commitments_line(report)]))
     for line in report.cost.resources:
         if line.unpriced is not None:
             notes.append(f"{UNPRICED}: {line.name}: {line.unpriced}")
@@ -405,6 +420,9 @@ def markdown(outcome: CostOutcome, *, limit: int = COMMENT_LIMIT) -> FittedMarkd
         if len(drifted) > len(shown):
             head.append(f":warning: and {len(drifted) - len(shown)} more workloads left their plan")
         head.append("")
+    awaiting = _commitments_line(report)
+    if awaiting is not None:
+        head += [f":information_source: {md.text(awaiting)}", ""]
     if diff is not None:
         head += _markdown_diff(diff, md)
     workloads = _markdown_workloads(report, md)
@@ -601,6 +619,9 @@ def workflow_commands(outcome: CostOutcome) -> list[str]:
     for drift in report.drift[: max(ANNOTATIONS_PER_KIND - shown["warning"], 0)]:
         lines.append(f"::warning {title}::{escape.data(_drift_line(drift))}")
         shown["warning"] += 1
+    awaiting = _commitments_line(report)
+    if awaiting is not None:
+        lines.append(f"::notice {title}::{escape.data(awaiting)}")
     left_out = 0
     # What fails the budget first: the annotations GitHub shows are the ones that matter.
     for r in sorted(cost.unpriced, key=lambda r: r.urn not in failing):

@@ -7,6 +7,7 @@ be placed) or over an environment's budget; 2 bad input (spec errors, unknown na
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -48,6 +49,15 @@ report_output_option = click.option(
     type=click.Path(path_type=Path, dir_okay=False, allow_dash=True),
     help="Write the report to this file instead of standard output (- is standard output; a "
     "symlink is written through, a FIFO or device streamed to, a file replaced atomically).",
+)
+
+commitments_option = click.option(
+    "--commitments",
+    "commitments_file",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="Commitments the account holds, as `gpufleet commitments --output FILE` wrote them "
+    "(beside the stack config's site:commitments): only a held commitment prices a "
+    "reservation at its committed rate.",
 )
 
 
@@ -559,6 +569,7 @@ def preview(
 @preview_option
 @stack_reference_option
 @from_export_option("Analyze")
+@commitments_option
 @click.option(
     "--policy-pack",
     "pack_dir",
@@ -610,6 +621,7 @@ def check(
     as_preview: bool,
     stack_references: tuple[tuple[str, Path], ...],
     export_file: Path | None,
+    commitments_file: Path | None,
     pack_dir: Path | None,
     policy_config: Path | None,
     fmt: str,
@@ -655,6 +667,7 @@ def check(
         write_baseline=write_baseline_to,
         timeout=timeout,
         stack_references=stack_references,
+        commitments_file=commitments_file,
     )
     try:
         outcome = check_stack(request)
@@ -722,6 +735,7 @@ def pack_command(output: Path) -> None:
 @preview_option
 @stack_reference_option
 @from_export_option("Price")
+@commitments_option
 @click.option(
     "--policy-config",
     "policy_config",
@@ -754,6 +768,7 @@ def cost(
     as_preview: bool,
     stack_references: tuple[tuple[str, Path], ...],
     export_file: Path | None,
+    commitments_file: Path | None,
     policy_config: Path | None,
     compare_to: Path | None,
     fmt: str,
@@ -764,8 +779,10 @@ def cost(
     Runs the program with the offline engine (or reads --from-export) and prices every GPU
     resource from the catalog with the planner's own rates: instance type x instances x hours
     x rate, under the pricing model the resource says (spot / low-priority, on-demand, mixed,
-    reserved at its commitment's rate, per run). Two figures: expected (the sizes the
-    resources' own settings run, 730 h a month) and maximum (every group at its max size).
+    per run; a reservation at the committed rate only for what a held commitment pays for —
+    site:commitments or --commitments — else on-demand, with what buying one would save).
+    Two figures: expected (the sizes the resources' own settings run, 730 h a month) and
+    maximum (every group at its max size).
     The gpu-budget policy prices with the same engine, so `gpufleet check` agrees to the cent.
 
     \b
@@ -793,6 +810,7 @@ def cost(
         pack_dir=PACK_DIR,
         policy_config=policy_config,
         compare_to=compare_to,
+        commitments_file=commitments_file,
     )
     try:
         outcome = cost_stack(request)
@@ -847,6 +865,63 @@ def runs(
         _fail_input(exc.problems)
     messages.echo(runs_render.render(found, fmt), nl=False)
     sys.exit(1 if any(p.problem for p in found.parts) else 0)
+
+
+@main.command()
+@_program_options
+@stack_config_option
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="table for people; json for scripts.",
+)
+@click.option(
+    "--output",
+    "output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Also write the commitments that pay for this stack's reservations to this file, "
+    "for `gpufleet cost --commitments FILE` and `gpufleet check --commitments FILE`.",
+)
+def commitments(
+    stack: str | None, program: Path, config_file: Path | None, fmt: str, output: Path | None
+) -> None:
+    """Verify the commitments the plan assumes: which reservations they pay for.
+
+    Reads, through the clouds' own SDKs, the account's active commitments — EC2 reserved
+    instances and Savings Plans, GCP committed-use discounts (site:gcp project), Azure
+    reservations (site:azure subscription) — in the regions of the stack's reserved parts,
+    and reports per part: the commitments that pay for it, their term and end, and its
+    monthly cost with them, without any, and what buying the plan's commitment for the rest
+    would save. Read only.
+
+    Until a commitment is held, gpufleet cost and the gpu-budget policy price a reservation
+    at the on-demand rate. Declare the held ones under site:commitments in the stack config
+    (the "commitments" list --output writes), or pass --output's file as --commitments.
+
+    \b
+    Exit status: 0 every reserved part is paid for by held commitments; 1 some are not, or a
+    cloud could not be read (listed with why); 2 bad input.
+    """
+    if stack is None:
+        _fail_input(["give --env ENV (or --stack NAME): which stack's commitments to verify"])
+    from gpufleet.capacity.commitments_file import commitments_document
+    from gpufleet.cli import commitments_render
+    from gpufleet.commitments.account_commitments import account_commitments
+    from gpufleet.runs.run_parts import ScaleInputError
+
+    try:
+        found = account_commitments(program, stack, config_file)
+    except ScaleInputError as exc:
+        _fail_input(exc.problems)
+    files = []
+    if output is not None:
+        document = commitments_document(found.used, found.environment, found.read_at)
+        files.append((output, json.dumps(document, indent=2) + "\n"))
+    _emit_report(commitments_render.render(found, fmt), None, also=files)
+    sys.exit(0 if found.all_covered else 1)
 
 
 @main.command()

@@ -120,7 +120,11 @@ def _environment_table(console: Console, env: EnvironmentPlan, as_of: str) -> No
     )
     tables.print_table(console, table)
     if any(is_commitment(p.pricing) for p in env.placements):
-        console.print(COMMITMENT_NOTE)
+        console.print(
+            f"{COMMITMENT_NOTE} Until then it bills {tables.money(env.uncommitted_monthly_usd)} "
+            f"$/month, not {tables.money(env.monthly_usd)}: gpufleet cost and gpu-budget price "
+            f"it so, and gpufleet commitments --env {env.environment} verifies the purchases."
+        )
     console.print()
 
 

@@ -35,7 +35,13 @@ from gpufleet.planner.plan import Burst, Placement
 from gpufleet.planner.pricing import PricingAssumptions
 from gpufleet.planner.rates import RateCard
 from gpufleet.planner.spec import EnvironmentLimits, Workload
-from gpufleet.pricing_models import HOURS_PER_MONTH, PRICING_ORDER, TERMS_UP_TO, Pricing
+from gpufleet.pricing_models import (
+    HOURS_PER_MONTH,
+    PRICING_ORDER,
+    TERMS_UP_TO,
+    Pricing,
+    is_commitment,
+)
 
 _SPOT = PRICING_ORDER.index("spot")
 _ON_DEMAND = PRICING_ORDER.index("on_demand")
@@ -288,6 +294,11 @@ def to_placement(
     on_demand = rates.hourly(offer, "on_demand", sagemaker=workload.managed == "sagemaker")
     assert on_demand is not None, "offer_pricer prices only offers with an on-demand rate"
     billed = size.base_hours * (factor if pricing == "spot" else 1.0)
+    saving = 0.0
+    if is_commitment(pricing):
+        committed = rates.hourly(offer, pricing, sagemaker=workload.managed == "sagemaker")
+        if committed is not None:
+            saving = max(on_demand - committed, 0.0) * size.instances * size.base_hours
     return Placement(
         name=workload.name,
         kind=workload.kind,
@@ -303,6 +314,7 @@ def to_placement(
         idle_hours=size.idle_within(billed),
         monthly_usd=monthly,
         baseline_monthly_usd=on_demand * size.baseline_hours,
+        commitment_saving_usd=saving,
         burst=burst,
         hours_model=hours_model(workload),
         schedule=workload.schedule.weekly() if workload.schedule is not None else None,

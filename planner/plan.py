@@ -49,6 +49,9 @@ class Placement:
     # billed beside ``billed_hours`` (an Azure ML cluster's idle time-out; 0 for the rest).
     runs: int = 0
     idle_hours: float = 0.0
+    # What the commitment it advises (a reserved pricing) saves a month on its base: until
+    # one is held, its reservation bills this much more (the stack's cost shows it so).
+    commitment_saving_usd: float = 0.0
 
     @property
     def cloud(self) -> Cloud:
@@ -97,6 +100,7 @@ class Placement:
             "monthly_usd": round(self.monthly_usd, 2),
             "baseline_monthly_usd": round(self.baseline_monthly_usd, 2),
             "savings_usd": round(self.savings_usd, 2),
+            "commitment_saving_usd": round(self.commitment_saving_usd, 2),
             "burst": None
             if self.burst is None
             else {
@@ -132,6 +136,12 @@ class EnvironmentPlan:
         return sum(p.baseline_monthly_usd for p in self.placements)
 
     @property
+    def uncommitted_monthly_usd(self) -> float:
+        """What the environment bills until the commitments its plan advises are held: its
+        reservations at the on-demand rate."""
+        return self.monthly_usd + sum(p.commitment_saving_usd for p in self.placements)
+
+    @property
     def hourly_usd(self) -> float:
         return sum(p.hourly_usd for p in self.placements)
 
@@ -157,6 +167,7 @@ class EnvironmentPlan:
                 "gpus": sum(p.total_gpus for p in self.placements),
                 "hourly_usd": round(self.hourly_usd, 4),
                 "monthly_usd": round(self.monthly_usd, 2),
+                "uncommitted_monthly_usd": round(self.uncommitted_monthly_usd, 2),
                 "baseline_monthly_usd": round(baseline, 2),
                 "savings_usd": round(savings, 2),
                 "savings_pct": round(100 * savings / baseline, 1) if baseline else 0.0,

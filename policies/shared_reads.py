@@ -107,8 +107,11 @@ def stack_capacity(resources: list[StackResource]) -> list[StackCapacity]:
 
 
 def _price(resources: list[StackResource]) -> StackCost:
-    rates = shipped_rate_card(stack_limits().commitment_discounts)
-    return price_stack(resources, rates, capacity=stack_capacity(resources))
+    limits = stack_limits()
+    rates = shipped_rate_card(limits.commitment_discounts)
+    return price_stack(
+        resources, rates, capacity=stack_capacity(resources), commitments=limits.commitments
+    )
 
 
 _cost_memo = SameInputMemo(_price)

@@ -4,7 +4,9 @@ A stack generated from a spec carries its environment's limits under ``gpufleet:
 (``stacks/stack_config.py``, ``Limits``; its keys are named in ``stacks/config_keys.py``): the
 monthly budget and the allowed GPUs among them; when the spec sets its own, the commitment
 discounts the plan priced with (``gpufleet:commitmentDiscounts``); and how the plan buys each
-workload's parts (``gpufleet:workloads``): which it put off spot or on a commitment.
+workload's parts (``gpufleet:workloads``): which it put off spot or on a commitment. From the
+user's namespace, the commitments the account holds (``site:commitments``): only they price a
+reservation at a committed rate.
 Rules fall back to these where the policy config leaves a limit unset, so a spec's budget
 reaches the ``gpu-budget`` policy for every environment, whatever it is called, with the
 Pulumi CLI as with ``gpufleet check``.
@@ -29,6 +31,7 @@ from typing import Any
 
 import pulumi
 
+from gpufleet.capacity.commitments import HeldCommitment, parse_commitments
 from gpufleet.pricing_models import COMMITMENT_TERMS
 from gpufleet.stacks import config_keys
 
@@ -53,6 +56,9 @@ class StackLimits:
     planned_monthly_usd: Mapping[str, float] = field(default_factory=dict)
     # Every workload ``gpufleet:workloads`` names, with a plan figure or not.
     planned_workloads: frozenset[str] = frozenset()
+    # The commitments the account holds (``site:commitments``); entries that are not one are
+    # left out, so they price nothing at a committed rate (``gpufleet cost`` names them).
+    commitments: tuple[HeldCommitment, ...] = ()
 
 
 _current: ContextVar[StackLimits | None] = ContextVar("gpufleet_stack_limits", default=None)
@@ -64,7 +70,10 @@ def limits_in(config: Mapping[str, str]) -> StackLimits | None:
     text = config.get(config_keys.LIMITS_KEY) or ""
     discounts = config.get(config_keys.COMMITMENT_DISCOUNTS_KEY) or ""
     workloads = config.get(config_keys.WORKLOADS_KEY) or ""
-    return _parse(text, discounts, workloads) if text or discounts or workloads else None
+    held = config.get(config_keys.COMMITMENTS_KEY) or ""
+    if not (text or discounts or workloads or held):
+        return None
+    return _parse(text, discounts, workloads, held)
 
 
 @contextmanager
@@ -87,12 +96,16 @@ def stack_limits() -> StackLimits:
     text = config.get(config_keys.LIMITS)
     discounts = config.get(config_keys.COMMITMENT_DISCOUNTS) or ""
     workloads = config.get(config_keys.WORKLOADS) or ""
-    return _parse(text or "", discounts, workloads)
+    held = pulumi.Config(config_keys.SITE).get(config_keys.COMMITMENTS) or ""
+    return _parse(text or "", discounts, workloads, held)
 
 
 @cache
-def _parse(text: str, discounts_text: str, workloads_text: str = "") -> StackLimits:
+def _parse(
+    text: str, discounts_text: str, workloads_text: str = "", held_text: str = ""
+) -> StackLimits:
     discounts = _discounts(discounts_text)
+    held = tuple(parse_commitments(config_json(held_text))[0])
     workloads = _workloads(workloads_text)
     off_spot = frozenset(
         name
@@ -120,6 +133,7 @@ def _parse(text: str, discounts_text: str, workloads_text: str = "") -> StackLim
             committed=committed,
             planned_monthly_usd=planned,
             planned_workloads=frozenset(workloads),
+            commitments=held,
         )
     budget = limits.get(config_keys.MONTHLY_BUDGET_USD)
     allowed = limits.get(config_keys.ALLOWED_GPUS)
@@ -131,6 +145,7 @@ def _parse(text: str, discounts_text: str, workloads_text: str = "") -> StackLim
         committed=committed,
         planned_monthly_usd=planned,
         planned_workloads=frozenset(workloads),
+        commitments=held,
     )
 
 

@@ -45,15 +45,21 @@ class AzureAccess:
 
 def azure_access(subscription: str) -> AzureAccess:
     credential = DefaultAzureCredential()
-    endpoint = os.environ.get(ENDPOINT_OVERRIDE)
-    options: dict[str, Any] = {}
-    if endpoint:
-        base = endpoint.rstrip("/")
-        options = {"base_url": base, "credential_scopes": [f"{base}/.default"]}
+    options = client_options()
     return AzureAccess(
         ComputeManagementClient(credential, subscription, **options),
         MonitorManagementClient(credential, subscription, **options),
     )
+
+
+def client_options() -> dict[str, Any]:
+    """What every Resource Manager client takes for the endpoint ``ENDPOINT_OVERRIDE`` names
+    (nothing when it names none)."""
+    endpoint = os.environ.get(ENDPOINT_OVERRIDE)
+    if not endpoint:
+        return {}
+    base = endpoint.rstrip("/")
+    return {"base_url": base, "credential_scopes": [f"{base}/.default"]}
 
 
 @contextmanager

@@ -23,6 +23,10 @@ PLANNED_MONTHLY_USD = "monthlyUsd"
 # The spec's own commitment discounts, when it sets them (``gpufleet:commitmentDiscounts``).
 COMMITMENT_DISCOUNTS = "commitmentDiscounts"
 COMMITMENT_DISCOUNTS_KEY = f"{GPUFLEET}:{COMMITMENT_DISCOUNTS}"
+# The commitments the account holds, as ``gpufleet commitments --record`` writes them
+# (``site:commitments``): the user's, kept by regeneration; the committed rate needs one.
+COMMITMENTS = "commitments"
+COMMITMENTS_KEY = f"{SITE}:{COMMITMENTS}"
 # How a part of a workload is bought (``gpufleet:workloads[].parts[].pricing``).
 PART_PRICING = "pricing"
 # Fields of ``gpufleet:limits`` the policies read.

@@ -49,6 +49,7 @@ def test_gpufleet_links_every_top_level_package_folder() -> None:
         "stacks",
         "capacity",
         "runs",
+        "commitments",
     }
     for link in (ROOT / "gpufleet").iterdir():
         if link.is_symlink():

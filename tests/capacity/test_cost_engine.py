@@ -14,6 +14,7 @@ import pulumi_azure_native as azure
 import pulumi_gcp as gcp
 import pytest
 
+from gpufleet.capacity.commitments import HeldCommitment
 from gpufleet.capacity.cost_engine import (
     UNKNOWN_USE,
     ResourceCost,
@@ -205,7 +206,10 @@ def test_a_sagemaker_job_is_one_run_at_the_sagemaker_rate() -> None:
     assert cost.total("expected") == pytest.approx(2 * rate * 10)
 
 
-def test_a_reservation_without_a_commitment_bills_on_demand_and_says_so() -> None:
+def test_a_reservation_without_a_held_commitment_bills_on_demand_and_says_so() -> None:
+    """A commitment tag is the plan's forecast, not a purchase: on-demand until one is held
+    (tests/capacity/test_commitment_pricing.py prices the held ones)."""
+
     def program(commitment: str | None) -> Callable[[], object]:
         tags = {**TAGS, "commitment": commitment} if commitment else TAGS
         return lambda: aws.ec2.CapacityReservation(
@@ -221,7 +225,8 @@ def test_a_reservation_without_a_commitment_bills_on_demand_and_says_so() -> Non
     bare = line(price(program(None)), "serving")
     assert bare.pricing == "reserved (on-demand rate)" and bare.commitment is None
     assert bare.expected.hourly_usd == pytest.approx(2 * od)
-    assert "no commitment declared" in bare.notes[0]
+    assert "no held commitment pays for it" in bare.notes[0]
+    assert bare.uncommitted_usd == 0  # nothing forecast: nothing above a forecast
     # And what buying one would save, at the catalog's commitment discounts.
     cuts = DEFAULT_COMMITMENT_DISCOUNTS["aws"]
     saved = {
@@ -232,10 +237,16 @@ def test_a_reservation_without_a_commitment_bills_on_demand_and_says_so() -> Non
         f"a 3y commitment would save ${saved['3y']:,.2f}/month"
     )
     three = line(price(program("3y")), "serving")
-    assert (three.pricing, three.commitment) == ("reserved_3y", "3y")
-    assert three.expected.hourly_usd == pytest.approx(2 * od * (1 - 0.55))
+    assert (three.pricing, three.commitment, three.planned_commitment) == (
+        "reserved (on-demand rate)",
+        None,
+        "3y",
+    )
+    assert three.expected.hourly_usd == pytest.approx(2 * od)
+    assert three.uncommitted_usd == pytest.approx(saved["3y"])
+    assert three.notes[0].startswith("its plan assumes a 3y commitment; no held commitment")
     odd = line(price(program("5y")), "serving")
-    assert odd.commitment is None and "is not 1y or 3y" in odd.notes[0]
+    assert odd.planned_commitment is None and "is not 1y or 3y" in odd.notes[0]
 
 
 def test_an_instance_outside_its_regions_catalog_is_estimated_at_its_highest_rate() -> None:
@@ -529,9 +540,9 @@ def test_a3_where_the_catalog_has_no_price_is_estimated_not_free() -> None:
     assert a3.workload == "(no workload tag)"
 
 
-def test_a_gcp_reservation_reads_its_commitment_from_its_description() -> None:
-    cost = price(
-        lambda: gcp.compute.Reservation(
+def test_a_gcp_reservation_reads_its_forecast_commitment_from_its_description() -> None:
+    def program() -> None:
+        gcp.compute.Reservation(
             "pool",
             zone="us-east4-a",
             description="serving pool workload=chat commitment=1y",
@@ -540,10 +551,24 @@ def test_a_gcp_reservation_reads_its_commitment_from_its_description() -> None:
                 "instance_properties": {"machine_type": "g2-standard-4"},
             },
         )
-    )
-    pool = line(cost, "pool")
-    assert (pool.workload, pool.commitment, pool.pricing) == ("chat", "1y", "reserved_1y")
+
     od = on_demand("gcp", "g2-standard-4", "us-east4")
+    pool = line(price(program), "pool")
+    assert (pool.workload, pool.planned_commitment, pool.commitment) == ("chat", "1y", None)
+    assert pool.expected.hourly_usd == pytest.approx(2 * od)
+    # A committed-use discount for its GPUs, vCPUs and memory in its region pays for it.
+    held = HeldCommitment(
+        "gcp",
+        "cud-1",
+        "1y",
+        "resources",
+        "us-east4",
+        accelerators={"nvidia-l4": 2},
+        vcpus=8,
+        memory_gib=32,
+    )
+    pool = line(price(program, commitments=[held]), "pool")
+    assert (pool.commitment, pool.pricing, pool.commitments) == ("1y", "reserved_1y", ("cud-1",))
     assert pool.expected.hourly_usd == pytest.approx(2 * od * (1 - 0.37))
 
 

@@ -103,7 +103,12 @@ def assert_priced_alike(spec: Path, project: Path, env: str) -> None:
         lines = engine[placement.name].resources
         assert all(r.unpriced is None and not r.estimated for r in lines), lines
         priced = sum(r.expected.monthly_usd or 0.0 for r in lines)
-        assert priced == pytest.approx(placement.monthly_usd, abs=0.01), placement.name
+        # Until a commitment is held, its reservation bills on-demand: the plan says how much
+        # more; with the commitments the plan assumes, the stack prices at the plan.
+        until_held = placement.monthly_usd + placement.commitment_saving_usd
+        assert priced == pytest.approx(until_held, abs=0.01), placement.name
+        awaiting = sum(r.uncommitted_usd for r in lines)
+        assert priced - awaiting == pytest.approx(placement.monthly_usd, abs=0.01)
 
 
 def generated_project(root: Path, spec_text: str, site: str, env: str = "prod") -> Path:
@@ -138,11 +143,17 @@ def assert_costs_its_plan(spec: WorkloadSpec, project: Path, env: str) -> StackC
     rates = shipped_rate_card(limits.commitment_discounts if limits else None)
     cost = price_stack(stack_resources(from_capture(capture)), rates)
     engine = {w.name: w.total("expected") for w in cost.workloads}
+    awaiting = {w.name: sum(r.uncommitted_usd for r in w.resources) for w in cost.workloads}
     for placement in plan.placements:
-        assert engine[placement.name] == pytest.approx(placement.monthly_usd, rel=0.01), (
-            placement.name
-        )
-    assert cost.total("expected") == pytest.approx(plan.monthly_usd, rel=0.01)
+        name = placement.name
+        # Reservations bill on-demand until the commitment the plan assumes is held.
+        until_held = placement.monthly_usd + placement.commitment_saving_usd
+        assert engine[name] == pytest.approx(until_held, rel=0.01), name
+        assert engine[name] - awaiting[name] == pytest.approx(placement.monthly_usd, rel=0.01)
+    assert cost.total("expected") == pytest.approx(plan.uncommitted_monthly_usd, rel=0.01)
+    assert cost.total("expected") - cost.uncommitted_usd == pytest.approx(
+        plan.monthly_usd, rel=0.01
+    )
     return cost
 
 

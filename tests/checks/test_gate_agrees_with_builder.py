@@ -68,7 +68,7 @@ def spec_text(workloads: str, env: str = "prod", settings: str = "{}") -> str:
 def plan_limits(plan: EnvironmentPlan) -> dict[str, Any]:
     """The environment's shipped policy config, its limits set to what the plan meets
     exactly: the largest machine's GPUs, the largest workload's and all of them at once, the
-    plan's cost (to the cent, rounded up)."""
+    plan's cost until the commitments it assumes are held (to the cent, rounded up)."""
     config = json.loads((CONFIG_DIR / f"{plan.environment}.json").read_text())
     gpus = [p.total_gpus for p in plan.placements]
     config["gpu-instance-size"] = {
@@ -76,7 +76,10 @@ def plan_limits(plan: EnvironmentPlan) -> dict[str, Any]:
         "maxGpusPerInstance": max(p.offer.gpu_count for p in plan.placements),
     }
     config["gpu-fleet-size"] = {"maxGpusPerFleet": max(gpus), "maxGpusPerStack": sum(gpus)}
-    config["gpu-budget"] = {"monthlyBudgetUsd": round(plan.monthly_usd * 1.01, 2) + 0.01}
+    # What the stack bills as generated: its reservations on-demand until a commitment is
+    # held (the plan says so beside its figure with commitments).
+    budget = plan.uncommitted_monthly_usd
+    config["gpu-budget"] = {"monthlyBudgetUsd": round(budget * 1.01, 2) + 0.01}
     return config
 
 

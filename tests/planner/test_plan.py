@@ -32,6 +32,7 @@ PLACEMENT_KEYS = {
     "monthly_usd",
     "baseline_monthly_usd",
     "savings_usd",
+    "commitment_saving_usd",
     "burst",
 }
 
@@ -41,6 +42,7 @@ TOTAL_KEYS = {
     "gpus",
     "hourly_usd",
     "monthly_usd",
+    "uncommitted_monthly_usd",
     "baseline_monthly_usd",
     "savings_usd",
     "savings_pct",

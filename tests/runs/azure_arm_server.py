@@ -19,6 +19,7 @@ TOKEN = "arm-local-test-token"
 IDENTITY_HEADER = "local-identity-header"
 COMPUTE = "Microsoft.Compute/virtualMachineScaleSets"
 INSIGHTS = "Microsoft.Insights/autoscalesettings"
+RESERVATIONS = "Microsoft.Capacity/reservations"
 
 
 @dataclass
@@ -27,6 +28,8 @@ class ArmState:
     settings: dict[str, dict[str, Any]] = field(default_factory=dict)
     denied: set[str] = field(default_factory=set)
     identity: bool = True  # whether the managed identity gives tokens
+    # The tenant's reservations, as Microsoft.Capacity lists them (a page at a time).
+    reservations: list[dict[str, Any]] = field(default_factory=list)
 
 
 class ArmApi:
@@ -91,6 +94,7 @@ class ArmApi:
             ),
             (f"{scope}/providers/{INSIGHTS}", "GET", f"{INSIGHTS}/read", self._list_settings),
             (f"{scope}/providers/{INSIGHTS}/([^/]+)", "PUT", f"{INSIGHTS}/write", self._put),
+            (f"/providers/{RESERVATIONS}", "GET", f"{RESERVATIONS}/read", self._reservations),
         ]
         for pattern, method, action, handler in routes:
             found = re.fullmatch(pattern, request.path, flags=re.IGNORECASE)
@@ -120,6 +124,17 @@ class ArmApi:
                 "client_id": "runner",
             },
         )
+
+    def _reservations(self, request: Request) -> Reply:
+        """Two reservations a page, the next page's address in nextLink, as ARM pages."""
+        start = int(request.query.get("$skiptoken") or 0)
+        page: dict[str, Any] = {"value": self.state.reservations[start : start + 2]}
+        if start + 2 < len(self.state.reservations):
+            page["nextLink"] = (
+                f"{self.base}/providers/{RESERVATIONS}?api-version=2022-11-01"
+                f"&$skiptoken={start + 2}"
+            )
+        return Reply(200, page)
 
     def _list_sets(self, request: Request) -> Reply:
         return Reply(200, {"value": list(self.state.scale_sets.values())})

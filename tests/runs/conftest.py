@@ -16,9 +16,17 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from gpufleet.cli.main import main
 from tests.helpers import ROOT
-from tests.runs.stack_files import ENVIRONMENT, GCP_PROJECT, write_stack_config
+from tests.runs.stack_files import (
+    AZURE_GROUP,
+    AZURE_REGION,
+    AZURE_SUBSCRIPTION,
+    ENVIRONMENT,
+    GCP_PROJECT,
+    write_stack_config,
+)
 
 if TYPE_CHECKING:
+    from tests.runs.azure_arm_server import ArmApi
     from tests.runs.gcp_compute_server import ComputeApi
 
 Scale = Callable[..., Result]
@@ -117,3 +125,29 @@ def compute(
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")
     yield api
     server.close()
+
+
+@pytest.fixture
+def arm(
+    certificate: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[ArmApi]:
+    """A local Resource Manager API, and the environment a run finds it by: the endpoint
+    override, a managed identity endpoint, the server's CA."""
+    from gpufleet.runs.azure_access import ENDPOINT_OVERRIDE
+    from tests.runs.azure_arm_server import IDENTITY_HEADER, ArmApi
+    from tests.runs.local_https import LocalServer
+
+    api = ArmApi(AZURE_SUBSCRIPTION, AZURE_GROUP, AZURE_REGION)
+    server = LocalServer(api.route, certificate)
+    identity = LocalServer(api.route, None)  # as App Service serves it: plain HTTP, local
+    api.received, api.base = server.received, server.url
+    for name in ("AZURE_CLIENT_ID", "AZURE_TENANT_ID", "AZURE_CLIENT_SECRET", "MSI_ENDPOINT"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("IDENTITY_ENDPOINT", f"{identity.url}/msi/token")
+    monkeypatch.setenv("IDENTITY_HEADER", IDENTITY_HEADER)
+    monkeypatch.setenv(ENDPOINT_OVERRIDE, server.url)
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(certificate[0]))
+    monkeypatch.setenv("AZURE_CONFIG_DIR", str(tmp_path / "azure"))
+    yield api
+    server.close()
+    identity.close()

@@ -38,6 +38,8 @@ class ComputeState:
     # of capacity: the request accepted, the operation failed.
     failing: dict[str, tuple[str, str]] = field(default_factory=dict)
     operations: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Region -> its commitments, as regionCommitments.list returns them (a page at a time).
+    commitments: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 class ComputeApi:
@@ -172,7 +174,17 @@ class ComputeApi:
             (f"{vms}/{name}/start", "POST", "instances.start", self._start),
             (f"{vms}/{name}/stop", "POST", "instances.stop", self._stop),
             (f"{zone}/operations/{name}/wait", "POST", "zoneOperations.get", self._op),
+            (f"{region}/commitments", "GET", "commitments.list", self._commitments),
         ]
+
+    def _commitments(self, request: Request, region: str) -> Reply:
+        """Two commitments a page, as the API pages with pageToken / nextPageToken."""
+        items = self.state.commitments.get(region, [])
+        start = int(request.query.get("pageToken") or 0)
+        page: dict[str, Any] = {"kind": "compute#commitmentList", "items": items[start : start + 2]}
+        if start + 2 < len(items):
+            page["nextPageToken"] = str(start + 2)
+        return Reply(200, page)
 
     def _templates(self, request: Request) -> Reply:
         wanted = dict(re.findall(r'labels\.(\S+) = "([^"]*)"', request.query.get("filter", "")))

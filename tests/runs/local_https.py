@@ -103,9 +103,13 @@ class LocalServer:
                 with server._lock:
                     server.received.append(request)
                     reply = route(request)
-                payload = b"" if reply.body is None else json.dumps(reply.body).encode()
+                if isinstance(reply.body, bytes):  # as given (XML: the EC2 Query API)
+                    payload, kind = reply.body, "text/xml"
+                else:
+                    payload = b"" if reply.body is None else json.dumps(reply.body).encode()
+                    kind = "application/json"
                 self.send_response(reply.status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(payload)))
                 for name, value in reply.headers.items():
                     self.send_header(name, value)

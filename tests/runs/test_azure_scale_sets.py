@@ -8,46 +8,19 @@ profiles, a missing permission and no credential as one line."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from gpufleet import tag_keys
-from gpufleet.runs.azure_access import ENDPOINT_OVERRIDE
 from gpufleet.runs.azure_scale_sets import RUN_PROFILE
-from tests.runs.azure_arm_server import IDENTITY_HEADER, ArmApi
+from tests.runs.azure_arm_server import ArmApi
 from tests.runs.conftest import Scale
-from tests.runs.local_https import LocalServer
 from tests.runs.stack_files import (
-    AZURE_GROUP,
-    AZURE_REGION,
-    AZURE_SUBSCRIPTION,
     ENVIRONMENT,
     PROJECT,
 )
-
-
-@pytest.fixture
-def arm(
-    certificate: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[ArmApi]:
-    api = ArmApi(AZURE_SUBSCRIPTION, AZURE_GROUP, AZURE_REGION)
-    server = LocalServer(api.route, certificate)
-    identity = LocalServer(api.route, None)  # as App Service serves it: plain HTTP, local
-    api.received, api.base = server.received, server.url
-    for name in ("AZURE_CLIENT_ID", "AZURE_TENANT_ID", "AZURE_CLIENT_SECRET", "MSI_ENDPOINT"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("IDENTITY_ENDPOINT", f"{identity.url}/msi/token")
-    monkeypatch.setenv("IDENTITY_HEADER", IDENTITY_HEADER)
-    monkeypatch.setenv(ENDPOINT_OVERRIDE, server.url)
-    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(certificate[0]))
-    monkeypatch.setenv("AZURE_CONFIG_DIR", str(tmp_path / "azure"))
-    yield api
-    server.close()
-    identity.close()
 
 
 def tags(workload: str, *, scales: bool = True) -> dict[str, str]:

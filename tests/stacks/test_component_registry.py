@@ -13,6 +13,7 @@ import importlib
 import pulumi
 import pytest
 
+from gpufleet.capacity.commitments import HeldCommitment
 from gpufleet.capacity.cost_engine import price_stack
 from gpufleet.capacity.stack_capacity import stack_capacity
 from gpufleet.capacity.stack_resource import StackResource, stack_resources
@@ -20,13 +21,13 @@ from gpufleet.clouds import CLOUDS, Cloud
 from gpufleet.engine.analyzer_resources import from_capture
 from gpufleet.engine.capture import capture_program, resolve
 from gpufleet.planner.catalog import Offer, load_catalog
-from gpufleet.planner.gcp_machines import takes_attached_gpus
+from gpufleet.planner.gcp_machines import ACCELERATOR_TYPES, takes_attached_gpus
 from gpufleet.planner.gpus import GPUS
 from gpufleet.planner.interconnect import supports_multi_node
 from gpufleet.planner.pricing import sagemaker_markup
 from gpufleet.planner.rates import shipped_rate_card
 from gpufleet.planner.spec import MANAGED_SERVICES
-from gpufleet.pricing_models import HOURS_PER_MONTH, Pricing
+from gpufleet.pricing_models import HOURS_PER_MONTH, TERM_OF_PRICING, Pricing, is_commitment
 from gpufleet.stacks.component_registry import COMPONENTS, ROLES, ComponentEntry, component_for
 from gpufleet.stacks.program import build_stack
 from gpufleet.stacks.stack_config import (
@@ -219,6 +220,33 @@ PRICINGS: dict[str, tuple[Pricing, ...]] = {
 }
 
 
+def _held(cloud: Cloud, offer: Offer, machine: str, pricing: Pricing) -> list[HeldCommitment]:
+    """A commitment that pays for all of a reserved probe (none for other pricings): a
+    reservation is at its committed rate only when one is held."""
+    if not is_commitment(pricing):
+        return []
+    term = TERM_OF_PRICING[pricing]
+    if cloud == "gcp":
+        gpus = {ACCELERATOR_TYPES[offer.gpu_name]: 1000.0}
+        return [
+            HeldCommitment(
+                cloud,
+                "cud",
+                term,
+                "resources",
+                offer.region,
+                accelerators=gpus,
+                vcpus=1e6,
+                memory_gib=1e7,
+            )
+        ]
+    return [
+        HeldCommitment(
+            cloud, "held", term, "instances", offer.region, instance_type=machine, count=1000
+        )
+    ]
+
+
 @pytest.mark.parametrize(
     ("name", "pricing"),
     [(name, p) for name, entry in COMPONENTS.items() for p in PRICINGS[entry.roles[0]]],
@@ -232,7 +260,10 @@ def test_every_component_is_priced_under_every_pricing_model_it_builds(
     offer = _offer_for(entry)
     settings = _settings(entry, offer, pricing)
     capture = capture_program(lambda: build_stack(settings, _site(offer, entry))).capture
-    cost = price_stack(stack_resources(from_capture(capture)), shipped_rate_card())
+    held = _held(entry.cloud, offer, settings.workloads[0].instance_type, pricing)
+    cost = price_stack(
+        stack_resources(from_capture(capture)), shipped_rate_card(), commitments=held
+    )
     lines = [r for r in cost.resources if r.pricing != "in_reservation"]
     assert lines, f"{name}: nothing priced"
     (workload,) = cost.workloads

@@ -174,12 +174,30 @@ def test_reserved_capacity_is_priced_with_the_stacks_own_commitment_discounts() 
         "pool",
     )
     config = {"gpu-budget": {"monthlyBudgetUsd": 1}}
-    default = PolicyHarness(config=config)
+    # Its commitment tag is the plan's forecast: no held commitment, the on-demand rate.
+    (message,) = budget_messages(PolicyHarness(config=config), [reservation])
+    assert "expected GPU cost $71,773.60/month" in message  # 98.32 x 730
+    held = {
+        "site:commitments": json.dumps(
+            [
+                {
+                    "cloud": "aws",
+                    "id": "ri-1",
+                    "term": "1y",
+                    "kind": "instances",
+                    "region": "us-east-1",
+                    "instanceType": "p5.48xlarge",
+                    "count": 1,
+                }
+            ]
+        )
+    }
+    default = PolicyHarness(config=config, stack_config=held)
     (message,) = budget_messages(default, [reservation])
     assert "expected GPU cost $46,652.84/month" in message  # 98.32 x (1 - 0.35) x 730
     discounts = {"gpufleet:commitmentDiscounts": json.dumps({"aws": {"reserved_1y": 0.5}})}
     limits = {"gpufleet:limits": json.dumps({"allowOnDemand": True, "maxCommitment": "3y"})}
-    own = PolicyHarness(config=config, stack_config={**limits, **discounts})
+    own = PolicyHarness(config=config, stack_config={**limits, **discounts, **held})
     (message,) = budget_messages(own, [reservation])
     assert "expected GPU cost $35,886.80/month" in message  # 98.32 x 0.5 x 730
 

@@ -1,0 +1,409 @@
+"""Commitments an account holds, and which reserved capacity they pay for.
+
+A reservation (an EC2 capacity reservation, a GCE reservation, an Azure capacity reservation)
+bills whether used or not, at the on-demand rate unless a commitment pays for it: EC2 reserved
+instances or a Savings Plan, a GCP committed-use discount, an Azure reservation. The plan
+advises one, and the stack carries that advice as a ``commitment`` tag; a tag is a forecast,
+not a purchase. Only a ``HeldCommitment`` sets the committed rate: one read from the account
+by ``gpufleet commitments`` (``--record`` keeps them in the stack config as
+``site:commitments``, ``--output`` in a file for ``--commitments FILE``).
+
+``cover`` decides which reserved capacity the held commitments pay for, instance by instance,
+each commitment spent once, so the cost engine and ``gpufleet commitments`` agree:
+
+- **instances** (EC2 reserved instances, Azure reservations): the same instance type in the
+  same region, and in the same zone for a zonal one; no size flexibility is assumed.
+- **savings_plan** (EC2 Instance and Compute Savings Plans): an hourly spend, in one region
+  and instance family or anywhere; it covers as many instances as it pays for at the catalog's
+  committed rate of the plan's term (Savings Plans rates are close to it, not equal).
+- **resources** (GCP committed-use discounts): GPUs by accelerator type, vCPUs and memory in
+  one region; an instance is covered only when all three of its resources are.
+
+A commitment whose end has passed, or that has not started, covers nothing. No pulumi and no
+pydantic here: the policy pack reads ``site:commitments`` with it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, Literal, get_args
+
+from gpufleet.capacity.footprints.model import Machine
+from gpufleet.clouds import CLOUDS, Cloud
+from gpufleet.planner.gcp_machines import GPU_OF_ACCELERATOR
+from gpufleet.planner.gpus import normalize_gpu_name
+from gpufleet.planner.rates import RateCard
+from gpufleet.pricing_models import PRICING_OF_TERM, Commitment
+
+CommitmentKind = Literal["instances", "savings_plan", "resources"]
+COMMITMENT_KINDS: tuple[CommitmentKind, ...] = get_args(CommitmentKind)
+TERMS: tuple[Commitment, ...] = tuple(PRICING_OF_TERM)
+# The most records one declaration holds: a bound on what a hostile config can make gpufleet do.
+MAX_COMMITMENTS = 10_000
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+
+
+@dataclass(frozen=True)
+class HeldCommitment:
+    """One commitment of an account, as gpufleet reads it (see the module's docstring)."""
+
+    cloud: Cloud
+    id: str
+    term: Commitment
+    kind: CommitmentKind
+    region: str | None  # None: any region (a Compute Savings Plan)
+    zone: str | None = None  # a zonal reserved instance's zone
+    instance_type: str | None = None  # instances: the type it is for
+    family: str | None = None  # savings_plan: the EC2 family of an Instance Savings Plan
+    count: float = 0.0  # instances
+    hourly_usd: float = 0.0  # savings_plan: the spend an hour it commits to
+    accelerators: Mapping[str, float] = field(default_factory=dict)  # resources: type -> GPUs
+    vcpus: float = 0.0  # resources
+    memory_gib: float = 0.0  # resources
+    start: str | None = None  # ISO date
+    end: str | None = None  # ISO date
+    source: str = ""  # where it was read (the API), for people
+
+    def active(self, today: date) -> bool:
+        started = self.start is None or self.start[:10] <= today.isoformat()
+        return started and (self.end is None or self.end[:10] >= today.isoformat())
+
+    def as_config(self) -> dict[str, Any]:
+        """Its stack config / file shape (``site:commitments``): camelCase, defaults left out."""
+        out: dict[str, Any] = {
+            "cloud": self.cloud,
+            "id": self.id,
+            "term": self.term,
+            "kind": _CAMEL_KIND[self.kind],
+        }
+        optional: dict[str, Any] = {
+            "region": self.region,
+            "zone": self.zone,
+            "instanceType": self.instance_type,
+            "family": self.family,
+            "count": _number(self.count),
+            "hourlyUsd": _number(self.hourly_usd),
+            "accelerators": {k: _number(v) for k, v in self.accelerators.items()} or None,
+            "vcpus": _number(self.vcpus),
+            "memoryGib": _number(self.memory_gib),
+            "start": self.start,
+            "end": self.end,
+            "source": self.source or None,
+        }
+        out.update({k: v for k, v in optional.items() if v})
+        return out
+
+
+_CAMEL_KIND: dict[CommitmentKind, str] = {
+    "instances": "instances",
+    "savings_plan": "savingsPlan",
+    "resources": "resources",
+}
+_KIND_OF_CAMEL: dict[str, CommitmentKind] = {camel: kind for kind, camel in _CAMEL_KIND.items()}
+
+
+def _number(value: float) -> float | int:
+    return int(value) if float(value).is_integer() else value
+
+
+# --- reading a declaration ------------------------------------------------------------------
+
+
+Path = tuple[str | int, ...]
+# A problem with a declaration: where in it (list index, field) and what is wrong.
+Problem = tuple[Path, str]
+
+
+def parse_commitments(value: object) -> tuple[list[HeldCommitment], list[Problem]]:
+    """The commitments a declaration lists (``site:commitments``, a ``--commitments`` file's
+    ``commitments``), and one problem per field of an entry that is not one; such an entry
+    is left out (it pays for nothing)."""
+    if not isinstance(value, list):
+        return [], [((), f"a list of commitments, not {type(value).__name__}")]
+    if len(value) > MAX_COMMITMENTS:
+        return [], [((), f"{len(value):,} entries; at most {MAX_COMMITMENTS:,}")]
+    found: list[HeldCommitment] = []
+    problems: list[Problem] = []
+    for index, entry in enumerate(value):
+        if not isinstance(entry, dict):
+            problems.append(((index,), "an object with cloud, id, term and kind"))
+            continue
+        held, wrong = _entry(entry, index)
+        problems += wrong
+        if held is not None:
+            found.append(held)
+    return found, problems
+
+
+def _entry(entry: dict[str, Any], index: int) -> tuple[HeldCommitment | None, list[Problem]]:
+    problems: list[Problem] = []
+
+    def text(key: str, required: bool = False) -> str | None:
+        raw = entry.get(key)
+        if raw is None:
+            if required:
+                problems.append(((index, key), "required"))
+            return None
+        if not isinstance(raw, str) or not raw.strip() or len(raw) > 256:
+            problems.append(((index, key), "a non-empty string of at most 256 characters"))
+            return None
+        return raw.strip()
+
+    def amount(key: str, raw: object = None, name: str | None = None) -> float:
+        raw = entry.get(key) if name is None else raw
+        if raw is None:
+            return 0.0
+        if (
+            isinstance(raw, bool)
+            or not isinstance(raw, int | float)
+            or not math.isfinite(raw)
+            or raw < 0
+        ):
+            problems.append(((index, name or key), "a number, 0 or more"))
+            return 0.0
+        return float(raw)
+
+    unknown = set(entry) - _KEYS
+    if unknown:
+        problems.append(((index,), f"unknown field(s) {', '.join(sorted(map(str, unknown)))}"))
+    cloud = text("cloud", True)
+    if cloud is not None and cloud not in CLOUDS:
+        problems.append(((index, "cloud"), f"one of {', '.join(CLOUDS)}"))
+    ident = text("id", True)
+    term = text("term", True)
+    if term is not None and term not in TERMS:
+        problems.append(((index, "term"), f"one of {', '.join(TERMS)}"))
+    kind_word = text("kind", True)
+    kind = _KIND_OF_CAMEL.get(kind_word or "")
+    if kind_word is not None and kind is None:
+        problems.append(((index, "kind"), f"one of {', '.join(_KIND_OF_CAMEL)}"))
+    dates = {key: text(key) for key in ("start", "end")}
+    for key, value in dates.items():
+        if value is not None and not _DATE.match(value):
+            problems.append(((index, key), "an ISO date (YYYY-MM-DD)"))
+    raw_accelerators = entry.get("accelerators") or {}
+    accelerators: dict[str, float] = {}
+    if not isinstance(raw_accelerators, dict):
+        problems.append(((index, "accelerators"), "an object, accelerator type -> GPUs"))
+    else:
+        for name, count in raw_accelerators.items():
+            accelerators[str(name)] = amount("", count, f"accelerators.{name}")
+    held = HeldCommitment(
+        cloud=cloud,  # type: ignore[arg-type]  # checked above; not returned when wrong
+        id=ident or "",
+        term=term,  # type: ignore[arg-type]
+        kind=kind or "instances",
+        region=text("region"),
+        zone=text("zone"),
+        instance_type=text("instanceType"),
+        family=text("family"),
+        count=amount("count"),
+        hourly_usd=amount("hourlyUsd"),
+        accelerators=accelerators,
+        vcpus=amount("vcpus"),
+        memory_gib=amount("memoryGib"),
+        start=dates["start"],
+        end=dates["end"],
+        source=text("source") or "",
+    )
+    if not problems:
+        problems += [((index, *at), why) for at, why in _what_it_lacks(held)]
+    return (None, problems) if problems else (held, [])
+
+
+_KEYS = frozenset(
+    {
+        "cloud",
+        "id",
+        "term",
+        "kind",
+        "region",
+        "zone",
+        "instanceType",
+        "family",
+        "count",
+        "hourlyUsd",
+        "accelerators",
+        "vcpus",
+        "memoryGib",
+        "start",
+        "end",
+        "source",
+    }
+)
+
+
+def _what_it_lacks(held: HeldCommitment) -> list[Problem]:
+    """What an entry of its kind must say to pay for anything."""
+    if held.kind == "instances" and held.instance_type is None:
+        return [(("instanceType",), "required for an instances commitment")]
+    if held.kind != "savings_plan" and held.region is None:
+        return [(("region",), f"required for a {_CAMEL_KIND[held.kind]} commitment")]
+    if held.kind == "instances" and held.count <= 0:
+        return [(("count",), "more than 0 instances")]
+    if held.kind == "savings_plan" and held.hourly_usd <= 0:
+        return [(("hourlyUsd",), "more than 0")]
+    if held.kind == "resources" and not held.accelerators:
+        return [(("accelerators",), "required for a resources commitment")]
+    return []
+
+
+# --- what they cover -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReservedNeed:
+    """Reserved capacity a commitment may pay for: ``units`` instances of ``machine``."""
+
+    key: str
+    cloud: Cloud
+    region: str | None
+    zone: str | None
+    machine: Machine
+    units: float
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """What held commitments pay for of one reserved need: instances per term, and which."""
+
+    units: Mapping[Commitment, float]
+    ids: tuple[str, ...]
+    ends: tuple[str, ...]
+
+    @property
+    def covered(self) -> float:
+        return sum(self.units.values())
+
+    def term(self) -> Commitment | None:
+        """The term that pays for most of it; None when nothing does."""
+        if not self.units:
+            return None
+        return max(self.units, key=lambda t: (self.units[t], TERMS.index(t)))
+
+
+NOTHING = Coverage({}, (), ())
+
+
+def cover(
+    needs: Sequence[ReservedNeed],
+    held: Sequence[HeldCommitment],
+    rates: RateCard,
+    today: date,
+) -> dict[str, Coverage]:
+    """Which of ``needs`` the active commitments of ``held`` pay for (by need key), each
+    commitment spent once: needs in key order, the narrowest commitment first (a zonal one,
+    then regional, then a family's Savings Plan, then one for anything)."""
+    left = {i: _capacity(h) for i, h in enumerate(held) if h.active(today)}
+    order = sorted(left, key=lambda i: (_breadth(held[i]), held[i].id, i))
+    found: dict[str, Coverage] = {}
+    for need in sorted(needs, key=lambda n: n.key):
+        units: dict[Commitment, float] = {}
+        ids: list[str] = []
+        ends: list[str] = []
+        wanted = need.units
+        for i in order:
+            if wanted <= 1e-9:
+                break
+            commitment = held[i]
+            per_instance = _per_instance(commitment, need, rates)
+            if per_instance is None:
+                continue
+            capacity = left[i]
+            can = min(
+                (capacity[dim] / amount for dim, amount in per_instance.items() if amount > 0),
+                default=0.0,
+            )
+            if commitment.kind == "instances":
+                can = math.floor(can + 1e-9)  # a reserved instance covers whole instances
+            taken = min(can, wanted)
+            if taken <= 1e-9:
+                continue
+            for dim, amount in per_instance.items():
+                capacity[dim] -= taken * amount
+            wanted -= taken
+            units[commitment.term] = units.get(commitment.term, 0.0) + taken
+            ids.append(commitment.id)
+            if commitment.end:
+                ends.append(commitment.end[:10])
+        found[need.key] = Coverage(units, tuple(ids), tuple(ends)) if units else NOTHING
+    return found
+
+
+def _capacity(held: HeldCommitment) -> dict[str, float]:
+    if held.kind == "instances":
+        return {"instances": held.count}
+    if held.kind == "savings_plan":
+        return {"usd": held.hourly_usd}
+    return {
+        **{f"gpu:{_gpu(t)}": n for t, n in held.accelerators.items()},
+        "vcpus": held.vcpus,
+        "memory": held.memory_gib,
+    }
+
+
+def _breadth(held: HeldCommitment) -> int:
+    if held.kind == "savings_plan":
+        return 3 if held.family is None or held.region is None else 2
+    return 0 if held.zone is not None else 1
+
+
+def _per_instance(
+    held: HeldCommitment, need: ReservedNeed, rates: RateCard
+) -> dict[str, float] | None:
+    """What one instance of ``need`` takes of ``held``; None when it cannot pay for it."""
+    machine = need.machine
+    if held.cloud != need.cloud or (held.region is not None and held.region != need.region):
+        return None
+    if held.kind == "instances":
+        same = (held.instance_type or "").lower() == machine.instance_type.lower()
+        if not same or (held.zone is not None and held.zone != need.zone):
+            return None
+        return {"instances": 1.0}
+    if held.kind == "savings_plan":
+        family = machine.instance_type.split(".", 1)[0].lower()
+        if held.family is not None and held.family.lower() != family:
+            return None
+        rate = rates.rate(
+            machine.cloud,
+            machine.instance_type,
+            need.region,
+            PRICING_OF_TERM[held.term],
+            machine.attached,
+        )
+        return None if rate is None or rate.hourly <= 0 else {"usd": rate.hourly}
+    gpu = f"gpu:{normalize_gpu_name(machine.gpu_name) or machine.gpu_name}"
+    if not machine.gpus or gpu not in _capacity(held):
+        return None
+    return {gpu: float(machine.gpus), "vcpus": machine.vcpus, "memory": machine.memory_gib}
+
+
+def _gpu(accelerator_type: str) -> str:
+    """The GPU a GCP accelerator type is (``nvidia-l4`` -> ``L4``); the type when unknown."""
+    name = GPU_OF_ACCELERATOR.get(accelerator_type.strip().lower())
+    return (normalize_gpu_name(name) or name) if name else accelerator_type
+
+
+def held_in(config: Mapping[str, str], key: str) -> list[HeldCommitment]:
+    """The commitments the stack config declares under ``key`` (as the engine stores it: JSON
+    text); entries that are not commitments are left out (the CLI reports them)."""
+    text = config.get(key)
+    if not text:
+        return []
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return []
+    return parse_commitments(value)[0]
+
+
+def describe(problem: Problem, where: str) -> str:
+    """A problem as ``where[index].field: message``."""
+    at, message = problem
+    field = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in at)
+    return f"{where}{field}: {message}"
