@@ -25,7 +25,6 @@ pydantic here: the policy pack reads ``site:commitments`` with it.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -154,8 +153,7 @@ def _entry(entry: dict[str, Any], index: int) -> tuple[HeldCommitment | None, li
             return None
         return raw.strip()
 
-    def amount(key: str, raw: object = None, name: str | None = None) -> float:
-        raw = entry.get(key) if name is None else raw
+    def amount(field: str, raw: object) -> float:
         if raw is None:
             return 0.0
         if (
@@ -164,7 +162,7 @@ def _entry(entry: dict[str, Any], index: int) -> tuple[HeldCommitment | None, li
             or not math.isfinite(raw)
             or raw < 0
         ):
-            problems.append(((index, name or key), "a number, 0 or more"))
+            problems.append(((index, field), "a number, 0 or more"))
             return 0.0
         return float(raw)
 
@@ -192,7 +190,7 @@ def _entry(entry: dict[str, Any], index: int) -> tuple[HeldCommitment | None, li
         problems.append(((index, "accelerators"), "an object, accelerator type -> GPUs"))
     else:
         for name, count in raw_accelerators.items():
-            accelerators[str(name)] = amount("", count, f"accelerators.{name}")
+            accelerators[str(name)] = amount(f"accelerators.{name}", count)
     held = HeldCommitment(
         cloud=cloud,  # type: ignore[arg-type]  # checked above; not returned when wrong
         id=ident or "",
@@ -202,11 +200,11 @@ def _entry(entry: dict[str, Any], index: int) -> tuple[HeldCommitment | None, li
         zone=text("zone"),
         instance_type=text("instanceType"),
         family=text("family"),
-        count=amount("count"),
-        hourly_usd=amount("hourlyUsd"),
+        count=amount("count", entry.get("count")),
+        hourly_usd=amount("hourlyUsd", entry.get("hourlyUsd")),
         accelerators=accelerators,
-        vcpus=amount("vcpus"),
-        memory_gib=amount("memoryGib"),
+        vcpus=amount("vcpus", entry.get("vcpus")),
+        memory_gib=amount("memoryGib", entry.get("memoryGib")),
         start=dates["start"],
         end=dates["end"],
         source=text("source") or "",
@@ -387,19 +385,6 @@ def _gpu(accelerator_type: str) -> str:
     """The GPU a GCP accelerator type is (``nvidia-l4`` -> ``L4``); the type when unknown."""
     name = GPU_OF_ACCELERATOR.get(accelerator_type.strip().lower())
     return (normalize_gpu_name(name) or name) if name else accelerator_type
-
-
-def held_in(config: Mapping[str, str], key: str) -> list[HeldCommitment]:
-    """The commitments the stack config declares under ``key`` (as the engine stores it: JSON
-    text); entries that are not commitments are left out (the CLI reports them)."""
-    text = config.get(key)
-    if not text:
-        return []
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
-        return []
-    return parse_commitments(value)[0]
 
 
 def describe(problem: Problem, where: str) -> str:

@@ -442,12 +442,15 @@ def _price(
         said = _coverage_note(planned, coverage, footprint)
         commitment_note = f"{commitment_note}; {said}" if commitment_note else said
         if coverage.covered < (footprint.max_units or 0.0) - 1e-9:
-            commitment_note = _saving_note(commitment_note, footprint, rates, used, expected, held)
-            if planned is not None:
-                forecast = _Pricer(footprint, rates, _rest_at(held, PRICING_OF_TERM[planned]))
-                at_forecast = forecast.amount(used.units, used.hours, fmean).monthly_usd
-                if at_forecast is not None and expected.monthly_usd is not None:
-                    uncommitted = max(expected.monthly_usd - at_forecast, 0.0)
+            savings = _savings(footprint, rates, used, expected, held)
+            said = ", ".join(
+                f"a {term} commitment would save ${saved:,.2f}/month"
+                for term, saved in savings.items()
+            )
+            if said:
+                commitment_note = f"{commitment_note}; {said}"
+            # What it costs above its forecast is what the forecast commitment would save.
+            uncommitted = savings.get(planned, 0.0) if planned is not None else 0.0
     return ResourceCost(
         urn=resource.urn,
         name=item.name,
@@ -519,28 +522,24 @@ def _coverage_note(planned: Commitment | None, coverage: Coverage, footprint: Gp
     return f"{said} of its {total:g} instance(s); {rest:g} at the on-demand rate ({forecast})"
 
 
-def _saving_note(
-    note: str | None,
+def _savings(
     footprint: GpuFootprint,
     rates: RateCard,
     used: Usage,
     now: Amount,
     held: Mapping[Pricing, float],
-) -> str | None:
-    """What buying a commitment for the rest would save a reservation, beside the note on what
-    it is billed at."""
+) -> dict[Commitment, float]:
+    """What buying each commitment for the rest of a reservation would save a month (the
+    terms that save anything)."""
     if now.monthly_usd is None:
-        return note
-    savings = []
+        return {}
+    savings: dict[Commitment, float] = {}
     for term, pricing in PRICING_OF_TERM.items():
         committed = _Pricer(footprint, rates, _rest_at(held, pricing))
         amount = committed.amount(used.units, used.hours, fmean)
         if amount.monthly_usd is not None and amount.monthly_usd < now.monthly_usd:
-            saved = now.monthly_usd - amount.monthly_usd
-            savings.append(f"a {term} commitment would save ${saved:,.2f}/month")
-    if not savings:
-        return note
-    return f"{note}; {', '.join(savings)}" if note else ", ".join(savings)
+            savings[term] = now.monthly_usd - amount.monthly_usd
+    return savings
 
 
 def _unpriced(amount: Amount) -> Amount:

@@ -129,7 +129,7 @@ def held_commitments(
 ) -> list[HeldCommitment]:
     """The commitments the stack config declares (``site:commitments``) and ``extra`` (a
     ``--commitments`` file's); CommitmentsFileError for a declaration that is not one: a
-    user's purchase is never silently left unpriced."""
+    user's declaration is never silently dropped."""
     where = str(config_file) if config_file is not None else "stack config"
     problems = config_problems(config, config_keys.COMMITMENTS_KEY, where)
     if problems:

@@ -156,7 +156,7 @@ def account_commitments(
     needs = {f"{w.name}#{index}": _need(target, w, index) for w, index, _ in reserved}
     coverage = cover([n for n in needs.values() if n is not None], held, rates, moment.date())
     parts = [
-        _part(target, w, index, pricing, needs[f"{w.name}#{index}"], coverage, rates, unread)
+        _part(w, index, pricing, needs[f"{w.name}#{index}"], coverage, rates, unread)
         for w, index, pricing in reserved
     ]
     ids = {i for p in parts for i in p.commitments}
@@ -210,7 +210,6 @@ def _zone_name(target: StackTarget, w: WorkloadPlacement) -> str | None:
 
 
 def _part(
-    target: StackTarget,
     w: WorkloadPlacement,
     index: int,
     pricing: Pricing,

@@ -468,3 +468,32 @@ def test_a_secret_one_digit_size_is_masked_in_its_own_line(tmp_path: Path) -> No
     check = CliRunner().invoke(main, ["check", *args, "--format", "json"])
     messages = " ".join(f["message"] for f in json.loads(check.stdout)["findings"])
     assert "[secret] x" in messages and "7 x" not in messages
+
+
+def test_held_commitments_change_the_price_and_bad_declarations_are_exit_2(
+    tmp_path: Path,
+) -> None:
+    """The head stack declares a commitment for its reservation (site:commitments); one from a
+    --commitments file counts the same; a declaration that is not one is one line, exit 2."""
+    held = json.loads(head("--format", "json").stdout)
+    (reservation,) = [
+        r for w in held["workloads"] for r in w["resources"] if r["name"] == "serving-reservation"
+    ]
+    assert reservation["commitments"] == ["ri-serving"] and reservation["uncommitted_usd"] == 0
+    bad = tmp_path / "held.json"
+    bad.write_text('{"version": 1,\n "commitments": [{"cloud": "aws", "term": "1y"}]}')
+    refused = head("--commitments", str(bad))
+    assert refused.exit_code == 2
+    assert refused.stderr.splitlines() == [
+        f"{bad}:2: commitments[0].id: required",
+        f"{bad}:2: commitments[0].kind: required",
+    ]
+    program = tmp_path / "program"
+    program.mkdir()
+    for name in ("Pulumi.yaml", "__main__.py", "Pulumi.head.yaml"):
+        (program / name).write_text((PROGRAM / name).read_text())
+    config = program / "Pulumi.head.yaml"
+    config.write_text(config.read_text().replace("term: 1y", "term: 2y"))
+    stack = cost("--program", str(program), "--stack", "head")
+    assert stack.exit_code == 2
+    assert stack.stderr.strip() == f"{config}: site:commitments[0].term: one of 1y, 3y"
