@@ -5,8 +5,8 @@ bills whether used or not, at the on-demand rate unless a commitment pays for it
 instances or a Savings Plan, a GCP committed-use discount, an Azure reservation. The plan
 advises one, and the stack carries that advice as a ``commitment`` tag; a tag is a forecast,
 not a purchase. Only a ``HeldCommitment`` sets the committed rate: one read from the account
-by ``gpufleet commitments`` (``--record`` keeps them in the stack config as
-``site:commitments``, ``--output`` in a file for ``--commitments FILE``).
+by ``gpufleet commitments`` (``--output`` writes them to a file for ``--commitments FILE``),
+or declared in the stack config as ``site:commitments``.
 
 ``cover`` decides which reserved capacity the held commitments pay for, instance by instance,
 each commitment spent once, so the cost engine and ``gpufleet commitments`` agree:

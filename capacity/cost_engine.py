@@ -511,7 +511,8 @@ def _coverage_note(planned: Commitment | None, coverage: Coverage, footprint: Gp
     if coverage.covered <= 0:
         return (
             f"{forecast}; no held commitment pays for it: billed at the on-demand rate while it "
-            "exists (gpufleet commitments --env ENV verifies; --record declares them)"
+            "exists (gpufleet commitments --env ENV verifies; declare held ones under "
+            "site:commitments, or pass --commitments FILE)"
         )
     terms = ", ".join(f"{u:g} at {t}" for t, u in sorted(coverage.units.items()))
     ends = f", ending {min(coverage.ends)}" if coverage.ends else ""

@@ -253,7 +253,8 @@ def _commitments_line(report: CostReport) -> str | None:
         f"commitments: ${tables.money(awaiting)}/month of the expected cost is reserved capacity "
         f"at the on-demand rate ({', '.join(named)}): the plan assumes commitments that no held "
         "one pays for; gpufleet commitments --env "
-        f"{report.stack} verifies them, and --record declares them (site:commitments)"
+        f"{report.stack} verifies them; declare held ones under site:commitments, or pass "
+        "--commitments FILE"
     )
 
 
