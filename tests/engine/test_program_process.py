@@ -105,3 +105,29 @@ def test_a_process_gone_before_its_program_ran_is_an_ending_said(tmp_path: Path)
     assert not run.ending.finished
     assert "SIGKILL" in run.ending.summary, run.ending.summary
     assert not mark.exists()
+
+
+def test_a_finished_program_ends_after_its_threads_and_exit_handlers(tmp_path: Path) -> None:
+    """The process skips interpreter teardown, but not the program's own way out: its
+    threads are joined and its exit handlers run, in order, and what they print is kept."""
+    (tmp_path / "Pulumi.yaml").write_text("name: ends\nruntime: python\n")
+    (tmp_path / "__main__.py").write_text(
+        "import atexit, sys, threading, time\n"
+        "import pulumi\n"
+        "seen = []\n"
+        "def late():\n"
+        "    time.sleep(0.3)\n"
+        "    seen.append('thread')\n"
+        "def first():\n"
+        "    sys.stdout.write('first handler after ' + ','.join(seen))\n"
+        "def second():\n"
+        "    sys.stdout.write('second handler;')\n"
+        "threading.Thread(target=late).start()\n"
+        "atexit.register(first)\n"
+        "atexit.register(second)\n"
+        "pulumi.ComponentResource('acme:x:Thing', 'thing')\n"
+    )
+    run = run_program(tmp_path, "dev")
+    assert run.ending.finished, run.ending.summary
+    assert run.stdout.endswith("second handler;first handler after thread"), run.stdout
+    assert len(run.capture.registrations) == 1
