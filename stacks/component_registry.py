@@ -283,6 +283,8 @@ def _build_sagemaker_spot_training(ctx: BuildContext) -> dict[str, Any]:
             instance_count=ctx.part.instances,
             image_uri=image,
             expected_hours=ctx.part.expected_hours,
+            # On-demand where the plan is: the spec says the job must not be interrupted.
+            spot=ctx.part.pricing == "spot",
             **_chosen(access_log_bucket=aws_site.access_log_bucket if aws_site else None),
         ),
         ctx.opts,

@@ -569,6 +569,10 @@ def sagemaker_job_template(r: Reading) -> GpuFootprint | None:
     per_run = minutes is None
     kwargs = r.get("estimator_kwargs")
     keep_alive = kwargs.get("keep_alive_period_in_seconds") if isinstance(kwargs, dict) else None
+    # Its own setting; without it (or not known) the on-demand rate, never a spot guess.
+    spot = r.get("use_spot_instances")
+    if spot is None and isinstance(kwargs, dict):
+        spot = kwargs.get("use_spot_instances")
     return r.footprint(
         cloud="aws",
         kind="SageMaker job template",
@@ -576,7 +580,7 @@ def sagemaker_job_template(r: Reading) -> GpuFootprint | None:
         machines=[machine],
         expected_units=count if per_run else 0.0,
         max_units=count,
-        market="spot",
+        market="spot" if spot is True else "on_demand",
         region=_region(r),
         run_hours=(max_run or SAGEMAKER_DEFAULT_RUNTIME_SECONDS) / 3600.0 if per_run else None,
         outside_stack=per_run,

@@ -17,7 +17,9 @@ that needs:
   be managed by Pulumi.
 
 ``max_wait_seconds`` (time to wait for spot capacity plus run time) must be at least
-``max_run_seconds``; SageMaker caps both at 28 days.
+``max_run_seconds``; SageMaker caps both at 28 days. A job that must not be interrupted (a
+workload whose spec says ``interruptible: false``, planned on-demand) sets ``spot=False``: the
+same bucket, role and checkpoints, on on-demand capacity, with no wait for spot.
 
 Example::
 
@@ -98,6 +100,8 @@ class SageMakerSpotTrainingArgs(ComponentArgs):
     subnet_ids: list[StrInput] = Field(default_factory=list)
     security_group_ids: list[StrInput] = Field(default_factory=list)
     training_job: TrainingJobSpec | None = None
+    # Managed spot training; False: on-demand, for a job that must not be interrupted.
+    spot: bool = True
     # Hours a month the plan expects runs to hold instance_count instances (runs start outside
     # the stack): the cost engine prices that in the monthly totals instead of one run apart.
     expected_hours: float | None = Field(default=None, ge=0, le=HOURS_PER_MONTH)
@@ -123,7 +127,9 @@ class SageMakerSpotTrainingArgs(ComponentArgs):
     @model_validator(mode="after")
     def _times_and_network(self) -> SageMakerSpotTrainingArgs:
         wait = self.effective_max_wait
-        if wait < self.max_run_seconds:
+        if not self.spot and self.max_wait_seconds is not None:
+            raise ValueError("max_wait_seconds is the wait for spot capacity: only with spot")
+        if self.spot and wait < self.max_run_seconds:
             raise ValueError(
                 f"max_wait_seconds ({wait}) must be at least max_run_seconds "
                 f"({self.max_run_seconds}): it covers waiting for spot capacity plus the run"
@@ -192,9 +198,9 @@ class SageMakerSpotTraining(pulumi.ComponentResource):
         self.role_arn = role.arn
         self.estimator_kwargs = pulumi.Output.all(checkpoint_uri, role.arn).apply(
             lambda v: {
-                "use_spot_instances": True,
+                "use_spot_instances": args.spot,
                 "max_run": args.max_run_seconds,
-                "max_wait": args.effective_max_wait,
+                **({"max_wait": args.effective_max_wait} if args.spot else {}),
                 "checkpoint_s3_uri": v[0],
                 "checkpoint_local_path": CHECKPOINT_LOCAL_PATH,
                 "role": v[1],
@@ -218,6 +224,7 @@ class SageMakerSpotTraining(pulumi.ComponentResource):
                 # cost engine (capacity/footprints/aws.py).
                 "instance_type": args.instance_type,
                 "instance_count": args.instance_count,
+                "use_spot_instances": args.spot,
                 "max_run_seconds": args.max_run_seconds,
                 "expected_minutes": None
                 if args.expected_hours is None
@@ -240,7 +247,7 @@ class SageMakerSpotTraining(pulumi.ComponentResource):
             f"{name}-job",
             training_job_name=job.job_name,
             role_arn=role.arn,
-            enable_managed_spot_training=True,
+            enable_managed_spot_training=args.spot,
             enable_inter_container_traffic_encryption=args.instance_count > 1,
             algorithm_specification=aws.sagemaker.TrainingJobAlgorithmSpecificationArgs(
                 training_image=args.image_uri, training_input_mode="File"
@@ -250,7 +257,7 @@ class SageMakerSpotTraining(pulumi.ComponentResource):
             ),
             stopping_condition=aws.sagemaker.TrainingJobStoppingConditionArgs(
                 max_runtime_in_seconds=args.max_run_seconds,
-                max_wait_time_in_seconds=args.effective_max_wait,
+                max_wait_time_in_seconds=args.effective_max_wait if args.spot else None,
             ),
             resource_config=aws.sagemaker.TrainingJobResourceConfigArgs(
                 instance_type=args.instance_type,

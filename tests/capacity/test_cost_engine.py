@@ -25,12 +25,17 @@ from gpufleet.capacity.cost_engine import (
 )
 from gpufleet.capacity.stack_capacity import StackCapacity
 from gpufleet.capacity.stack_resource import stack_resources
+from gpufleet.components.aws.sagemaker_spot_training import (
+    SageMakerSpotTraining,
+    SageMakerSpotTrainingArgs,
+)
 from gpufleet.engine.analyzer_resources import from_capture
 from gpufleet.engine.capture import capture_program
 from gpufleet.planner.catalog import load_catalog
 from gpufleet.planner.pricing import DEFAULT_COMMITMENT_DISCOUNTS
 from gpufleet.planner.rates import shipped_rate_card
 from gpufleet.pricing_models import HOURS_PER_MONTH, PRICING_OF_TERM
+from tests.components.component_checks import TAGS as REQUIRED
 
 TAGS = {"project": "p", "owner": "o", "cost-center": "c", "environment": "dev"}
 CONFIG = {"aws:region": "us-east-1", "gcp:project": "acme", "gcp:region": "us-central1"}
@@ -175,6 +180,24 @@ def test_a_sagemaker_jobs_warm_pool_bills_its_keep_alive_after_the_run() -> None
     rate = spot("aws", "g5.12xlarge", "us-east-1") * 1.40  # SageMaker's g5 markup
     assert ranker.expected.monthly_usd == pytest.approx(2 * rate * 10.5)  # 10 h, then 30 min
     assert "kept 30 min after it" in ranker.basis
+
+
+@pytest.mark.parametrize("use_spot", [True, False])
+def test_a_sagemaker_job_template_is_priced_at_the_market_it_says(use_spot: bool) -> None:
+    """gpufleet's job template runs on spot or, for a job that must not be interrupted,
+    on-demand: its own setting decides the rate, never its name."""
+    args = SageMakerSpotTrainingArgs(
+        tags=REQUIRED,
+        instance_type="ml.g5.12xlarge",
+        image_uri="123456789012.dkr.ecr.us-east-1.amazonaws.com/ranker:1",
+        expected_hours=10,
+        spot=use_spot,
+    )
+    (job,) = price(lambda: SageMakerSpotTraining("ranker", args)).resources
+    market = spot if use_spot else on_demand
+    rate = market("aws", "g5.12xlarge", "us-east-1") * 1.40  # SageMaker's g5 markup
+    assert job.expected.monthly_usd == pytest.approx(rate * 10)
+    assert job.pricing == ("spot" if use_spot else "on_demand")
 
 
 def test_a_sagemaker_job_is_one_run_at_the_sagemaker_rate() -> None:

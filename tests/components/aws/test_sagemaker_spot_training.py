@@ -213,6 +213,18 @@ def test_sagemaker_training_job_when_asked() -> None:
     assert resolve(component.training_job_arn).endswith("training-job/ranker-2026-11-22")
 
 
+def test_a_job_that_must_not_be_interrupted_runs_on_demand_with_its_checkpoints() -> None:
+    job = TrainingJobSpec(job_name="ranker-on-demand")
+    cap, component = sagemaker(training_job=job, spot=False)
+    kwargs = resolve(component.estimator_kwargs)
+    assert kwargs["use_spot_instances"] is False and "max_wait" not in kwargs
+    assert kwargs["checkpoint_s3_uri"].startswith("s3://")
+    inputs = cap.one("aws:sagemaker/trainingJob:TrainingJob").inputs
+    assert inputs["enableManagedSpotTraining"] is False
+    assert inputs["stoppingCondition"] == {"maxRuntimeInSeconds": 8 * 3600}
+    assert checkpoint_bucket(cap).retain_on_delete is True
+
+
 def test_sagemaker_kms_and_vpc() -> None:
     key = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
     cap, _ = sagemaker(
@@ -244,6 +256,10 @@ def test_sagemaker_kms_and_vpc() -> None:
         ({"image_uri": "docker.io/library/pytorch:latest"}, "not an ECR image URI"),
         ({"subnet_ids": SUBNETS}, "needs both subnet_ids and security_group_ids"),
         ({"instance_count": 0}, "greater than or equal to 1"),
+        (
+            {"spot": False, "max_wait_seconds": 3600},
+            "max_wait_seconds is the wait for spot capacity: only with spot",
+        ),
     ],
 )
 def test_sagemaker_validation(overrides: dict[str, Any], message: str) -> None:
