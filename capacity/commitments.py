@@ -6,7 +6,8 @@ instances or a Savings Plan, a GCP committed-use discount, an Azure reservation.
 advises one, and the stack carries that advice as a ``commitment`` tag; a tag is a forecast,
 not a purchase. Only a ``HeldCommitment`` sets the committed rate: one read from the account
 by ``gpufleet commitments`` (``--output`` writes them to a file for ``--commitments FILE``),
-or declared in the stack config as ``site:commitments``.
+declared in the stack config as ``site:commitments``, or bought by the stack itself (a GCP
+``RegionCommitment``, ``declared_commitments``).
 
 ``cover`` decides which reserved capacity the held commitments pay for, instance by instance,
 each commitment spent once, so the cost engine and ``gpufleet commitments`` agree:
@@ -17,7 +18,9 @@ each commitment spent once, so the cost engine and ``gpufleet commitments`` agre
   and instance family or anywhere; it covers as many instances as it pays for at the catalog's
   committed rate of the plan's term (Savings Plans rates are close to it, not equal).
 - **resources** (GCP committed-use discounts): GPUs by accelerator type, vCPUs and memory in
-  one region; an instance is covered only when all three of its resources are.
+  one region, for one machine series (its commitment type, ``family``; none: any); an
+  instance is covered only when all three of its resources are. Those of one region, series
+  and term pay together, as GCP applies them in aggregate.
 
 A commitment whose end has passed, or that has not started, covers nothing. No pulumi and no
 pydantic here: the policy pack reads ``site:commitments`` with it.
@@ -34,7 +37,7 @@ from typing import Any, Literal, get_args
 
 from gpufleet.capacity.footprints.model import Machine
 from gpufleet.clouds import CLOUDS, Cloud
-from gpufleet.planner.gcp_machines import GPU_OF_ACCELERATOR
+from gpufleet.planner.gcp_machines import GPU_OF_ACCELERATOR, commitment_type
 from gpufleet.planner.gpus import normalize_gpu_name
 from gpufleet.planner.rates import RateCard
 from gpufleet.pricing_models import PRICING_OF_TERM, Commitment
@@ -58,7 +61,9 @@ class HeldCommitment:
     region: str | None  # None: any region (a Compute Savings Plan)
     zone: str | None = None  # a zonal reserved instance's zone
     instance_type: str | None = None  # instances: the type it is for
-    family: str | None = None  # savings_plan: the EC2 family of an Instance Savings Plan
+    # savings_plan: the EC2 family of an Instance Savings Plan; resources: the GCP commitment
+    # type (machine series) it pays for. None: any.
+    family: str | None = None
     count: float = 0.0  # instances
     hourly_usd: float = 0.0  # savings_plan: the spend an hour it commits to
     accelerators: Mapping[str, float] = field(default_factory=dict)  # resources: type -> GPUs
@@ -288,33 +293,59 @@ class Coverage:
 NOTHING = Coverage({}, (), ())
 
 
+@dataclass(frozen=True)
+class Covering:
+    """What ``cover`` found: each need's coverage (by need key), and what each active
+    commitment has left once spent (by its index in ``held``)."""
+
+    by_need: Mapping[str, Coverage]
+    left: Mapping[int, Mapping[str, float]]
+
+    def of(self, key: str) -> Coverage:
+        return self.by_need.get(key, NOTHING)
+
+    def unspent(self, index: int) -> dict[str, float]:
+        """What commitment ``index`` holds that no need took: GPUs by ``gpu:<name>``, and
+        ``vcpus`` and ``memory`` (GiB) beyond what buying whole machines rounds up (a vCPU,
+        GCP's 256 MB step)."""
+        slack = {"vcpus": 1.0, "memory": 0.25}
+        return {
+            dim: amount
+            for dim, amount in self.left.get(index, {}).items()
+            if amount > slack.get(dim, 1e-9)
+        }
+
+
+NO_COVERING = Covering({}, {})
+
+
 def cover(
     needs: Sequence[ReservedNeed],
     held: Sequence[HeldCommitment],
     rates: RateCard,
     today: date,
-) -> dict[str, Coverage]:
-    """Which of ``needs`` the active commitments of ``held`` pay for (by need key), each
-    commitment spent once: needs in key order, the narrowest commitment first (a zonal one,
-    then regional, then a family's Savings Plan, then one for anything)."""
-    left = {i: _capacity(h) for i, h in enumerate(held) if h.active(today)}
-    order = sorted(left, key=lambda i: (_breadth(held[i]), held[i].id, i))
+) -> Covering:
+    """Which of ``needs`` the active commitments of ``held`` pay for, each commitment spent
+    once: needs in key order, the narrowest commitment first (a zonal one, then regional,
+    then a family's Savings Plan, then one for anything). GCP's resource-based commitments
+    pay in aggregate, as GCP applies them: those of one region and term are one pool of
+    GPUs, vCPUs and memory, so machines of different shapes share it without fragments."""
+    payers = _payers(held, today)
     found: dict[str, Coverage] = {}
     for need in sorted(needs, key=lambda n: n.key):
         units: dict[Commitment, float] = {}
         ids: list[str] = []
         ends: list[str] = []
         wanted = need.units
-        for i in order:
+        for payer in payers:
             if wanted <= 1e-9:
                 break
-            commitment = held[i]
-            per_instance = _per_instance(commitment, need, rates)
+            commitment = payer.terms
+            per_instance = _per_instance(commitment, need, rates, payer.left)
             if per_instance is None:
                 continue
-            capacity = left[i]
             can = min(
-                (capacity[dim] / amount for dim, amount in per_instance.items() if amount > 0),
+                (payer.left[dim] / amount for dim, amount in per_instance.items() if amount > 0),
                 default=0.0,
             )
             if commitment.kind == "instances":
@@ -322,15 +353,95 @@ def cover(
             taken = min(can, wanted)
             if taken <= 1e-9:
                 continue
+            before = payer.spent()
             for dim, amount in per_instance.items():
-                capacity[dim] -= taken * amount
+                payer.left[dim] -= taken * amount
             wanted -= taken
             units[commitment.term] = units.get(commitment.term, 0.0) + taken
-            ids.append(commitment.id)
-            if commitment.end:
-                ends.append(commitment.end[:10])
+            paying = payer.paying(held, before)
+            ids += [held[i].id for i in paying]
+            ends += [end[:10] for i in paying if (end := held[i].end)]
         found[need.key] = Coverage(units, tuple(ids), tuple(ends)) if units else NOTHING
-    return found
+    return Covering(found, {i: left for payer in payers for i, left in payer.shares(held)})
+
+
+@dataclass
+class _Payer:
+    """Commitments that pay together: one, or a pool of GCP resource-based ones (``cover``);
+    ``terms``: what they pay for (the first's), ``left``: what is left of them. A pool spends
+    its members in order (``held``'s): what is left is the last ones'."""
+
+    members: list[int]
+    terms: HeldCommitment
+    left: dict[str, float]
+    full: dict[str, float]  # what its members hold together
+
+    def shares(self, held: Sequence[HeldCommitment]) -> list[tuple[int, dict[str, float]]]:
+        """What is left of each member, the pool's spending charged to its members in order."""
+        spent = self.spent()
+        out = []
+        for i in self.members:
+            own = _capacity(held[i])
+            mine = {dim: amount - min(amount, spent.get(dim, 0.0)) for dim, amount in own.items()}
+            for dim, amount in own.items():
+                spent[dim] = spent.get(dim, 0.0) - min(amount, spent.get(dim, 0.0))
+            out.append((i, mine))
+        return out
+
+    def spent(self) -> dict[str, float]:
+        return {dim: amount - self.left.get(dim, 0.0) for dim, amount in self.full.items()}
+
+    def paying(self, held: Sequence[HeldCommitment], before: Mapping[str, float]) -> list[int]:
+        """The members the spending since ``before`` came from: in order, each holds the next
+        stretch of each resource, and paid when the spending went through its stretch."""
+        now = self.spent()
+        found: list[int] = []
+        start: dict[str, float] = {}
+        for i in self.members:
+            own = _capacity(held[i])
+            if any(
+                amount > 0
+                and now.get(d, 0.0) > max(before.get(d, 0.0), start.get(d, 0.0)) + 1e-9
+                and before.get(d, 0.0) < start.get(d, 0.0) + amount - 1e-9
+                for d, amount in own.items()
+            ):
+                found.append(i)
+            for d, amount in own.items():
+                start[d] = start.get(d, 0.0) + amount
+        return found
+
+
+def _payers(held: Sequence[HeldCommitment], today: date) -> list[_Payer]:
+    """The active commitments of ``held`` as payers, narrowest first."""
+    payers: list[_Payer] = []
+    pools: dict[tuple[object, ...], _Payer] = {}
+    for i, commitment in enumerate(held):
+        if not commitment.active(today):
+            continue
+        capacity = _capacity(commitment)
+        key = (
+            commitment.cloud,
+            commitment.region,
+            commitment.zone,
+            commitment.term,
+            commitment.family,
+        )
+        pool = pools.get(key) if commitment.kind == "resources" else None
+        if pool is not None:
+            pool.members.append(i)
+            for dim, amount in capacity.items():
+                pool.left[dim] = pool.left.get(dim, 0.0) + amount
+                pool.full[dim] = pool.full.get(dim, 0.0) + amount
+            continue
+        payer = _Payer([i], commitment, dict(capacity), dict(capacity))
+        payers.append(payer)
+        if commitment.kind == "resources":
+            pools[key] = payer
+    ranked = sorted(
+        enumerate(payers),
+        key=lambda e: (_breadth(e[1].terms), min(held[i].id for i in e[1].members), e[0]),
+    )
+    return [payer for _, payer in ranked]
 
 
 def _capacity(held: HeldCommitment) -> dict[str, float]:
@@ -352,9 +463,10 @@ def _breadth(held: HeldCommitment) -> int:
 
 
 def _per_instance(
-    held: HeldCommitment, need: ReservedNeed, rates: RateCard
+    held: HeldCommitment, need: ReservedNeed, rates: RateCard, holds: Mapping[str, float]
 ) -> dict[str, float] | None:
-    """What one instance of ``need`` takes of ``held``; None when it cannot pay for it."""
+    """What one instance of ``need`` takes of ``held`` (which ``holds`` that much); None
+    when it cannot pay for it."""
     machine = need.machine
     if held.cloud != need.cloud or (held.region is not None and held.region != need.region):
         return None
@@ -375,8 +487,10 @@ def _per_instance(
             machine.attached,
         )
         return None if rate is None or rate.hourly <= 0 else {"usd": rate.hourly}
+    if held.family is not None and commitment_type(machine.instance_type) != held.family:
+        return None  # a commitment of another machine series
     gpu = f"gpu:{normalize_gpu_name(machine.gpu_name) or machine.gpu_name}"
-    if not machine.gpus or gpu not in _capacity(held):
+    if not machine.gpus or gpu not in holds:
         return None
     return {gpu: float(machine.gpus), "vcpus": machine.vcpus, "memory": machine.memory_gib}
 

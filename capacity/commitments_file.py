@@ -8,12 +8,15 @@ line per problem, naming the file, the line and the field.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
 
 from gpufleet.capacity.commitments import HeldCommitment, describe, parse_commitments
 from gpufleet.json_input import JsonInputError, problem_at, read_json_file
+from gpufleet.text_input import InputFileError
+from gpufleet.yaml_input import LocatedDocument, read_yaml_file
 
 VERSION = 1
 # A commitments file of 10,000 entries is under 4 MB.
@@ -62,18 +65,37 @@ def commitments_document(
     }
 
 
-def config_problems(config: dict[str, str], key: str, where: str) -> list[str]:
-    """One line per entry of the stack config's ``key`` (JSON text) that is not a commitment,
-    prefixed with ``where`` (the stack config file)."""
-
+def config_problems(
+    config: dict[str, str], key: str, where: str, document: LocatedDocument | None = None
+) -> list[str]:
+    """One line per entry of the stack config's ``key`` (JSON text in the engine's flat map)
+    that is not a commitment, prefixed with ``where`` (the stack config file) and, when the
+    file is given as ``document``, the line of the field in it."""
     text = config.get(key)
     if not text:
         return []
+
+    def line(path: tuple[str | int, ...]) -> str:
+        found = document.line_of(("config", key, *path)) if document is not None else None
+        return f"{where}:{found}" if found is not None else where
+
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):
-        return [f"{where}: {key}: not a list of commitments"]
-    return [f"{where}: {describe(p, key)}" for p in parse_commitments(value)[1]]
+        return [f"{line(())}: {key}: not a list of commitments"]
+    return [f"{line(p[0])}: {describe(p, key)}" for p in parse_commitments(value)[1]]
+
+
+def stack_config_problems(config: dict[str, str], key: str, config_file: Path | None) -> list[str]:
+    """``config_problems`` of a stack's config map, located in its file (``config_file``,
+    read again for the lines: the engine's map has none) when there is one to read."""
+    where = str(config_file) if config_file is not None else "stack config"
+    problems = config_problems(config, key, where)
+    if problems and config_file is not None:
+        with contextlib.suppress(InputFileError):
+            document = read_yaml_file(config_file, what="a stack config")
+            problems = config_problems(config, key, where, document)
+    return problems
 
 
 def with_commitments(

@@ -37,7 +37,16 @@ from statistics import fmean
 from typing import Literal, get_args
 
 from gpufleet import tag_keys
-from gpufleet.capacity.commitments import NOTHING, Coverage, HeldCommitment, ReservedNeed, cover
+from gpufleet.capacity.commitments import (
+    NO_COVERING,
+    NOTHING,
+    Coverage,
+    Covering,
+    HeldCommitment,
+    ReservedNeed,
+    cover,
+)
+from gpufleet.capacity.declared_commitments import DeclaredCommitment, declared_commitments
 from gpufleet.capacity.footprints.model import GpuFootprint, Machine, instances
 from gpufleet.capacity.property_values import is_unknown
 from gpufleet.capacity.stack_capacity import StackCapacity, stack_capacity
@@ -57,6 +66,8 @@ from gpufleet.pricing_models import (
 Figure = Literal["expected", "maximum"]
 FIGURES: tuple[Figure, ...] = get_args(Figure)
 UNTAGGED = "(no workload tag)"
+# The kind of a line for a commitment the stack buys (``declared_commitments``).
+COMMITMENT_KIND = "commitment"
 UNKNOWN_USE_ABOVE_MIN = (
     "runs or load add capacity above that and it declares no expected use of it "
     f"({tag_keys.EXPECTED_MINUTES})"
@@ -367,11 +378,19 @@ def price_stack(
     by_urn = {r.urn: r for r in resources}
     items = stack_capacity(resources) if capacity is None else capacity
     day = today or datetime.now(UTC).date()
-    covered = cover(reserved_needs(items), commitments, rates, day) if commitments else {}
+    declared = declared_commitments(resources)
+    # The stack's own first: a pool of GCP commitments spends them first, so what is left
+    # over is the account's (outside these totals). One listed again (site:commitments,
+    # --commitments) is the same commitment, not another.
+    bought = [d.held for d in declared if d.held is not None]
+    names = {(h.cloud, h.region, d.name) for d in declared if (h := d.held) is not None}
+    held = [*bought, *(c for c in commitments if (c.cloud, c.region, c.id) not in names)]
+    covering = cover(reserved_needs(items), held, rates, day) if held else NO_COVERING
     lines = [
-        _price(item, by_urn, rates, usage, covered.get(_need_key(i, item), NOTHING))
+        _price(item, by_urn, rates, usage, covering.of(_need_key(i, item)))
         for i, item in enumerate(items)
     ]
+    lines += _declared_lines(declared, covering, by_urn)
     groups: dict[str, list[ResourceCost]] = {}
     for line in lines:
         groups.setdefault(line.workload, []).append(line)
@@ -385,7 +404,8 @@ def price_stack(
     as_of = max((o.as_of for o in rates.catalog.offers), default="")
     # The stack and its providers are the engine's bookkeeping, not resources of the program.
     count = sum(1 for r in resources if not r.type.startswith("pulumi:"))
-    return StackCost(workloads, _not_priced(resources, items, lines), count, as_of)
+    priced = _not_priced(resources, items, lines, {d.resource.urn for d in declared})
+    return StackCost(workloads, priced, count, as_of)
 
 
 def reserved_needs(items: Sequence[StackCapacity]) -> list[ReservedNeed]:
@@ -400,6 +420,72 @@ def reserved_needs(items: Sequence[StackCapacity]) -> list[ReservedNeed]:
             ReservedNeed(_need_key(i, item), f.cloud, f.region, f.zone, f.machines[0], f.max_units)
         )
     return needs
+
+
+def _declared_lines(
+    declared: Sequence[DeclaredCommitment],
+    covering: Covering,
+    by_urn: dict[str, StackResource],
+) -> list[ResourceCost]:
+    """A line for each commitment the stack buys that bills beyond the reservations it pays
+    for, or that cannot be read: unpriced, with why. The readable ones are the first of the
+    commitments ``covering`` spent, in order."""
+    lines = []
+    index = 0
+    for d in declared:
+        if d.held is None:
+            why = (
+                f"the commitment cannot be read ({'; '.join(d.unread)}): it pays for no "
+                "reservation here, and what it bills is not known"
+            )
+            lines.append(_commitment_line(d, why, by_urn))
+            continue
+        unspent = covering.unspent(index)
+        index += 1
+        if unspent:
+            words = {"vcpus": "vCPUs", "memory": "GiB of memory"}
+            said = ", ".join(
+                f"{amount:,.4g} {words.get(dim) or dim.removeprefix('gpu:') + ' GPU(s)'}"
+                for dim, amount in sorted(unspent.items())
+            )
+            why = (
+                f"it buys {said} that no reservation of the stack uses, billed for its whole "
+                f"{d.held.term} term whether used or not; gpufleet prices GPU machines, not a "
+                "commitment's remainder"
+            )
+            lines.append(_commitment_line(d, why, by_urn))
+    return lines
+
+
+def _commitment_line(
+    declared: DeclaredCommitment, unpriced: str, by_urn: dict[str, StackResource]
+) -> ResourceCost:
+    resource, held = declared.resource, declared.held
+    description = resource.props.get("description")
+    tags = (
+        tag_keys.tags_in_description(description)
+        if isinstance(description, str) and not is_unknown(description)
+        else {}
+    )
+    nothing = Amount(None, HOURS_PER_MONTH, None, None)
+    return ResourceCost(
+        urn=resource.urn,
+        name=resource.name,
+        type=resource.type,
+        kind=COMMITMENT_KIND,
+        workload=tags.get(tag_keys.WORKLOAD) or _ancestor_name(resource, by_urn) or UNTAGGED,
+        cloud="gcp",
+        region=held.region if held is not None else None,
+        instance_types=(),
+        gpus_per_instance=0,
+        pricing=PRICING_OF_TERM[held.term] if held is not None else "commitment",
+        rate_usd=None,
+        expected=nothing,
+        maximum=nothing,
+        basis="a commitment bills for its whole term",
+        unpriced=unpriced,
+        unknown=declared.unknown,
+    )
 
 
 def _need_key(index: int, item: StackCapacity) -> str:
@@ -761,9 +847,13 @@ def _ancestor_name(resource: StackResource, by_urn: dict[str, StackResource]) ->
 
 
 def _not_priced(
-    resources: list[StackResource], items: list[StackCapacity], lines: list[ResourceCost]
+    resources: list[StackResource],
+    items: list[StackCapacity],
+    lines: list[ResourceCost],
+    commitments: set[str],
 ) -> tuple[NotPriced, ...]:
-    capacity = {i.resource.urn for i in items}
+    # Commitments the stack buys are priced through the reservations they pay for, or lines.
+    capacity = {i.resource.urn for i in items} | commitments
     templates = {t.urn for i in items for t in (i.template, i.share_template) if t is not None}
     others: dict[str, int] = {}
     for r in resources:
@@ -784,9 +874,9 @@ def _not_priced(
             NotPriced(
                 "the commitment purchases (reserved instances, Savings Plans, committed use "
                 "discounts, Azure reservations)",
-                "held by the account, outside the stack; the reservations they pay for are "
-                "priced at the committed rate, and what of a commitment pays for nothing here "
-                "is not in these totals",
+                "the reservations they pay for are priced at the committed rate; what of an "
+                "account's commitment pays for nothing here is not in these totals (what of "
+                "one the stack buys does is a line of its own)",
                 tuple(committed),
             )
         )

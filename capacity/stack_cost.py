@@ -25,8 +25,8 @@ from typing import Any
 from gpufleet.capacity.commitments import HeldCommitment
 from gpufleet.capacity.commitments_file import (
     CommitmentsFileError,
-    config_problems,
     read_commitments_file,
+    stack_config_problems,
 )
 from gpufleet.capacity.cost_diff import CostDiff, diff_reports
 from gpufleet.capacity.cost_engine import price_stack
@@ -130,8 +130,7 @@ def held_commitments(
     """The commitments the stack config declares (``site:commitments``) and ``extra`` (a
     ``--commitments`` file's); CommitmentsFileError for a declaration that is not one: a
     user's declaration is never silently dropped."""
-    where = str(config_file) if config_file is not None else "stack config"
-    problems = config_problems(config, config_keys.COMMITMENTS_KEY, where)
+    problems = stack_config_problems(config, config_keys.COMMITMENTS_KEY, config_file)
     if problems:
         raise CommitmentsFileError(problems)
     limits = limits_in(config)

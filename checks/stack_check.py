@@ -16,8 +16,8 @@ from pathlib import Path
 
 from gpufleet.capacity.commitments_file import (
     CommitmentsFileError,
-    config_problems,
     read_commitments_file,
+    stack_config_problems,
     with_commitments,
 )
 from gpufleet.checks.baseline import BaselineError, apply_baseline, baseline_text, load_baseline
@@ -130,8 +130,7 @@ def _check(request: CheckRequest) -> CheckOutcome:
             before_program=pack.ready if pack is not None else None,
         )
         resources, stack_file = loaded.resources, loaded.config_file
-        where = str(stack_file) if stack_file is not None else "stack config"
-        problems = config_problems(loaded.config, COMMITMENTS_KEY, where)
+        problems = stack_config_problems(loaded.config, COMMITMENTS_KEY, stack_file)
         if problems:
             raise CommitmentsFileError(problems)
         report = run_check(

@@ -17,8 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from gpufleet.capacity.commitments import (
-    NOTHING,
-    Coverage,
+    Covering,
     HeldCommitment,
     ReservedNeed,
     cover,
@@ -214,12 +213,12 @@ def _part(
     index: int,
     pricing: Pricing,
     need: ReservedNeed | None,
-    coverage: Mapping[str, Coverage],
+    coverage: Covering,
     rates: RateCard,
     unread: Mapping[Cloud, str],
 ) -> ReservedPart:
     part = w.parts[index]
-    found = coverage.get(f"{w.name}#{index}", NOTHING)
+    found = coverage.of(f"{w.name}#{index}")
     units = found.units
     machine = need.machine if need is not None else None
 

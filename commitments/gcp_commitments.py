@@ -12,11 +12,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from gpufleet.capacity.commitments import HeldCommitment
-from gpufleet.pricing_models import Commitment
+from gpufleet.planner.gcp_machines import (
+    COMMITMENT_MB_PER_GIB,
+    TERM_OF_COMMITMENT_PLAN,
+    series_of_commitment,
+)
 from gpufleet.runs.gcp_access import compute_v1, gcp_access, gcp_errors, name_of
-
-_TERMS: dict[str, Commitment] = {"TWELVE_MONTH": "1y", "THIRTY_SIX_MONTH": "3y"}
-_MIB_PER_GIB = 1024
 
 
 def gcp_commitments(project: str, regions: Iterable[str]) -> list[HeldCommitment]:
@@ -33,7 +34,7 @@ def gcp_commitments(project: str, regions: Iterable[str]) -> list[HeldCommitment
 
 
 def _commitment(commitment: Any, region: str) -> HeldCommitment | None:
-    term = _TERMS.get(str(commitment.plan))
+    term = TERM_OF_COMMITMENT_PLAN.get(str(commitment.plan))
     if str(commitment.status) != "ACTIVE" or term is None:
         return None
     accelerators: dict[str, float] = {}
@@ -46,7 +47,7 @@ def _commitment(commitment: Any, region: str) -> HeldCommitment | None:
         elif kind == "VCPU":
             vcpus += float(resource.amount)
         elif kind == "MEMORY":
-            memory += float(resource.amount) / _MIB_PER_GIB
+            memory += float(resource.amount) / COMMITMENT_MB_PER_GIB
     if not accelerators:
         return None  # pays for no GPU: no GPU reservation to cover
     return HeldCommitment(
@@ -55,6 +56,7 @@ def _commitment(commitment: Any, region: str) -> HeldCommitment | None:
         term=term,
         kind="resources",
         region=region,
+        family=series_of_commitment(str(commitment.type_)),
         accelerators=accelerators,
         vcpus=vcpus,
         memory_gib=memory,

@@ -75,6 +75,7 @@ GCP_INSTANCE_GROUP_MANAGERS = (
     "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
 )
 GCP_RESERVATION = "gcp:compute/reservation:Reservation"
+GCP_REGION_COMMITMENT = "gcp:compute/regionCommitment:RegionCommitment"
 GCP_INSTANCES_FROM = (
     "gcp:compute/instanceFromTemplate:InstanceFromTemplate",
     "gcp:compute/instanceFromMachineImage:InstanceFromMachineImage",

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 
 from gpufleet.planner.gpus import normalize_gpu_name
+from gpufleet.pricing_models import Commitment
 
 # SKU -> the accelerator type the Compute API takes (guest accelerators, reservations).
 ACCELERATOR_TYPES: dict[str, str] = {
@@ -69,6 +70,42 @@ COMPACT_PLACEMENT_SERIES = re.compile(r"(a2|a3|g2)-")
 # A3; cloud.google.com/compute/docs/accelerator-optimized-machines): A2 and A3 High, Mega,
 # Ultra. A3 Edge is a serving shape; G2 and N1 hosts are not built for it either.
 CLUSTER_NETWORKING_SERIES = re.compile(r"^(a2-(high|mega|ultra)gpu|a3-(high|mega|ultra)gpu)-")
+
+# Resource-based committed-use discounts (the Compute API's ``Commitment``): the plan of each
+# term, and the commitment type that pays for a machine series (``Commitment.Type``: N1 is
+# GENERAL_PURPOSE, A2 ACCELERATOR_OPTIMIZED; cloud.google.com/compute/docs/instances/
+# committed-use-discounts-overview). A series not listed has no commitment gpufleet declares.
+COMMITMENT_PLANS: dict[Commitment, str] = {"1y": "TWELVE_MONTH", "3y": "THIRTY_SIX_MONTH"}
+TERM_OF_COMMITMENT_PLAN: dict[str, Commitment] = {
+    plan: term for term, plan in COMMITMENT_PLANS.items()
+}
+COMMITMENT_TYPES: dict[str, str] = {
+    "n1-": "GENERAL_PURPOSE",
+    "a2-": "ACCELERATOR_OPTIMIZED",
+    "a3-highgpu-": "ACCELERATOR_OPTIMIZED_A3",
+    "a3-edgegpu-": "ACCELERATOR_OPTIMIZED_A3",
+    "a3-megagpu-": "ACCELERATOR_OPTIMIZED_A3_MEGA",
+    "a3-ultragpu-": "ACCELERATOR_OPTIMIZED_A3_ULTRA",
+    "g2-": "GRAPHICS_OPTIMIZED",
+}
+# The type of a commitment that names none.
+DEFAULT_COMMITMENT_TYPE = COMMITMENT_TYPES["n1-"]
+# A commitment counts memory in MB (MiB, 1,024 to the GiB), in steps of 256.
+COMMITMENT_MB_PER_GIB = 1024
+COMMITMENT_MEMORY_STEP_MB = 256
+
+
+def series_of_commitment(kind: str | None) -> str:
+    """The commitment type a commitment's ``type`` says: the API's default when it names none."""
+    kind = (kind or "").strip()
+    return kind if kind and kind != "TYPE_UNSPECIFIED" else DEFAULT_COMMITMENT_TYPE
+
+
+def commitment_type(machine_type: str) -> str | None:
+    """The commitment type that pays for ``machine_type``; None for a series not listed."""
+    name = machine_type.strip().lower()
+    found = (kind for series, kind in COMMITMENT_TYPES.items() if name.startswith(series))
+    return next(found, None)
 
 
 @dataclass(frozen=True)

@@ -155,7 +155,8 @@ def _chosen(**settings: Any) -> dict[str, Any]:
 
 
 def _commitment(ctx: BuildContext) -> Commitment:
-    """The commitment the plan prices a reserved part with (bought outside the stack)."""
+    """The commitment the plan prices a reserved part with (bought outside the stack, or on
+    GCP in it when ``site:gcp`` says ``purchaseCommitments``)."""
     return TERM_OF_PRICING.get(ctx.part.pricing, "none")
 
 
@@ -408,6 +409,7 @@ def _build_reservation_pool(ctx: BuildContext) -> dict[str, Any]:
             gpu=gpu,
             gpu_count=gpu_count,
             commitment=_commitment(ctx),
+            purchase_commitment=site.purchase_commitments and _commitment(ctx) != "none",
         ),
         ctx.opts,
     )

@@ -29,6 +29,7 @@ the components plug into (networks, subnets, resource groups, images, keys):
         us-east4: {network: projects/acme-ml-prod/global/networks/ml,
                    subnetwork: projects/acme-ml-prod/regions/us-east4/subnetworks/ml,
                    diskKmsKey: projects/acme-kms/locations/us-east4/keyRings/ml/cryptoKeys/disks}
+      purchaseCommitments: true   # optional: the stack buys its reservations' commitments
     site:azure:
       subscriptionId: 00000000-0000-0000-0000-000000000000
       sshPublicKey: ssh-ed25519 AAAA... ops@acme
@@ -247,6 +248,10 @@ class GcpSite(ConfigModel):
     project: str
     source_image: str
     regions: dict[str, GcpRegion] = Field(default_factory=dict)
+    # Buy the committed-use discount each reserved part's plan assumes, in the stack (a
+    # ReservationPool's purchase_commitment): a contract of 1 or 3 years. Default: bought
+    # outside the stack, and priced at on-demand until held (site:commitments).
+    purchase_commitments: bool = False
 
 
 class AzureRegion(ConfigModel):

@@ -89,7 +89,6 @@ NAMED_MACHINE_TYPES = (
     "gcp:colab/schedule:Schedule",
     "gcp:compute/futureReservation:FutureReservation",
     "gcp:compute/nodeTemplate:NodeTemplate",
-    "gcp:compute/regionCommitment:RegionCommitment",
     "gcp:container/awsNodePool:AwsNodePool",
     "gcp:container/azureNodePool:AzureNodePool",
     "gcp:dataflow/flexTemplateJob:FlexTemplateJob",
@@ -124,6 +123,10 @@ _NOT_GPU_CAPACITY_BY_REASON: dict[str, tuple[str, ...]] = {
         "gcp:vertex/aiIndexEndpointDeployedIndex:AiIndexEndpointDeployedIndex",
         "azure-native:networkcloud:ClusterManager",
         "aws:workspacesweb/portal:Portal",
+    ),
+    "a commitment: it pays for capacity and holds none (the cost engine spends it on the "
+    "stack's reservations and lists what it buys beyond them, capacity.declared_commitments)": (
+        types.GCP_REGION_COMMITMENT,
     ),
     "a control plane or service's own servers, not the user's capacity": (
         "aws:eks/cluster:Cluster",

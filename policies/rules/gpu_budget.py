@@ -6,7 +6,8 @@ the size its own settings run, 730 h), or with ``estimate: maximum`` every group
 size. A GPU resource the engine cannot price (a machine the catalog does not know) is a
 violation of its own wherever a budget is set: it could be any amount. One whose machine or
 size is only unknown during a preview is left to ``gpu-size-undetermined``, as Pulumi treats
-values a preview cannot know.
+values a preview cannot know; a commitment the stack buys whose amounts a preview does not
+know is an advisory here.
 
 The budget is the policy config's ``monthlyBudgetUsd`` when it sets one, else the
 environment's ``monthly_budget_usd`` from the spec (``gpufleet:limits`` in a generated stack's
@@ -21,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gpufleet.capacity.cost_engine import FIGURES, StackCost
+from gpufleet.capacity.cost_engine import COMMITMENT_KIND, FIGURES, StackCost
 from gpufleet.capacity.stack_resource import StackResource
 from gpufleet.policies.policy_builders import Findings, Settings, stack_policy
 from gpufleet.policies.shared_reads import stack_cost
@@ -80,6 +81,14 @@ def check_budget(resources: list[StackResource], settings: Settings) -> Findings
             "be checked for it",
             line.urn,
         )
+    # A commitment the stack buys is no GPU capacity for gpu-size-undetermined to report.
+    for line in cost.unpriced:
+        if line.unknown and line.kind == COMMITMENT_KIND:
+            findings.violate(
+                f"{line.kind} {line.name} cannot be priced until deployed ({line.unpriced})",
+                line.urn,
+                advisory=True,
+            )
     if budget is not None:
         message = over_budget_message(cost, budget, settings["estimate"])
         if message is not None:

@@ -134,9 +134,13 @@ def part_scalings(stack_file: Path) -> dict[str, list[tuple[str, str]]]:
     }
 
 
-def assert_costs_its_plan(spec: WorkloadSpec, project: Path, env: str) -> StackCost:
+def assert_costs_its_plan(
+    spec: WorkloadSpec, project: Path, env: str, *, bought: frozenset[str] = frozenset()
+) -> StackCost:
     """The invariant of issue 16, with the engine's own usage model: each workload's expected
-    monthly cost is its planned cost within 1%."""
+    monthly cost is its planned cost within 1%. ``bought``: the clouds whose stack buys the
+    commitments its plan assumes (``site:gcp`` ``purchaseCommitments``): priced at the plan's
+    figure from the start, with nothing awaiting a purchase."""
     plan = Planner(spec, load_catalog()).plan_environment(env)
     capture, setup = capture_generated(project, env)
     limits = limits_in(setup.config)
@@ -144,16 +148,25 @@ def assert_costs_its_plan(spec: WorkloadSpec, project: Path, env: str) -> StackC
     cost = price_stack(stack_resources(from_capture(capture)), rates)
     engine = {w.name: w.total("expected") for w in cost.workloads}
     awaiting = {w.name: sum(r.uncommitted_usd for r in w.resources) for w in cost.workloads}
+    until_bought = 0.0
     for placement in plan.placements:
         name = placement.name
+        if placement.offer.cloud in bought:
+            assert engine[name] == pytest.approx(placement.monthly_usd, rel=0.01), name
+            assert awaiting[name] == 0, name
+            continue
         # Reservations bill on-demand until the commitment the plan assumes is held.
         until_held = placement.monthly_usd + placement.commitment_saving_usd
+        until_bought += placement.commitment_saving_usd
         assert engine[name] == pytest.approx(until_held, rel=0.01), name
         assert engine[name] - awaiting[name] == pytest.approx(placement.monthly_usd, rel=0.01)
-    assert cost.total("expected") == pytest.approx(plan.uncommitted_monthly_usd, rel=0.01)
+    assert cost.total("expected") == pytest.approx(plan.monthly_usd + until_bought, rel=0.01)
     assert cost.total("expected") - cost.uncommitted_usd == pytest.approx(
         plan.monthly_usd, rel=0.01
     )
+    if not bought:
+        assert cost.total("expected") == pytest.approx(plan.uncommitted_monthly_usd, rel=0.01)
+    assert not cost.unpriced, [(r.name, r.unpriced) for r in cost.unpriced]
     return cost
 
 
@@ -276,6 +289,48 @@ GCP_SITE = """\
     regions:
       us-central1: {network: net, subnetwork: sub}
 """
+# Added to GCP_SITE: the stack buys its reservations' commitments.
+GCP_PURCHASE = "    purchaseCommitments: true\n"
+
+GCP_RESERVED_SPEC = """\
+version: 1
+project: cud
+owner: o@acme.example
+cost_center: cc
+environments:
+  prod: {max_commitment: 3y}
+defaults:
+  clouds: [gcp]
+  regions: {gcp: [us-central1]}
+workloads:
+  - {name: chat, kind: inference, gpu: {name: L4}, always_on: true, replicas: {min: 3, max: 3}}
+  - {name: rank, kind: inference, gpu: {name: A100}, always_on: true, replicas: {min: 2, max: 2}}
+"""
+
+
+@pytest.mark.parametrize("purchase", [False, True])
+def test_a_gcp_stack_that_buys_its_commitments_costs_its_plan_from_the_start(
+    tmp_path: Path, purchase: bool
+) -> None:
+    """With ``purchaseCommitments`` the stack declares each reservation's committed-use
+    discount (a protected RegionCommitment) and is priced at its plan; without, its
+    reservations bill on-demand until one is held."""
+    site = GCP_SITE + (GCP_PURCHASE if purchase else "")
+    stack_file = generated_project(tmp_path, GCP_RESERVED_SPEC, site)
+    reserved = {
+        n for n, parts in part_scalings(stack_file).items() for c, _ in parts if "Reserv" in c
+    }
+    assert reserved == {"chat", "rank"}
+    spec = parse_spec(GCP_RESERVED_SPEC, "spec.yaml")
+    cost = assert_costs_its_plan(
+        spec, tmp_path, "prod", bought=frozenset({"gcp"} if purchase else ())
+    )
+    assert (cost.uncommitted_usd == 0) is purchase
+    capture, _ = capture_generated(tmp_path, "prod")
+    commitments = capture.of_type("gcp:compute/regionCommitment:RegionCommitment")
+    assert len(commitments) == (2 if purchase else 0)
+    assert all(c.protect and c.retain_on_delete for c in commitments)
+
 
 workload_strategy = st.fixed_dictionaries(
     {
@@ -300,9 +355,9 @@ workload_strategy = st.fixed_dictionaries(
 
 
 @settings(max_examples=25, deadline=None, derandomize=True)
-@given(st.lists(workload_strategy, min_size=1, max_size=3))
+@given(st.lists(workload_strategy, min_size=1, max_size=3), st.booleans())
 def test_generated_stacks_of_random_specs_cost_what_their_plan_says(
-    workloads: list[dict[str, Any]],
+    workloads: list[dict[str, Any]], purchase: bool
 ) -> None:
     """The invariant over specs nobody wrote by hand: whatever plans, generates and builds on
     AWS, GCP or Azure, its stack's expected cost is the plan's within 1% per workload."""
@@ -323,6 +378,8 @@ def test_generated_stacks_of_random_specs_cost_what_their_plan_says(
     assume(plan.placements and not plan.unplaced)
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
-        generated_project(root, spec_text, BILL_SITE + GCP_SITE + AZURE_SITE)
+        gcp_site = GCP_SITE + (GCP_PURCHASE if purchase else "")
+        generated_project(root, spec_text, BILL_SITE + gcp_site + AZURE_SITE)
         note(spec_text)
-        assert_costs_its_plan(spec, root, "prod")
+        note(f"purchaseCommitments: {purchase}")
+        assert_costs_its_plan(spec, root, "prod", bought=frozenset({"gcp"} if purchase else ()))

@@ -155,6 +155,7 @@ def cud(name: str, *, gpus: int, vcpus: int, memory_gib: int, plan: str) -> dict
         "id": "1",
         "status": "ACTIVE",
         "plan": plan,
+        "type": "ACCELERATOR_OPTIMIZED_A3",  # a3-highgpu's series
         "startTimestamp": "2026-01-01T00:00:00.000-08:00",
         "endTimestamp": "2029-01-01T00:00:00.000-08:00",
         "resources": [

@@ -20,6 +20,7 @@ import pulumi_azure_native as azure
 from gpufleet.components.tagging import RequiredTags
 from gpufleet.planner.catalog import load_catalog
 from gpufleet.planner.gcp_machines import ACCELERATOR_TYPES, N1_GPUS
+from gpufleet.runs.gcp_access import compute_v1
 from tests.components.pulumi_mocks import Capture, Registration
 
 TAGS = RequiredTags(
@@ -172,7 +173,17 @@ GCP_DISK_TYPES = frozenset(
 )
 GCP_ATTACHABLE = frozenset(ACCELERATOR_TYPES[gpu] for gpu in N1_GPUS)
 
+
 # (resource type, input path) -> values the provider accepts.
+def _proto_enum(enum: Any) -> frozenset[str]:
+    """The values a Compute API enum takes, its "not set" markers aside."""
+    return frozenset(
+        member.name
+        for member in enum
+        if not member.name.startswith("UNDEFINED_") and not member.name.endswith("UNSPECIFIED")
+    )
+
+
 ALLOWED: dict[tuple[str, str], frozenset[str]] = {
     (
         "aws:autoscaling/group:Group",
@@ -310,6 +321,23 @@ ALLOWED: dict[tuple[str, str], frozenset[str]] = {
         "gcp:compute/reservation:Reservation",
         "specificReservation.instanceProperties.guestAccelerators[].acceleratorType",
     ): GCP_ATTACHABLE,
+    # GCP commitments (the Compute API's own enums, from google-cloud-compute)
+    ("gcp:compute/regionCommitment:RegionCommitment", "plan"): _proto_enum(
+        compute_v1.Commitment.Plan
+    ),
+    ("gcp:compute/regionCommitment:RegionCommitment", "type"): _proto_enum(
+        compute_v1.Commitment.Type
+    ),
+    ("gcp:compute/regionCommitment:RegionCommitment", "category"): _proto_enum(
+        compute_v1.Commitment.Category
+    ),
+    ("gcp:compute/regionCommitment:RegionCommitment", "resources[].type"): _proto_enum(
+        compute_v1.ResourceCommitment.Type
+    ),
+    (
+        "gcp:compute/regionCommitment:RegionCommitment",
+        "resources[].acceleratorType",
+    ): frozenset(ACCELERATOR_TYPES.values()),
     # Azure (SDK enums)
     ("azure-native:machinelearningservices:Compute", "properties.computeType"): _enum(
         azure.machinelearningservices.ComputeType

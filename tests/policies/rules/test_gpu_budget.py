@@ -216,3 +216,34 @@ def test_a_size_unknown_in_a_preview_is_not_a_budget_violation() -> None:
     found = harness.analyze_stack([preview])
     assert [v.policy for v in found if v.level == "mandatory"] == []
     assert [v.policy for v in found] == ["gpu-size-undetermined"]
+
+
+def test_a_commitment_the_stack_buys_unknown_in_a_preview_is_an_advisory() -> None:
+    """No GPU capacity for gpu-size-undetermined to report, a commitment whose amounts a
+    preview cannot know is said here, as an advisory; known and beyond the stack's
+    reservations, it blocks."""
+    from gpufleet.policies.testing import UNKNOWN
+
+    def commitment(gpus: object) -> StackInput:
+        return StackInput(
+            "gcp:compute/regionCommitment:RegionCommitment",
+            {
+                "region": "us-east4",
+                "plan": "TWELVE_MONTH",
+                "type": "GRAPHICS_OPTIMIZED",
+                "resources": [
+                    {"type": "VCPU", "amount": "4"},
+                    {"type": "MEMORY", "amount": "16384"},
+                    {"type": "ACCELERATOR", "acceleratorType": "nvidia-l4", "amount": gpus},
+                ],
+            },
+            "cud",
+        )
+
+    harness = PolicyHarness(config={"gpu-budget": {"monthlyBudgetUsd": 6000}}, dry_run=True)
+    found = [v for v in harness.analyze_stack([commitment(UNKNOWN)]) if v.policy == "gpu-budget"]
+    assert [v.level for v in found] == ["advisory"]
+    assert found[0].message.startswith("commitment cud cannot be priced until deployed")
+    known = [v for v in harness.analyze_stack([commitment("1")]) if v.policy == "gpu-budget"]
+    assert [v.level for v in known] == ["mandatory"]
+    assert "it buys 1 L4 GPU(s)" in known[0].message
