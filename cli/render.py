@@ -132,8 +132,9 @@ def _environment_table(console: Console, env: EnvironmentPlan, as_of: str) -> No
 COMMITMENT_NOTE = (
     "reserved_1y / reserved_3y: the stack holds the capacity (a capacity reservation); the "
     "commitment that gives its rate (Savings Plan or reserved instances, committed use "
-    "discount, Azure reservation) is bought outside Pulumi. Without it, the reservation bills "
-    "at the on-demand rate whether used or not."
+    "discount, Azure reservation) is bought outside Pulumi (on GCP the stack buys it with "
+    "site:gcp purchaseCommitments). Without it, the reservation bills at the on-demand rate "
+    "whether used or not."
 )
 
 
