@@ -18,8 +18,8 @@ from gpufleet.cli import messages, tables
 from gpufleet.cli.tables import L, R
 from gpufleet.planner.catalog import COLUMNS, Offer, offer_to_row
 from gpufleet.planner.explanation import Evaluation
+from gpufleet.planner.managed_services import MANAGED_SERVICES
 from gpufleet.planner.plan import EnvironmentPlan, Placement, Plan
-from gpufleet.planner.spec import MANAGED_SERVICES
 from gpufleet.pricing_models import is_commitment
 
 

@@ -26,7 +26,7 @@ from pydantic import Field, model_validator
 
 from gpufleet import tag_keys
 from gpufleet.components.component_args import ComponentArgs
-from gpufleet.planner.hours import ScalingMode
+from gpufleet.planner.capabilities import ScalingMode
 from gpufleet.planner.schedules import (
     MINUTES_PER_DAY,
     MINUTES_PER_WEEK,

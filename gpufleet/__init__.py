@@ -6,7 +6,8 @@ imports pulumi), ``gpufleet.cli`` (the ``gpufleet`` command), ``gpufleet.compone
 components), ``gpufleet.stacks`` (the Pulumi program and ``gpufleet generate``),
 ``gpufleet.engine`` (the offline engine), ``gpufleet.policies`` (the CrossGuard pack) and
 ``gpufleet.checks`` (``gpufleet check``). Beside them live the vocabularies every part shares,
-each the one home of its facts: ``clouds``, ``pricing_models`` (and hours per month),
+each the one home of its facts: ``clouds``, ``workload_kinds``, ``pricing_models`` (and hours
+per month),
 ``tag_keys``, ``policy_tags`` (what a policy is about: security or cost); and small helpers
 every command shares: ``atomic_write`` (files written all or none), ``process_signals``
 (SIGTERM unwinds), the readers of users' files within limits (``text_input``, ``yaml_input``,

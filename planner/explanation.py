@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from gpufleet.clouds import Cloud
+from gpufleet.planner.capabilities import CAPABILITIES
 from gpufleet.planner.catalog import Offer
 from gpufleet.planner.gpu_need import GpuNeed
 from gpufleet.planner.hours import has_base
@@ -168,6 +169,12 @@ def _no_offer_reason(need: GpuNeed, workload: Workload) -> str:
 
 
 def _no_pricing_reason(workload: Workload, limits: EnvironmentLimits, env: str) -> str:
+    if workload.runs_on is not None:
+        builds = ", ".join(sorted(CAPABILITIES[workload.runs_on].pricings))
+        return (
+            f"its component {workload.runs_on} (runs_on) builds only {builds}, which {env}'s "
+            "limits and the workload's shape do not allow here"
+        )
     if has_base(workload) and not limits.allow_on_demand and limits.max_commitment == "none":
         return (
             f"always-on capacity needs on-demand or a commitment; {env} allows neither "

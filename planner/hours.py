@@ -22,10 +22,6 @@ from gpufleet.planner.spec import Workload
 from gpufleet.pricing_models import HOURS_PER_MONTH
 
 HoursModel = Literal["always_on", "schedule", "on_request"]
-# How the stacks size one group to realize it (``components.scaling``): fixed all month, at zero
-# until a run asks, on the schedule, or (a serving burst) on its always-on base's load. Never
-# on a group's own load alone: a group at zero has no instance, so no metric to start it.
-ScalingMode = Literal["fixed", "on_request", "schedule", "on_load"]
 # Given hours_per_month and a schedule, they may differ by this share of the schedule's hours.
 HOURS_TOLERANCE = 0.05
 

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from gpufleet.clouds import CLOUDS, Cloud
+from gpufleet.planner.capabilities import CAPABILITIES
 from gpufleet.planner.catalog import Offer
 from gpufleet.planner.hours import has_base, hours_model, idle_hours, variable_hours
 from gpufleet.planner.plan import Burst, Placement
@@ -158,6 +159,7 @@ def offer_pricer(
     )
     cap = workload.max_price_per_hour
     burst_hours = size.burst_hours
+    chosen = CAPABILITIES[workload.runs_on] if workload.runs_on is not None else None
 
     def price(offer: Offer) -> list[Candidate] | None:
         on_demand = rates.hourly(offer, "on_demand", sagemaker=sagemaker)
@@ -185,6 +187,10 @@ def offer_pricer(
                 burst.append((_SPOT, spot * burst_factor[cloud], spot))
             if allow_on_demand:
                 burst.append((_ON_DEMAND, on_demand, on_demand))
+        if chosen is not None:
+            # The workload's own component builds only its pricing models (its burst is a
+            # fleet's).
+            base = [b for b in base if PRICING_ORDER[b[0]] in chosen.pricings]
         if not base or (burst_instances and not burst):
             return None
         if cap is not None:
@@ -303,6 +309,7 @@ def to_placement(
         name=workload.name,
         kind=workload.kind,
         managed=workload.managed,
+        runs_on=workload.runs_on,
         offer=offer,
         instance_type=instance_type,
         instances=size.instances,

@@ -13,9 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from gpufleet.clouds import CLOUDS, Cloud
+from gpufleet.planner.capabilities import CAPABILITIES
 from gpufleet.planner.catalog import Offer
 from gpufleet.planner.gpu_need import GpuNeed, resolve_gpu_need
 from gpufleet.planner.interconnect import supports_multi_node
+from gpufleet.planner.managed_services import MANAGED_SERVICES
 from gpufleet.planner.offer_pricing import (
     Candidate,
     OfferBucket,
@@ -26,7 +28,7 @@ from gpufleet.planner.offer_pricing import (
 )
 from gpufleet.planner.pricing import sagemaker_markup
 from gpufleet.planner.rates import RateCard
-from gpufleet.planner.spec import MANAGED_SERVICES, EnvironmentLimits, Workload, WorkloadSpec
+from gpufleet.planner.spec import EnvironmentLimits, Workload, WorkloadSpec
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,8 @@ def criteria_for(
     clouds: list[Cloud] = [c for c in CLOUDS if c in (workload.clouds or spec.defaults.clouds)]
     if workload.managed is not None:
         clouds = [c for c in clouds if c == MANAGED_SERVICES[workload.managed].cloud]
+    if workload.runs_on is not None:
+        clouds = [c for c in clouds if c == CAPABILITIES[workload.runs_on].cloud]
     return Criteria(
         workload=workload,
         environment=environment,

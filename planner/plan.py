@@ -7,10 +7,12 @@ from dataclasses import dataclass
 from gpufleet.clouds import Cloud
 from gpufleet.planner.catalog import Offer
 from gpufleet.planner.hours import HoursModel
+from gpufleet.planner.managed_services import Managed
 from gpufleet.planner.pricing import PricingAssumptions
 from gpufleet.planner.schedules import WeeklySchedule
-from gpufleet.planner.spec import EnvironmentLimits, Kind, Managed
+from gpufleet.planner.spec import EnvironmentLimits
 from gpufleet.pricing_models import PRICING_ORDER, Pricing
+from gpufleet.workload_kinds import Kind
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,8 @@ class Placement:
     # What the commitment it advises (a reserved pricing) saves a month on its base: until
     # one is held, its reservation bills this much more (the stack's cost shows it so).
     commitment_saving_usd: float = 0.0
+    # The component the spec says builds its base (``runs_on``); None: the preferred one.
+    runs_on: str | None = None
 
     @property
     def cloud(self) -> Cloud:
@@ -101,6 +105,8 @@ class Placement:
             "baseline_monthly_usd": round(self.baseline_monthly_usd, 2),
             "savings_usd": round(self.savings_usd, 2),
             "commitment_saving_usd": round(self.commitment_saving_usd, 2),
+            # Only when the spec chose one: plans that do not are as they were.
+            **({"runs_on": self.runs_on} if self.runs_on is not None else {}),
             "burst": None
             if self.burst is None
             else {

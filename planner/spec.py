@@ -8,7 +8,6 @@ one field, or the catalog, live in ``planner.spec_loader`` so they can report so
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -23,7 +22,9 @@ from pydantic import (
 )
 
 from gpufleet.clouds import CLOUDS, Cloud
+from gpufleet.planner.capabilities import CAPABILITIES
 from gpufleet.planner.gpus import known_gpu_names, normalize_gpu_name
+from gpufleet.planner.managed_services import Managed
 from gpufleet.planner.schedules import (
     DAY_SETS,
     DAYS,
@@ -35,28 +36,11 @@ from gpufleet.planner.schedules import (
     from_cron,
     from_windows,
 )
-from gpufleet.pricing_models import LOW_PRIORITY, Commitment
+from gpufleet.pricing_models import Commitment
+from gpufleet.workload_kinds import Kind
 
-Kind = Literal["training", "inference", "batch"]
 Method = Literal["full", "lora", "qlora"]
 Precision = Literal["bf16", "fp16", "fp32"]
-Managed = Literal["sagemaker", "azureml"]
-
-
-@dataclass(frozen=True)
-class ManagedService:
-    """A cloud service that owns the machines of the work it runs (``Workload.managed``)."""
-
-    cloud: Cloud
-    kinds: frozenset[Kind]
-    # What the service calls its interruptible capacity, for people reading a plan.
-    spot_name: str = "spot"
-
-
-MANAGED_SERVICES: dict[Managed, ManagedService] = {
-    "sagemaker": ManagedService("aws", frozenset({"training"})),
-    "azureml": ManagedService("azure", frozenset({"training", "batch"}), spot_name=LOW_PRIORITY),
-}
 
 _DNS_LABEL = re.compile(r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?")
 
@@ -95,6 +79,12 @@ def _unique(values: list[Any]) -> list[Any]:
             raise ValueError(f"{value!r} is listed twice")
         seen.add(value)
     return values
+
+
+def _known_component(value: str) -> str:
+    if value not in CAPABILITIES:
+        raise ValueError(f"unknown component {value!r}; gpufleet has: {', '.join(CAPABILITIES)}")
+    return value
 
 
 def _none_as_empty(value: Any) -> Any:
@@ -292,6 +282,12 @@ class Workload(SpecModel):
     )
     managed: Managed | None = Field(
         default=None, description="Run as a SageMaker training job or an Azure ML compute cluster."
+    )
+    runs_on: Annotated[str, AfterValidator(_known_component)] | None = Field(
+        default=None,
+        description="The component that builds the workload's capacity (e.g. azure:SpotScaleSet;"
+        " planner/capabilities.py lists them): it decides the cloud and the pricing models "
+        "the plan may choose. Default: the preferred component of its placement.",
     )
     environments: Annotated[list[DnsLabel], Field(min_length=1), AfterValidator(_unique)] | None = (
         Field(default=None, description="Environments this workload runs in (default: all).")

@@ -17,12 +17,13 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from gpufleet.clouds import CLOUDS, Cloud
+from gpufleet.planner.capabilities import CAPABILITIES
 from gpufleet.planner.catalog import Catalog, load_catalog
 from gpufleet.planner.environment_profiles import with_profile
 from gpufleet.planner.hours import HOURS_TOLERANCE
+from gpufleet.planner.managed_services import MANAGED_SERVICES
 from gpufleet.planner.spec import (
     GPU_FORM_TAGS,
-    MANAGED_SERVICES,
     CommitmentDiscounts,
     Defaults,
     EnvironmentLimits,
@@ -244,6 +245,8 @@ def _shape_problems(
             "min 1 or more",
         )
     yield from _schedule_problems(workload, loc)
+    if workload.runs_on is not None:
+        yield from _runs_on_problems(workload, clouds, loc)
     if workload.managed is not None:
         service = MANAGED_SERVICES[workload.managed]
         cloud, kinds = service.cloud, service.kinds
@@ -270,6 +273,42 @@ def _shape_problems(
                 (*loc, "gpu", "method"),
                 "training sized by model needs method: full, lora or qlora",
             )
+
+
+def _runs_on_problems(
+    workload: Workload, clouds: Sequence[Cloud], loc: Loc
+) -> Iterable[tuple[Loc, str]]:
+    """A ``runs_on`` component that cannot build the workload: another cloud, another managed
+    service, or not the placement the workload's shape needs."""
+    assert workload.runs_on is not None
+    component = CAPABILITIES[workload.runs_on]
+    where = (*loc, "runs_on")
+    if component.cloud not in clouds:
+        yield where, f"{component.name} runs on {component.cloud}, which is not in clouds {clouds}"
+    if component.managed != workload.managed:
+        said = f"the {component.managed} service's" if component.managed else "no managed service's"
+        wanted = f"managed: {workload.managed}" if workload.managed else "no managed service"
+        yield where, f"{component.name} builds {said} capacity; the workload asks for {wanted}"
+        return
+    if workload.managed is not None:
+        return
+    if component.realizes == {"reserved"} and not (
+        workload.kind == "inference" and workload.always_on
+    ):
+        yield (
+            where,
+            (
+                f"{component.name} builds reserved capacity, held all month: for an always_on "
+                "inference workload's base"
+            ),
+        )
+        return
+    need = "multi_node" if workload.kind != "inference" and workload.nodes > 1 else "fleet"
+    able = component.realizes & ({"multi_node"} if need == "multi_node" else {"fleet", "reserved"})
+    if not able:
+        shape = "a multi-node job" if need == "multi_node" else "a fleet or a reserved base"
+        builds = ", ".join(sorted(component.realizes)) or "no placement (it is used directly)"
+        yield where, f"{component.name} builds {builds}; the workload needs {shape}"
 
 
 def _schedule_problems(workload: Workload, loc: Loc) -> Iterable[tuple[Loc, str]]:

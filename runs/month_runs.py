@@ -22,7 +22,6 @@ from gpufleet.runs.run_parts import PartRun, ScaleInputError, group_kind, unscal
 from gpufleet.runs.scale_run import find_group, planned_hours
 from gpufleet.runs.stack_target import StackTarget, check_site, read_stack
 from gpufleet.runs.usage_ledger import Ledger, month_of, read_ledger
-from gpufleet.stacks.component_registry import COMPONENTS
 from gpufleet.stacks.stack_config import Part, WorkloadPlacement
 
 
@@ -83,7 +82,7 @@ def month_runs(
 def _part_month(
     target: StackTarget, workload: WorkloadPlacement, index: int, part: Part, now: datetime
 ) -> PartMonth:
-    kind = group_kind(COMPONENTS[part.component])
+    kind = group_kind(part.component)
     assert kind is not None  # unscalable_reason said it scales
     found = PartMonth(
         workload.name,

@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from gpufleet.clouds import Cloud
+from gpufleet.planner.capabilities import GroupKind
 from gpufleet.runs.part_change import PartChange
 from gpufleet.runs.run_duration import RunWindow, parse_duration
-from gpufleet.runs.run_parts import GroupKind, PartRun, ScaleInputError, find_workload, spread
+from gpufleet.runs.run_parts import PartRun, ScaleInputError, find_workload, spread
 from gpufleet.runs.stack_target import StackTarget, check_site, read_stack
 from gpufleet.runs.usage_ledger import Booking, booked_minutes, read_ledger
 from gpufleet.stacks.stack_config import Part

@@ -1,28 +1,27 @@
-"""Every component the stacks can build, and how each is built from a stack config.
+"""How each component is built from a stack config: its builder, beside what it can realize.
 
-An entry names a component (``aws:SpotFleet``: its type token is ``gpufleet:aws:SpotFleet``),
-the placements it is chosen for (``roles``, read by ``placement_parts``), the ``site:`` settings
-it needs (``gpufleet generate`` warns when they are missing), ``build``: its args from the
-workload's placement, the part and the site settings, returning the ids the stack exports, and
-whether the stack itself holds its GPUs (``holds_gpus``).
+What a component can realize (placements, pricing models, scalings, managed service, site
+settings) is ``planner.capabilities``, read by the planner, ``gpufleet generate`` and
+``gpufleet scale`` without pulumi. Here each component gets ``build``: its args from the
+workload's placement, the part and the site settings, returning the ids the stack exports.
+``COMPONENTS`` joins the two, one entry per capability; a test fails while one lacks the other.
 
-Adding a component: write its module under ``components/<cloud>/``, add its entry here, and it
-is placed by the planner's parts, built by the program, checked by the registry-wide tests
-(``tests/stacks/test_component_registry.py``: built from a config, its GPUs seen by the
-policies, its exports resolved). Component modules are imported only when built, so listing
-the registry (``gpufleet generate``) never imports pulumi.
+Adding a component: its module under ``components/<cloud>/``, its capability, its builder
+here (CONTRIBUTING, "Add a component"); it is then placed by ``placement_parts``, built by the
+program and checked by the registry-wide tests (``tests/stacks/test_component_registry.py``:
+built from a config, its GPUs seen by the policies, its exports resolved). Component modules
+are imported only when built, so listing the registry never imports pulumi.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import TYPE_CHECKING, Any
 
-from gpufleet.clouds import Cloud, is_cloud
+from gpufleet.clouds import Cloud
+from gpufleet.planner.capabilities import CAPABILITIES, Capability, ScalingMode
 from gpufleet.planner.gcp_machines import takes_attached_gpus
-from gpufleet.planner.hours import ScalingMode
-from gpufleet.planner.spec import Managed
 from gpufleet.pricing_models import TERM_OF_PRICING, Commitment
 from gpufleet.stacks.stack_config import (
     AwsRegion,
@@ -49,13 +48,6 @@ INSTANCE_GROUP_MANAGER = "instanceGroupManager"
 # The component holding a GCP base's group, which also runs its burst on load.
 GROUP_COMPONENT = "groupComponent"
 
-# Which placements a component builds (``placement_parts``): anything else and every burst (a
-# fleet), a tightly coupled multi-node job, the always-on base on a commitment (reserved
-# capacity), or the capacity of a managed service (by the service's name).
-CapacityRole = Literal["fleet", "multi_node", "reserved"]
-Role = CapacityRole | Managed
-ROLES: tuple[Role, ...] = (*get_args(CapacityRole), *get_args(Managed))
-
 # AWS Deep Learning Containers: PyTorch training image, published in every commercial region
 # by account 763104351884 (github.com/aws/deep-learning-containers, available_images.md).
 SAGEMAKER_PYTORCH_IMAGE = (
@@ -81,40 +73,37 @@ class BuildContext:
 
 @dataclass(frozen=True)
 class ComponentEntry:
-    name: str
-    module_name: str  # its module under components/<cloud>/
-    roles: tuple[Role, ...]
-    # ``site:`` keys the component needs; ``{region}`` is the workload's region.
-    site_keys: tuple[str, ...]
+    """A component: what it can realize (its capability) and how it is built."""
+
+    capability: Capability
     build: Callable[[BuildContext], dict[str, Any]]
-    # False for a component that prepares capacity a run starts outside the stack (a SageMaker
-    # job from the SDK): the stack itself then holds no GPUs; the cost engine prices one run
-    # and leaves it out of the monthly totals.
-    holds_gpus: bool = True
-    # The scalings (``components.scaling``) its groups can follow besides fixed: on request,
-    # on a schedule. For one it cannot, ``placement_parts`` falls back (a schedule
-    # to on request, anything else to fixed) and the part says what is built.
-    follows: frozenset[ScalingMode] = frozenset()
-
-    cloud: Cloud = field(init=False)  # from the name's prefix
-
-    def __post_init__(self) -> None:
-        cloud = self.name.split(":", 1)[0]
-        if not is_cloud(cloud):
-            raise ValueError(f"component {self.name!r} is not named <cloud>:<Name>")
-        object.__setattr__(self, "cloud", cloud)
 
     @property
-    def type_token(self) -> str:
-        return f"gpufleet:{self.name}"
+    def name(self) -> str:
+        return self.capability.name
+
+    @property
+    def cloud(self) -> Cloud:
+        return self.capability.cloud
 
     @property
     def module(self) -> str:
-        """The component's module (``gpufleet.components.<cloud>.<module_name>``)."""
-        return f"gpufleet.components.{self.cloud}.{self.module_name}"
+        return self.capability.module
+
+    @property
+    def type_token(self) -> str:
+        return self.capability.type_token
+
+    @property
+    def follows(self) -> frozenset[ScalingMode]:
+        return self.capability.follows
+
+    @property
+    def holds_gpus(self) -> bool:
+        return self.capability.holds_gpus
 
     def needed_site_keys(self, region: str) -> list[str]:
-        return [key.format(region=region) for key in self.site_keys]
+        return self.capability.needed_site_keys(region)
 
 
 def part_scaling(ctx: BuildContext) -> Scaling:
@@ -533,106 +522,24 @@ def _build_spot_scale_set(ctx: BuildContext) -> dict[str, Any]:
 
 # --- the registry --------------------------------------------------------------------------
 
-_ALL_SCALING: frozenset[ScalingMode] = frozenset({"on_request", "schedule"})
-# A fleet that can also follow its always-on base's load (a serving burst).
-_BURST_SCALING: frozenset[ScalingMode] = frozenset({"on_request", "schedule", "on_load"})
-
-_REGION = "site:{cloud}.regions.{{region}}"
-_AWS_REGION = _REGION.format(cloud="aws")
-_GCP_REGION = _REGION.format(cloud="gcp")
-_AZURE_REGION = _REGION.format(cloud="azure")
-_GCP_VM = ("site:gcp.project", "site:gcp.sourceImage")
-
-COMPONENTS: dict[str, ComponentEntry] = {
-    entry.name: entry
-    for entry in (
-        ComponentEntry(
-            name="aws:SpotFleet",
-            module_name="spot_fleet",
-            roles=("fleet",),
-            site_keys=(_AWS_REGION,),
-            build=_build_spot_fleet,
-            follows=_BURST_SCALING,
-        ),
-        ComponentEntry(
-            name="aws:PlacementCluster",
-            module_name="placement_cluster",
-            roles=("multi_node",),
-            site_keys=(_AWS_REGION,),
-            build=_build_placement_cluster,
-            follows=_ALL_SCALING,
-        ),
-        ComponentEntry(
-            name="aws:CapacityPool",
-            module_name="capacity_pool",
-            roles=("reserved",),
-            site_keys=(_AWS_REGION,),
-            build=_build_capacity_pool,
-        ),
-        ComponentEntry(
-            name="aws:SageMakerSpotTraining",
-            module_name="sagemaker_spot_training",
-            roles=("sagemaker",),
-            site_keys=(),
-            build=_build_sagemaker_spot_training,
-            holds_gpus=False,
-            follows=frozenset({"on_request"}),
-        ),
-        ComponentEntry(
-            name="gcp:SpotGroup",
-            module_name="spot_group",
-            roles=("fleet",),
-            site_keys=(_GCP_REGION, *_GCP_VM),
-            build=_build_spot_group,
-            # on_load as its base group's burst version.
-            follows=_BURST_SCALING,
-        ),
-        ComponentEntry(
-            name="gcp:CompactCluster",
-            module_name="compact_cluster",
-            roles=("multi_node",),
-            site_keys=(_GCP_REGION, *_GCP_VM),
-            build=_build_compact_cluster,
-            follows=frozenset({"on_request"}),
-        ),
-        ComponentEntry(
-            name="gcp:ReservationPool",
-            module_name="reservation_pool",
-            roles=("reserved",),
-            site_keys=(_GCP_REGION, *_GCP_VM),
-            build=_build_reservation_pool,
-        ),
-        ComponentEntry(
-            name="azure:LowPriorityCluster",
-            module_name="low_priority_cluster",
-            roles=("azureml",),
-            site_keys=(_AZURE_REGION,),
-            build=_build_low_priority_cluster,
-            follows=frozenset({"on_request"}),
-        ),
-        ComponentEntry(
-            name="azure:SpotScaleSet",
-            module_name="spot_scale_set",
-            roles=("fleet", "multi_node"),
-            site_keys=(_AZURE_REGION, "site:azure.sshPublicKey"),
-            build=_build_spot_scale_set,
-            follows=_BURST_SCALING,
-        ),
-        ComponentEntry(
-            name="azure:CapacityReservationGroup",
-            module_name="capacity_reservation_group",
-            roles=("reserved",),
-            site_keys=(_AZURE_REGION, "site:azure.sshPublicKey"),
-            build=_build_capacity_reservation_group,
-        ),
-    )
+_BUILDERS: dict[str, Callable[[BuildContext], dict[str, Any]]] = {
+    "aws:SpotFleet": _build_spot_fleet,
+    "aws:PlacementCluster": _build_placement_cluster,
+    "aws:CapacityPool": _build_capacity_pool,
+    "aws:SageMakerSpotTraining": _build_sagemaker_spot_training,
+    "gcp:SpotGroup": _build_spot_group,
+    "gcp:CompactCluster": _build_compact_cluster,
+    "gcp:ReservationPool": _build_reservation_pool,
+    "azure:LowPriorityCluster": _build_low_priority_cluster,
+    "azure:SpotScaleSet": _build_spot_scale_set,
+    "azure:CapacityReservationGroup": _build_capacity_reservation_group,
 }
 
-
-def component_for(cloud: Cloud, role: Role) -> ComponentEntry:
-    """The component that builds ``role`` on ``cloud``; LookupError if none does."""
-    found = [e for e in COMPONENTS.values() if e.cloud == cloud and role in e.roles]
-    if len(found) != 1:
-        names = ", ".join(e.name for e in found) or "none"
-        raise LookupError(f"{len(found)} components build {role} on {cloud}: {names}")
-    return found[0]
+# A capability without a builder (or the other way round) is a test failure naming it
+# (tests/stacks/test_component_registry.py), not an import error of every command.
+COMPONENTS: dict[str, ComponentEntry] = {
+    name: ComponentEntry(capability, _BUILDERS[name])
+    for name, capability in CAPABILITIES.items()
+    if name in _BUILDERS
+}
+UNBUILT: frozenset[str] = frozenset(CAPABILITIES) ^ frozenset(_BUILDERS)

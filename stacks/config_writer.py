@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpufleet.clouds import PULUMI_PACKAGES
+from gpufleet.planner.capabilities import CAPABILITIES
 from gpufleet.planner.plan import EnvironmentPlan
 from gpufleet.planner.pricing import DEFAULT_COMMITMENT_DISCOUNTS, PricingAssumptions
 from gpufleet.planner.schedules import WeeklySchedule
 from gpufleet.planner.spec import WorkloadSpec
 from gpufleet.stacks import config_keys
-from gpufleet.stacks.component_registry import COMPONENTS
 from gpufleet.stacks.placement_parts import placement_parts
 from gpufleet.stacks.stack_config import (
     Limits,
@@ -107,7 +107,7 @@ def missing_site_settings(settings: StackSettings, config: dict[str, Any]) -> li
     needs: dict[str, list[str]] = {}
     for w in settings.workloads:
         for part in w.parts:
-            for key in COMPONENTS[part.component].needed_site_keys(w.region):
+            for key in CAPABILITIES[part.component].needed_site_keys(w.region):
                 needs.setdefault(key, []).append(w.name)
     missing = []
     for key, workloads in needs.items():

@@ -2,28 +2,31 @@
 
 One rule, used by ``gpufleet generate`` (it writes the parts into the stack config) and
 documented in the README's placement table (a test keeps the two together). A placement's base
-is built by the component with its role on its cloud (``component_registry``):
+needs one kind of capacity, and is built by the component of its cloud that realizes it with
+the placement's pricing (``planner.capabilities``: the preferred one):
 
-- the capacity of a managed service (``managed``): the role named after the service;
+- the capacity of a managed service (``managed``): the service's component;
 - a multi-node job (training or batch on more than one instance): ``multi_node`` — cluster
   networking, one zone;
 - the always-on base of serving on a commitment: ``reserved`` — the commitment buys capacity
   held for serving;
 - anything else: ``fleet`` — spot by default, on-demand when the plan says so.
 
-A burst above an always-on base is a second part, built by the ``fleet`` component, which
+A burst above an always-on base is a second part, built by a ``fleet`` component, which
 scales it on the base's load (on GCP as a second version of the base's group, whose autoscaler
 reads only its own group).
 A reserved part holds capacity; the commitment discount itself (Savings Plan, committed use
-discount, Azure reservation) is a billing purchase made outside Pulumi.
+discount, Azure reservation) is a billing purchase, made outside Pulumi unless the stack buys
+it (``site:gcp`` ``purchaseCommitments``).
 """
 
 from __future__ import annotations
 
-from gpufleet.planner.hours import HoursModel, ScalingMode
+from gpufleet.planner.capabilities import Capability, PlacementKind, ScalingMode, component_for
+from gpufleet.planner.hours import HoursModel
+from gpufleet.planner.managed_services import Managed
 from gpufleet.planner.plan import Placement
 from gpufleet.pricing_models import HOURS_PER_MONTH, Pricing, is_commitment
-from gpufleet.stacks.component_registry import ComponentEntry, Role, component_for
 from gpufleet.stacks.stack_config import Part
 
 
@@ -33,7 +36,8 @@ def runs_as_one_job(kind: str, instances: int) -> bool:
     return kind != "inference" and instances > 1
 
 
-def _base_role(placement: Placement) -> Role:
+def base_need(placement: Placement) -> PlacementKind | Managed:
+    """The kind of capacity a placement's base needs."""
     if placement.managed is not None:
         return placement.managed
     if runs_as_one_job(placement.kind, placement.instances):
@@ -49,13 +53,13 @@ def placement_parts(placement: Placement) -> list[Part]:
     a base, the one part follows the workload's hours model. A schedule of the whole week is
     a fixed size."""
     cloud = placement.cloud
-    base = component_for(cloud, _base_role(placement))
+    base = component_for(cloud, base_need(placement), placement.pricing, placement.runs_on)
     burst = placement.burst if placement.burst is not None and placement.burst.instances else None
     if burst is not None:
         base_part = Part(
             component=base.name, instances=placement.instances, pricing=placement.pricing
         )
-        fleet = component_for(cloud, "fleet")
+        fleet = component_for(cloud, "fleet", burst.pricing)
         # Above an always-on base, the burst follows the base's load; above a scheduled one,
         # the schedule.
         burst_scaling: ScalingMode = "on_load"
@@ -85,7 +89,7 @@ def placement_parts(placement: Placement) -> list[Part]:
 
 
 def _part(
-    entry: ComponentEntry,
+    entry: Capability,
     instances: int,
     pricing: Pricing,
     scaling: ScalingMode,

@@ -54,24 +54,21 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from pydantic.alias_generators import to_camel
 
 from gpufleet.clouds import Cloud
-from gpufleet.planner.hours import ScalingMode
-from gpufleet.planner.spec import Kind
+from gpufleet.planner.capabilities import CAPABILITIES, ScalingMode
 from gpufleet.pricing_models import Commitment, Pricing
 from gpufleet.stacks import config_keys
+from gpufleet.workload_kinds import Kind
 
 SiteT = TypeVar("SiteT", bound="ConfigModel")
 
 
 def _known_component(name: str) -> str:
-    # Imported here: the registry's entries are typed with this module's models.
-    from gpufleet.stacks.component_registry import COMPONENTS
-
-    if name not in COMPONENTS:
-        raise ValueError(f"unknown component {name!r}; gpufleet has: {', '.join(COMPONENTS)}")
+    if name not in CAPABILITIES:
+        raise ValueError(f"unknown component {name!r}; gpufleet has: {', '.join(CAPABILITIES)}")
     return name
 
 
-# A component's name in the registry (``stacks/component_registry.py``), e.g. "aws:SpotFleet".
+# A component's name (``planner/capabilities.py``), e.g. "aws:SpotFleet".
 ComponentName = Annotated[str, AfterValidator(_known_component)]
 
 
@@ -137,10 +134,10 @@ class WorkloadPlacement(ConfigModel):
     @model_validator(mode="after")
     def _parts_fit(self) -> WorkloadPlacement:
         """Each part is built on the workload's cloud by a component that can follow its
-        scaling (``follows`` in the registry)."""
-        from gpufleet.stacks.component_registry import COMPONENTS
-
-        elsewhere = [p.component for p in self.parts if COMPONENTS[p.component].cloud != self.cloud]
+        scaling (``follows``, ``planner/capabilities.py``)."""
+        elsewhere = [
+            p.component for p in self.parts if CAPABILITIES[p.component].cloud != self.cloud
+        ]
         if elsewhere:
             raise ValueError(
                 f"parts {', '.join(elsewhere)} are not {self.cloud} components "
@@ -156,7 +153,7 @@ class WorkloadPlacement(ConfigModel):
                     f"{part.component} on_load is a burst: it follows an always-on (fixed) base "
                     "part before it"
                 )
-            follows = COMPONENTS[part.component].follows
+            follows = CAPABILITIES[part.component].follows
             if part.scaling != "fixed" and part.scaling not in follows:
                 can = ", ".join(sorted({"fixed", *follows}))
                 raise ValueError(

@@ -52,12 +52,15 @@ from gpufleet.components.component_args import ComponentArgs, StrInput
 from gpufleet.components.gcp import instance_settings as vm
 from gpufleet.components.scaling import Scaling
 from gpufleet.components.tagging import RequiredTags
+from gpufleet.planner.capabilities import CAPABILITIES, ScalingMode
 from gpufleet.planner.gcp_machines import COMPACT_PLACEMENT_SERIES, MachineGpus, machine_gpus
-from gpufleet.planner.hours import ScalingMode
 
-# What a compact cluster can follow: GCP takes one resource policy per VM, and the placement
-# policy is it, so there is no instance schedule to start and stop the nodes by.
-SCALING_MODES: frozenset[ScalingMode] = frozenset({"fixed", "on_request"})
+# What a compact cluster can follow (its capability's, with fixed): GCP takes one resource
+# policy per VM, and the placement policy is it, so there is no instance schedule to start and
+# stop the nodes by.
+SCALING_MODES: frozenset[ScalingMode] = frozenset(
+    {"fixed", *CAPABILITIES["gcp:CompactCluster"].follows}
+)
 
 
 class CompactClusterArgs(ComponentArgs):

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from gpufleet.planner.capabilities import GROUP_KINDS
 from gpufleet.runs.run_parts import (
-    GROUP_KINDS,
     ScaleInputError,
     find_workload,
     group_kind,
@@ -28,7 +28,7 @@ def placement(raw: dict[str, object]) -> WorkloadPlacement:
 
 def test_every_component_is_a_group_a_run_sizes_or_says_why_not() -> None:
     for entry in COMPONENTS.values():
-        kind = group_kind(entry)
+        kind = group_kind(entry.name)
         # Reserved capacity follows no scaling but fixed (the stack config refuses others).
         scaling = "on_request" if "on_request" in entry.follows else "fixed"
         reason = unscalable_reason(
@@ -36,9 +36,8 @@ def test_every_component_is_a_group_a_run_sizes_or_says_why_not() -> None:
             Part(component=entry.name, instances=1, pricing="spot", scaling=scaling),
         )
         assert (kind is None) == (reason is not None), entry.name
-    assert set(GROUP_KINDS.values()) == {group_kind(entry) for entry in COMPONENTS.values()} - {
-        None
-    }
+    # Every kind of group a run sizes is some component's (one runs/ module each).
+    assert set(GROUP_KINDS) == {group_kind(name) for name in COMPONENTS} - {None}
 
 
 def test_n_fills_the_parts_that_scale_in_order() -> None:
@@ -83,7 +82,7 @@ def test_a_multi_node_job_runs_all_its_nodes_or_none() -> None:
 @pytest.mark.parametrize(
     ("name", "says"),
     [
-        ("aws-sagemaker", "SageMaker managed spot training job template: start a training job"),
+        ("aws-sagemaker", "SageMaker training job template: start a training job"),
         ("azure-ml", "Azure ML compute cluster that scales from 0 on queued jobs: submit a job"),
         ("aws-fixed", "runs its 2 instance(s) all month (scaling: fixed)"),
     ],

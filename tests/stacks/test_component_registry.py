@@ -9,6 +9,7 @@ answer, fails them.
 from __future__ import annotations
 
 import importlib
+from dataclasses import replace
 
 import pulumi
 import pytest
@@ -20,15 +21,22 @@ from gpufleet.capacity.stack_resource import StackResource, stack_resources
 from gpufleet.clouds import CLOUDS, Cloud
 from gpufleet.engine.analyzer_resources import from_capture
 from gpufleet.engine.capture import capture_program, resolve
+from gpufleet.planner.capabilities import CAPABILITIES, PLACEMENT_KINDS, component_for
 from gpufleet.planner.catalog import Offer, load_catalog
 from gpufleet.planner.gcp_machines import ACCELERATOR_TYPES, takes_attached_gpus
 from gpufleet.planner.gpus import GPUS
 from gpufleet.planner.interconnect import supports_multi_node
+from gpufleet.planner.managed_services import MANAGED_SERVICES
 from gpufleet.planner.pricing import sagemaker_markup
 from gpufleet.planner.rates import shipped_rate_card
-from gpufleet.planner.spec import MANAGED_SERVICES
-from gpufleet.pricing_models import HOURS_PER_MONTH, TERM_OF_PRICING, Pricing, is_commitment
-from gpufleet.stacks.component_registry import COMPONENTS, ROLES, ComponentEntry, component_for
+from gpufleet.pricing_models import (
+    HOURS_PER_MONTH,
+    PRICING_ORDER,
+    TERM_OF_PRICING,
+    Pricing,
+    is_commitment,
+)
+from gpufleet.stacks.component_registry import COMPONENTS, UNBUILT, ComponentEntry
 from gpufleet.stacks.program import build_stack
 from gpufleet.stacks.stack_config import (
     AwsRegion,
@@ -49,15 +57,33 @@ from gpufleet.stacks.stack_config import (
 INSTANCES = 2
 
 
-def test_every_role_has_one_component_per_cloud() -> None:
-    """A capacity role has one component on every cloud; a managed service's role one, on the
-    service's own cloud, and none elsewhere."""
-    home_of: dict[str, Cloud] = {name: service.cloud for name, service in MANAGED_SERVICES.items()}
-    for cloud in CLOUDS:
-        for role in ROLES:
-            builders = [e.name for e in COMPONENTS.values() if e.cloud == cloud and role in e.roles]
-            expected = 1 if home_of.get(role, cloud) == cloud else 0
-            assert len(builders) == expected, (cloud, role, builders)
+def test_every_capability_has_a_builder_and_a_component_class() -> None:
+    """What a component can realize and how it is built are two registries, joined by name:
+    one without the other is named here."""
+    assert not UNBUILT, f"capabilities without a builder, or builders without one: {UNBUILT}"
+    for name, capability in CAPABILITIES.items():
+        module = importlib.import_module(capability.module)
+        component = getattr(module, name.split(":", 1)[1], None)
+        assert component is not None, f"{capability.module} defines no {name.split(':')[1]}"
+        assert issubclass(component, pulumi.ComponentResource), name
+
+
+def test_every_placement_is_built_on_every_cloud_and_every_service_at_home() -> None:
+    """Each kind of placement, with each pricing some cloud builds it with, has a component on
+    every cloud (the planner places on any); a managed service's capacity has one on its own
+    cloud, with spot and on-demand (the spec may say it must not be interrupted)."""
+    for kind in PLACEMENT_KINDS:
+        pricings: set[Pricing] = {
+            p for c in CAPABILITIES.values() if kind in c.realizes for p in c.pricings
+        }
+        assert pricings, f"no component realizes {kind}"
+        for cloud in CLOUDS:
+            for pricing in pricings:
+                component_for(cloud, kind, pricing)  # LookupError names what is missing
+    for name, service in MANAGED_SERVICES.items():
+        market: list[Pricing] = [p for p in PRICING_ORDER if not is_commitment(p)]
+        for pricing in market:
+            assert component_for(service.cloud, name, pricing).managed == name
 
 
 def test_an_unknown_component_name_is_a_config_error() -> None:
@@ -68,16 +94,16 @@ def test_an_unknown_component_name_is_a_config_error() -> None:
 def _offer_for(entry: ComponentEntry, attached: bool = False) -> Offer:
     """A catalog offer the component can build, for its first role; with ``attached``, one
     whose GPUs are attached to the machine (GCP N1)."""
-    role = entry.roles[0]
+    capability = entry.capability
 
     def fits(offer: Offer) -> bool:
         if offer.cloud != entry.cloud or not GPUS[offer.gpu_name].auto:
             return False
         if takes_attached_gpus(offer.instance_type) != attached:
             return False
-        if role == "multi_node":
+        if capability.realizes == {"multi_node"}:
             return supports_multi_node(offer.cloud, offer.instance_type)
-        if role == "sagemaker":
+        if capability.managed == "sagemaker":
             return sagemaker_markup(offer.instance_type) is not None
         return True
 
@@ -91,7 +117,7 @@ def _offer_for(entry: ComponentEntry, attached: bool = False) -> Offer:
 def _site(offer: Offer, entry: ComponentEntry) -> Site:
     """Site settings for the offer's region, of only the clouds whose settings the entry says
     its component needs: a build that reads more fails, so the entry's site keys stay true."""
-    needed = {key.split(".", 1)[0].removeprefix("site:") for key in entry.site_keys}
+    needed = {key.split(".", 1)[0].removeprefix("site:") for key in entry.capability.site_keys}
     region = offer.region
     site = Site(
         aws_site=AwsSite(
@@ -124,11 +150,11 @@ def _site(offer: Offer, entry: ComponentEntry) -> Site:
 
 
 def _settings(entry: ComponentEntry, offer: Offer, pricing: Pricing | None = None) -> StackSettings:
-    role = entry.roles[0]
-    sagemaker = role == "sagemaker"
+    capability = entry.capability
+    sagemaker = capability.managed == "sagemaker"
     workload = WorkloadPlacement(
         name="probe",
-        kind="inference" if role in ("reserved", "fleet") else "training",
+        kind="inference" if capability.realizes & {"reserved", "fleet"} else "training",
         cloud=entry.cloud,
         region=offer.region,
         zone=offer.zone,
@@ -140,7 +166,7 @@ def _settings(entry: ComponentEntry, offer: Offer, pricing: Pricing | None = Non
             Part(
                 component=entry.name,
                 instances=INSTANCES,
-                pricing=pricing or ("reserved_1y" if role == "reserved" else "spot"),
+                pricing=pricing or min(capability.pricings, key=PRICING_ORDER.index),
             )
         ],
         monthly_usd=0.0,
@@ -162,7 +188,7 @@ def _settings(entry: ComponentEntry, offer: Offer, pricing: Pricing | None = Non
 CASES = [(name, False) for name in COMPONENTS] + [
     (name, True)
     for name, entry in COMPONENTS.items()
-    if entry.cloud == "gcp" and "multi_node" not in entry.roles
+    if entry.cloud == "gcp" and "multi_node" not in entry.capability.realizes
 ]
 
 
@@ -170,7 +196,19 @@ CASES = [(name, False) for name in COMPONENTS] + [
 def test_component_built_from_a_stack_config_is_seen_by_the_policies(
     name: str, attached: bool
 ) -> None:
-    entry = COMPONENTS[name]
+    assert_built_and_seen(COMPONENTS[name], attached)
+
+
+def test_a_component_no_placement_chooses_is_built_and_seen_like_the_rest() -> None:
+    """Used directly from a program, realizing no placement of the planner's: legal, and held
+    to the same checks (built from a config naming it, its GPUs seen)."""
+    entry = COMPONENTS["gcp:SpotGroup"]
+    direct = ComponentEntry(replace(entry.capability, realizes=frozenset()), entry.build)
+    assert_built_and_seen(direct, attached=False)
+
+
+def assert_built_and_seen(entry: ComponentEntry, attached: bool) -> None:
+    name = entry.name
     component_class = getattr(importlib.import_module(entry.module), name.split(":")[1])
     assert issubclass(component_class, pulumi.ComponentResource)
     offer = _offer_for(entry, attached)
@@ -205,19 +243,13 @@ def test_component_built_from_a_stack_config_is_seen_by_the_policies(
     assert seen >= INSTANCES * offer.gpu_count
 
 
-def test_component_for_names_the_missing_role() -> None:
-    with pytest.raises(LookupError, match="0 components build sagemaker on gcp"):
-        component_for("gcp", "sagemaker")
-
-
-# The pricing models each role builds capacity with (a stack config part's ``pricing``).
-PRICINGS: dict[str, tuple[Pricing, ...]] = {
-    "fleet": ("spot", "on_demand"),
-    "multi_node": ("spot", "on_demand"),
-    "reserved": ("reserved_1y", "reserved_3y"),
-    "sagemaker": ("spot",),
-    "azureml": ("spot", "on_demand"),
-}
+def test_component_for_names_what_is_missing() -> None:
+    with pytest.raises(LookupError, match="no component builds sagemaker capacity on gcp"):
+        component_for("gcp", "sagemaker", "spot")
+    with pytest.raises(LookupError, match="no component builds reserved capacity on aws priced"):
+        component_for("aws", "reserved", "spot")
+    with pytest.raises(LookupError, match="aws:SpotFleet does not build reserved capacity"):
+        component_for("aws", "reserved", "reserved_1y", chosen="aws:SpotFleet")
 
 
 def _held(cloud: Cloud, offer: Offer, machine: str, pricing: Pricing) -> list[HeldCommitment]:
@@ -249,7 +281,7 @@ def _held(cloud: Cloud, offer: Offer, machine: str, pricing: Pricing) -> list[He
 
 @pytest.mark.parametrize(
     ("name", "pricing"),
-    [(name, p) for name, entry in COMPONENTS.items() for p in PRICINGS[entry.roles[0]]],
+    [(name, p) for name, entry in COMPONENTS.items() for p in sorted(entry.capability.pricings)],
 )
 def test_every_component_is_priced_under_every_pricing_model_it_builds(
     name: str, pricing: Pricing

@@ -1,18 +1,21 @@
-"""Which components build a placement: by the role of its base (managed service, multi-node
-job, reserved base, anything else) and a fleet for its burst; the README's table says the same."""
+"""Which components build a placement: by the capacity its base needs (managed service,
+multi-node job, reserved base, anything else) and a fleet for its burst, each the preferred
+component that realizes it with the placement's pricing; the README's table says the same."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 
 from gpufleet.clouds import CLOUDS, Cloud
+from gpufleet.planner.capabilities import CAPABILITIES, PlacementKind, component_for
+from gpufleet.planner.managed_services import MANAGED_SERVICES, Managed
 from gpufleet.planner.plan import Burst, Placement
-from gpufleet.planner.spec import MANAGED_SERVICES, Kind, Managed
 from gpufleet.pricing_models import Pricing
-from gpufleet.stacks.component_registry import Role, component_for
 from gpufleet.stacks.placement_parts import placement_parts
+from gpufleet.workload_kinds import Kind
 from tests.helpers import ROOT, make_offer
 
 
@@ -46,21 +49,21 @@ def parts(p: Placement) -> list[tuple[str, int, str]]:
 
 
 @pytest.mark.parametrize("cloud", CLOUDS)
-def test_each_role_on_each_cloud(cloud: Cloud) -> None:
-    fleet = component_for(cloud, "fleet").name
+def test_each_placement_on_each_cloud(cloud: Cloud) -> None:
+    fleet = component_for(cloud, "fleet", "spot").name
     assert parts(placement(cloud)) == [(fleet, 1, "spot")]
     assert parts(placement(cloud, kind="training", instances=4)) == [
-        (component_for(cloud, "multi_node").name, 4, "spot")
+        (component_for(cloud, "multi_node", "spot").name, 4, "spot")
     ]
     assert parts(
         placement(cloud, kind="inference", instances=2, pricing="reserved_1y", burst=3)
     ) == [
-        (component_for(cloud, "reserved").name, 2, "reserved_1y"),
+        (component_for(cloud, "reserved", "reserved_1y").name, 2, "reserved_1y"),
         (fleet, 3, "spot"),
     ]
     # Inference replicas are not a multi-node job, however many.
     assert parts(placement(cloud, kind="inference", instances=4, pricing="on_demand")) == [
-        (fleet, 4, "on_demand")
+        (component_for(cloud, "fleet", "on_demand").name, 4, "on_demand")
     ]
 
 
@@ -68,10 +71,10 @@ def test_each_role_on_each_cloud(cloud: Cloud) -> None:
 def test_a_managed_service_builds_its_own_capacity(service: Managed) -> None:
     cloud = MANAGED_SERVICES[service].cloud
     managed = placement(cloud, kind="training", instances=2, managed=service)
-    assert parts(managed) == [(component_for(cloud, service).name, 2, "spot")]
+    assert parts(managed) == [(component_for(cloud, service, "spot").name, 2, "spot")]
 
 
-ROLES_IN_README: dict[str, Role | None] = {
+ROLES_IN_README: dict[str, PlacementKind | None] = {
     "managed service": None,
     "multi-node job": "multi_node",
     "reserved (always-on base)": "reserved",
@@ -92,7 +95,29 @@ def test_the_readme_placement_table_is_the_registry() -> None:
                 services: list[Managed] = [
                     s for s, m in MANAGED_SERVICES.items() if m.cloud == cloud
                 ]
-                expected = [component_for(cloud, s).name.split(":")[1] for s in services]
+                expected = [component_for(cloud, s, "spot").name.split(":")[1] for s in services]
             else:
-                expected = [component_for(cloud, role).name.split(":")[1]]
+                pricing: Pricing = "reserved_1y" if role == "reserved" else "spot"
+                expected = [component_for(cloud, role, pricing).name.split(":")[1]]
             assert named == expected, (cells[0], cloud)
+
+
+def test_several_components_may_serve_a_placement_the_preferred_one_builds_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two components realize a fleet on GCP: the lower preference builds it, unless the
+    workload names the other (``runs_on``); one that realizes no placement is never chosen."""
+    spot_group = CAPABILITIES["gcp:SpotGroup"]
+    monkeypatch.setitem(
+        CAPABILITIES, "gcp:OtherGroup", replace(spot_group, name="gcp:OtherGroup", preference=-1)
+    )
+    monkeypatch.setitem(
+        CAPABILITIES,
+        "gcp:DirectOnly",
+        replace(spot_group, name="gcp:DirectOnly", realizes=frozenset(), preference=-2),
+    )
+    assert parts(placement("gcp")) == [("gcp:OtherGroup", 1, "spot")]
+    chosen = replace(placement("gcp"), runs_on="gcp:SpotGroup")
+    assert parts(chosen) == [("gcp:SpotGroup", 1, "spot")]
+    with pytest.raises(LookupError, match="gcp:DirectOnly does not build fleet capacity"):
+        placement_parts(replace(placement("gcp"), runs_on="gcp:DirectOnly"))
