@@ -110,13 +110,13 @@ def _environment_table(console: Console, env: EnvironmentPlan, as_of: str) -> No
         "",
         "",
         "",
-        f"{sum(p.total_gpus for p in env.placements)} GPUs",
+        f"{env.total_gpus} GPUs",
         "",
         "",
         tables.money(env.hourly_usd),
         tables.money(env.monthly_usd),
         tables.money(env.baseline_monthly_usd),
-        _saving(env.baseline_monthly_usd - env.monthly_usd, env.baseline_monthly_usd),
+        _saving(env.savings_usd, env.baseline_monthly_usd),
     )
     tables.print_table(console, table)
     if any(is_commitment(p.pricing) for p in env.placements):

@@ -152,6 +152,15 @@ class EnvironmentPlan:
         return sum(p.hourly_usd for p in self.placements)
 
     @property
+    def total_gpus(self) -> int:
+        return sum(p.total_gpus for p in self.placements)
+
+    @property
+    def savings_usd(self) -> float:
+        """What the plan saves a month against the same capacity on-demand all month."""
+        return self.baseline_monthly_usd - self.monthly_usd
+
+    @property
     def over_budget_usd(self) -> float | None:
         budget = self.limits.monthly_budget_usd
         if budget is None or self.monthly_usd <= budget:
@@ -159,8 +168,7 @@ class EnvironmentPlan:
         return self.monthly_usd - budget
 
     def as_dict(self) -> dict[str, object]:
-        baseline = self.baseline_monthly_usd
-        savings = baseline - self.monthly_usd
+        baseline, savings = self.baseline_monthly_usd, self.savings_usd
         return {
             "environment": self.environment,
             "monthly_budget_usd": self.limits.monthly_budget_usd,
@@ -170,7 +178,7 @@ class EnvironmentPlan:
             ],
             "totals": {
                 "workloads": len(self.placements),
-                "gpus": sum(p.total_gpus for p in self.placements),
+                "gpus": self.total_gpus,
                 "hourly_usd": round(self.hourly_usd, 4),
                 "monthly_usd": round(self.monthly_usd, 2),
                 "uncommitted_monthly_usd": round(self.uncommitted_monthly_usd, 2),

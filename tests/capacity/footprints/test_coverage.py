@@ -6,6 +6,7 @@ until someone decides how to read it."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -22,6 +23,7 @@ from gpufleet.capacity.footprints.coverage import (
     unread_sizing_types,
     ways_to_a_gpu,
 )
+from gpufleet.capacity.taggable import taggable_table
 from tests.helpers import ROOT
 
 
@@ -171,3 +173,24 @@ def test_the_readme_lists_every_way_to_a_gpu_with_its_reader_or_why_it_fails_clo
             assert way.verdict in ("read", "fails closed", "no GPUs"), way
     read = [w for w in ways.values() if w.verdict == "read"]
     assert all(w.type in READERS for w in read)
+
+
+def test_the_readmes_type_counts_are_the_tables() -> None:
+    """The README says how many types each generated table holds; those figures are the
+    tables' own, so an SDK upgrade that regenerates a table fails here until the README says
+    the new count."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    said = {
+        "gpu-capable": r"instance requirements \(([\d,]+) types for\s+the pinned SDKs\)",
+        "sizing": r"a scalable dimension \(([\d,]+) types:",
+        "taggable": r"taggable_types\.json` \(([\d,]+) types for the pinned SDKs",
+    }
+    counts = {
+        "gpu-capable": len(gpu_capable_table()),
+        "sizing": len(sizing_table()),
+        "taggable": len(taggable_table()),
+    }
+    for table, pattern in said.items():
+        found = re.search(pattern, readme)
+        assert found is not None, f"the README no longer says how many {table} types there are"
+        assert int(found[1].replace(",", "")) == counts[table], (table, found[1], counts[table])
