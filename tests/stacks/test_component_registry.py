@@ -39,13 +39,6 @@ from gpufleet.pricing_models import (
 from gpufleet.stacks.component_registry import COMPONENTS, UNBUILT, ComponentEntry
 from gpufleet.stacks.program import build_stack
 from gpufleet.stacks.stack_config import (
-    AwsRegion,
-    AwsSite,
-    AwsSubnet,
-    AzureRegion,
-    AzureSite,
-    GcpRegion,
-    GcpSite,
     Limits,
     Part,
     ProviderSetting,
@@ -53,6 +46,7 @@ from gpufleet.stacks.stack_config import (
     StackSettings,
     WorkloadPlacement,
 )
+from tests.stacks.probe_site import probe_site
 
 INSTANCES = 2
 
@@ -118,35 +112,7 @@ def _site(offer: Offer, entry: ComponentEntry) -> Site:
     """Site settings for the offer's region, of only the clouds whose settings the entry says
     its component needs: a build that reads more fails, so the entry's site keys stay true."""
     needed = {key.split(".", 1)[0].removeprefix("site:") for key in entry.capability.site_keys}
-    region = offer.region
-    site = Site(
-        aws_site=AwsSite(
-            regions={
-                region: AwsRegion(
-                    vpc_id="vpc-0123456789abcdef0",
-                    subnets=[
-                        AwsSubnet(
-                            id="subnet-0123456789abcdef0", zone_id=offer.zone, zone=f"{region}a"
-                        )
-                    ],
-                )
-            }
-        ),
-        gcp_site=GcpSite(
-            project="probe-project",
-            source_image="projects/debian-cloud/global/images/family/debian-12",
-            regions={region: GcpRegion(network="net", subnetwork="subnet")},
-        ),
-        azure_site=AzureSite(
-            ssh_public_key="ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGpufleetexamplekey probe",
-            regions={region: AzureRegion(resource_group_name="rg", subnet_id="/subnets/gpu")},
-        ),
-    )
-    return Site(
-        aws_site=site.aws_site if "aws" in needed else None,
-        gcp_site=site.gcp_site if "gcp" in needed else None,
-        azure_site=site.azure_site if "azure" in needed else None,
-    )
+    return probe_site(offer, [c for c in CLOUDS if c in needed])
 
 
 def _settings(entry: ComponentEntry, offer: Offer, pricing: Pricing | None = None) -> StackSettings:

@@ -21,17 +21,11 @@ from gpufleet.planner.catalog import Offer
 from gpufleet.stacks.component_registry import COMPONENTS, ComponentEntry
 from gpufleet.stacks.program import build_stack
 from gpufleet.stacks.stack_config import (
-    AwsRegion,
-    AwsSite,
-    AwsSubnet,
-    AzureRegion,
-    AzureSite,
-    GcpRegion,
-    GcpSite,
     Site,
 )
 from tests.components.component_checks import values_at
 from tests.helpers import ROOT
+from tests.stacks.probe_site import probe_site
 from tests.stacks.test_component_registry import _offer_for, _settings
 
 SECURITY_GROUP_EGRESS_RULE = "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule"
@@ -204,38 +198,7 @@ DEFAULT_EXCEPTIONS: dict[str, Callable[[Registration], bool]] = {
 def _site(offer: Offer, **strict: Any) -> Site:
     """Site settings for the offer's region on every cloud; ``strict``: the settings that make
     the documented exceptions meet their rules too."""
-    region = offer.region
-    return Site(
-        aws_site=AwsSite(
-            regions={
-                region: AwsRegion(
-                    vpc_id="vpc-0123456789abcdef0",
-                    subnets=[
-                        AwsSubnet(
-                            id="subnet-0123456789abcdef0", zone_id=offer.zone, zone=f"{region}a"
-                        )
-                    ],
-                )
-            },
-            **strict.get("aws", {}),
-        ),
-        gcp_site=GcpSite(
-            project="probe-project",
-            source_image="projects/debian-cloud/global/images/family/debian-12",
-            regions={
-                region: GcpRegion(network="net", subnetwork="subnet", **strict.get("gcp", {}))
-            },
-        ),
-        azure_site=AzureSite(
-            ssh_public_key="ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGpufleetexamplekey probe",
-            regions={
-                region: AzureRegion(
-                    resource_group_name="rg", subnet_id="/subnets/gpu", **strict.get("azure", {})
-                )
-            },
-            **strict.get("azure_site", {}),
-        ),
-    )
+    return probe_site(offer, **strict)
 
 
 def _strict(offer: Offer) -> dict[str, Any]:
