@@ -105,6 +105,11 @@ def _offer_for(entry: ComponentEntry, attached: bool = False) -> Offer:
         (o for o in load_catalog().offers if fits(o)),
         key=lambda o: (o.gpu_count, o.instance_type, o.region, o.zone),
     )
+    assert offers, (
+        f"no catalog offer on {entry.cloud} that {entry.name} can build"
+        f"{' with attached GPUs' if attached else ''}: add one to the catalog, or say in "
+        "planner/capabilities.py what it realizes"
+    )
     return offers[0]
 
 
