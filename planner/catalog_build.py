@@ -2,10 +2,15 @@
 
 Input: a snapshot directory holding ``aws_gpu.csv``, ``azure_gpu.csv``, ``gcp_gpu.csv``,
 ``gcp_gpu_hostvms.csv`` (row-for-row copies of skypilot-org/skypilot-catalog files) and
-``snapshot.json`` (upstream paths, commits and the date the snapshot was taken). Output: a list of
-``Offer`` and a log of every ``CleaningAction`` — which source line a rule touched and why.
-``scripts/build_catalog.py`` runs this and writes ``planner/data/catalog.csv`` and
-``planner/data/catalog_cleaning.csv``; rerun it when a newer snapshot arrives.
+``snapshot.json`` (upstream paths, commits and the date the snapshot was taken); and, apart from
+it, gpufleet's own rows (``catalog-overrides/``: files of the same names and columns plus a
+``Provenance`` that says where each row's facts come from), cleaned alike, each winning over a
+snapshot row of the same offer. Output: a list of ``Offer`` (an added row's ``source`` is its
+provenance, never the snapshot's) and a log of every ``CleaningAction`` — which row a rule
+touched and why, by the row's identity (file, instance type, region, zone), so adding rows
+changes no other line of the log. ``scripts/build_catalog.py`` runs this and writes
+``planner/data/catalog.csv`` and ``planner/data/catalog_cleaning.csv``; rerun it when a newer
+snapshot or an override arrives.
 
 Cleaning rules, in the order they run (rule ids appear in the log):
 
@@ -82,6 +87,9 @@ from gpufleet.planner.gpus import GPUS, normalize_gpu_name
 
 SOURCE_FILES = ("aws_gpu.csv", "azure_gpu.csv", "gcp_gpu.csv", "gcp_gpu_hostvms.csv")
 MANIFEST = "snapshot.json"
+# gpufleet's own rows: a folder beside the snapshot's, the column that says where each is from.
+OVERRIDES = "catalog-overrides"
+PROVENANCE = "Provenance"
 
 PLACEHOLDER_PRICE = 10_000.0
 SPOT_ECHO_TOLERANCE = 0.005
@@ -179,10 +187,18 @@ class _Row:
     gpu_info_count: int | None = None
     raw_on_demand: str = ""
     raw_spot: str = ""
+    provenance: str = ""  # an override's (catalog-overrides/): where its facts come from
 
     @property
     def source(self) -> str:
-        return f"{self.file}:{self.line}"
+        """Its file, as the cleaning log names it (the row is the log line's other columns)."""
+        return f"{OVERRIDES}/{self.file}" if self.provenance else self.file
+
+    def label(self, manifest: SnapshotManifest) -> str:
+        """Where an offer built from it comes from."""
+        if self.provenance:
+            return f"gpufleet {OVERRIDES}/{self.file}: {self.provenance}"
+        return manifest.source_label(self.file)
 
 
 @dataclass
@@ -190,10 +206,10 @@ class _Log:
     actions: list[CleaningAction] = field(default_factory=list)
 
     def add(self, row: _Row, rule: str, action: str, detail: str) -> None:
+        # A GCP GPU price row names no machine: its accelerator and count say which it is.
+        what = row.instance_type or f"{row.sku} x{format_count(row.gpu_count)}"
         self.actions.append(
-            CleaningAction(
-                row.source, row.cloud, row.instance_type, row.region, row.zone, rule, action, detail
-            )
+            CleaningAction(row.source, row.cloud, what, row.region, row.zone, rule, action, detail)
         )
 
 
@@ -257,11 +273,19 @@ def _gpu_info_count(text: str) -> int | None:
         return None
 
 
-def _read_rows(path: Path, cloud: Cloud) -> list[_Row]:
+def _read_rows(path: Path, cloud: Cloud, *, override: bool = False) -> list[_Row]:
+    """The rows of one source file; ``override``: one of ``catalog-overrides/``, whose every
+    row says where it comes from (ValueError naming the line otherwise)."""
     rows: list[_Row] = []
     with path.open(newline="", encoding="utf-8") as handle:
         reader = csv.DictReader(handle)
         for line_no, rec in enumerate(reader, start=2):
+            provenance = (rec.get(PROVENANCE) or "").strip() if override else ""
+            if override and not provenance:
+                raise ValueError(
+                    f"{OVERRIDES}/{path.name}:{line_no}: {PROVENANCE}: required (where the "
+                    "row's facts come from: a public page or document)"
+                )
             sku = (rec.get("AcceleratorName") or "").strip()
             count_text = (rec.get("AcceleratorCount") or "").strip()
             rows.append(
@@ -282,6 +306,7 @@ def _read_rows(path: Path, cloud: Cloud) -> list[_Row]:
                     gpu_info_count=_gpu_info_count(rec.get("GpuInfo") or ""),
                     raw_on_demand=rec.get("Price") or "",
                     raw_spot=rec.get("SpotPrice") or "",
+                    provenance=provenance,
                 )
             )
     return rows
@@ -387,13 +412,18 @@ def _dedupe(rows: Iterable[_Row], log: _Log) -> list[_Row]:
         if current is None:
             best[key] = row
             order.append(key)
+        elif bool(row.provenance) != bool(current.provenance):
+            # gpufleet's own row wins over the snapshot's, whatever either says.
+            winner, loser = (row, current) if row.provenance else (current, row)
+            best[key] = winner
+            log.add(loser, "overridden", "dropped", f"by {winner.source}")
         elif current.spot is None and row.spot is not None:
             losers.append((current, row))
             best[key] = row
         else:
             losers.append((row, current))
     for loser, winner in losers:
-        log.add(loser, "duplicate", "dropped", f"same offer as line {winner.line}")
+        log.add(loser, "duplicate", "dropped", f"same offer as another row of {winner.source}")
     return [best[key] for key in order]
 
 
@@ -538,7 +568,7 @@ def _machine_offers(rows: Iterable[_Row], manifest: SnapshotManifest) -> list[Of
             memory_gib=row.memory_gib,
             on_demand_hourly=round(row.on_demand or 0.0, 6),
             spot_hourly=None if row.spot is None else round(row.spot, 6),
-            source=manifest.source_label(row.file),
+            source=row.label(manifest),
             as_of=manifest.as_of,
         )
         for row in rows
@@ -555,7 +585,6 @@ def _gcp_offers(
     gpu_by_key = {(r.sku, int(r.gpu_count), r.zone): r for r in gpu_rows}
     used: set[int] = set()
     offers: list[Offer] = []
-    source = manifest.source_label("gcp_gpu.csv")
     for vm in vm_rows:
         built_in = built_in_gpus(vm.instance_type)
         if built_in is None:
@@ -581,7 +610,8 @@ def _gcp_offers(
                 memory_gib=vm.memory_gib,
                 on_demand_hourly=round((vm.on_demand or 0.0) + (gpu.on_demand or 0.0), 6),
                 spot_hourly=_round_opt(_sum_spot(vm.spot, gpu.spot)),
-                source=source,
+                # gpufleet's own row where either part is one; the GPU price's file otherwise.
+                source=vm.label(manifest) if vm.provenance else gpu.label(manifest),
                 as_of=manifest.as_of,
             )
         )
@@ -620,22 +650,30 @@ def _n1_offer(gpu: _Row, manifest: SnapshotManifest) -> Offer:
         memory_gib=memory,
         on_demand_hourly=round((gpu.on_demand or 0.0) + host, 6),
         spot_hourly=_round_opt(None if gpu.spot is None else gpu.spot + host_spot),
-        source=manifest.source_label("gcp_gpu.csv") + " + N1 list rates",
+        source=gpu.label(manifest) + " + N1 list rates",
         as_of=manifest.as_of,
     )
 
 
-def build_catalog(snapshot_dir: Path) -> BuildResult:
-    """Read, clean and compose a snapshot directory into catalog offers plus the cleaning log."""
+def build_catalog(snapshot_dir: Path, overrides_dir: Path | None = None) -> BuildResult:
+    """Read, clean and compose a snapshot directory (and gpufleet's own rows in
+    ``overrides_dir``, each file optional) into catalog offers plus the cleaning log."""
     manifest = read_manifest(snapshot_dir)
     missing = [name for name in SOURCE_FILES if not (snapshot_dir / name).is_file()]
     if missing:
         raise FileNotFoundError(f"{snapshot_dir}: missing {', '.join(missing)}")
     log = _Log()
-    aws = _clean(_read_rows(snapshot_dir / "aws_gpu.csv", "aws"), log)
-    azure = _clean(_read_rows(snapshot_dir / "azure_gpu.csv", "azure"), log)
-    gcp_gpus = _clean(_read_rows(snapshot_dir / "gcp_gpu.csv", "gcp"), log)
-    gcp_vms = _clean(_read_rows(snapshot_dir / "gcp_gpu_hostvms.csv", "gcp"), log)
+
+    def rows(name: str, cloud: Cloud) -> list[_Row]:
+        found = _read_rows(snapshot_dir / name, cloud)
+        if overrides_dir is not None and (overrides_dir / name).is_file():
+            found += _read_rows(overrides_dir / name, cloud, override=True)
+        return _clean(found, log)
+
+    aws = rows("aws_gpu.csv", "aws")
+    azure = rows("azure_gpu.csv", "azure")
+    gcp_gpus = rows("gcp_gpu.csv", "gcp")
+    gcp_vms = rows("gcp_gpu_hostvms.csv", "gcp")
     offers = (
         _machine_offers(aws, manifest)
         + _machine_offers(azure, manifest)

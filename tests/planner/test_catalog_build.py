@@ -27,10 +27,12 @@ def build(snapshot: Snapshot) -> BuildResult:
 
 
 def rules(result: BuildResult) -> dict[str, list[str]]:
-    """rule -> sources it acted on."""
+    """rule -> the rows it acted on, as the log names them: file, what, zone."""
     out: dict[str, list[str]] = {}
     for action in result.actions:
-        out.setdefault(action.rule, []).append(action.source)
+        out.setdefault(action.rule, []).append(
+            f"{action.source} {action.instance_type} {action.zone}"
+        )
     return out
 
 
@@ -47,7 +49,10 @@ def test_retired_azure_sizes_and_promotions_are_dropped(snapshot: Snapshot) -> N
     snapshot.azure("Standard_NC4as_T4_v3", "T4", "1", "0.526", "0.0579", "eastus")
     result = build(snapshot)
     assert [o.instance_type for o in result.offers] == ["Standard_NC4as_T4_v3"]
-    assert rules(result)["retired_size"] == ["azure_gpu.csv:2", "azure_gpu.csv:3"]
+    assert rules(result)["retired_size"] == [
+        "azure_gpu.csv Standard_NC6_Promo ",
+        "azure_gpu.csv Standard_NC6 ",
+    ]
 
 
 def test_fpgas_and_unknown_accelerators_are_dropped(snapshot: Snapshot) -> None:
@@ -57,8 +62,8 @@ def test_fpgas_and_unknown_accelerators_are_dropped(snapshot: Snapshot) -> None:
     result = build(snapshot)
     assert [o.instance_type for o in result.offers] == ["g6.xlarge"]
     found = rules(result)
-    assert found["not_a_gpu"] == ["aws_gpu.csv:2"]
-    assert found["unknown_accelerator"] == ["aws_gpu.csv:3"]
+    assert found["not_a_gpu"] == ["aws_gpu.csv f1.2xlarge a"]
+    assert found["unknown_accelerator"] == ["aws_gpu.csv x9.large a"]
 
 
 def test_known_wrong_gpu_count_is_corrected(snapshot: Snapshot) -> None:
@@ -162,7 +167,9 @@ def test_duplicates_keep_the_most_complete_row(snapshot: Snapshot) -> None:
     result = build(snapshot)
     (offer,) = result.offers
     assert offer.spot_hourly == 7.8
-    assert rules(result)["duplicate"] == ["aws_gpu.csv:2", "aws_gpu.csv:4"]
+    assert rules(result)["duplicate"] == ["aws_gpu.csv p4de.24xlarge use1-az4"] * 2
+    # Keyed by the row, not its line: the log says nothing a row added elsewhere would change.
+    assert all(":" not in a.source for a in result.actions)
 
 
 # --- outliers ------------------------------------------------------------------------------------
@@ -226,7 +233,7 @@ def test_dear_spot_is_removed_cheap_spot_is_kept(snapshot: Snapshot) -> None:
         "eu-west-1": None,
         "ap-south-1": 0.05,
     }
-    assert rules(result)["spot_outlier"] == ["aws_gpu.csv:4"]
+    assert rules(result)["spot_outlier"] == ["aws_gpu.csv g5.4xlarge eu-west-1-az1"]
 
 
 # --- GCP composition -----------------------------------------------------------------------------
@@ -243,8 +250,8 @@ def test_gcp_machine_price_is_vm_plus_its_built_in_gpus(snapshot: Snapshot) -> N
     assert offer.on_demand_hourly == pytest.approx(1.47 + 5.87)
     assert offer.spot_hourly == pytest.approx(0.59 + 2.29)
     found = rules(result)
-    assert found["no_host_price"] == ["gcp_gpu.csv:3"]
-    assert found["no_gpu_price"] == ["gcp_gpu_hostvms.csv:3"]
+    assert found["no_host_price"] == ["gcp_gpu.csv A100 x2 us-central1-b"]
+    assert found["no_gpu_price"] == ["gcp_gpu_hostvms.csv a3-highgpu-8g us-central1-a"]
 
 
 def test_gcp_g2_and_mega_machines_map_to_their_gpus(snapshot: Snapshot) -> None:
@@ -284,7 +291,7 @@ def test_missing_source_file_is_a_clear_error(snapshot: Snapshot) -> None:
 
 @pytest.fixture(scope="module")
 def real() -> BuildResult:
-    return build_catalog(ROOT / "catalog-snapshot")
+    return build_catalog(ROOT / "catalog-snapshot", ROOT / "catalog-overrides")
 
 
 def test_shipped_catalog_is_built_from_the_snapshot(real: BuildResult) -> None:
@@ -296,7 +303,7 @@ def test_shipped_catalog_is_built_from_the_snapshot(real: BuildResult) -> None:
 
 
 def test_build_is_deterministic(real: BuildResult) -> None:
-    again = build_catalog(ROOT / "catalog-snapshot")
+    again = build_catalog(ROOT / "catalog-snapshot", ROOT / "catalog-overrides")
     assert write_catalog_csv(again.offers) == write_catalog_csv(real.offers)
 
 
@@ -310,9 +317,13 @@ def test_real_snapshot_faults_are_cleaned(real: BuildResult) -> None:
     assert nd_h100 and all(o.gpu_count == 8 and o.spot_hourly is None for o in nd_h100)
     keys = [(o.cloud, o.instance_type, o.gpu_name, o.gpu_count, o.region, o.zone) for o in offers]
     assert len(keys) == len(set(keys))
-    # The README's example outlier: GCP H100 at 4.20 $/h with spot 10.02 (gcp_gpu.csv line 130).
-    line_130 = [a for a in real.actions if a.source == "gcp_gpu.csv:130"]
-    assert [a.rule for a in line_130] == ["spot_not_below_on_demand", "regional_outlier"]
+    # The README's example outlier: GCP H100 at 4.20 $/h with spot 10.02 in asia-northeast1-b.
+    h100 = [
+        a
+        for a in real.actions
+        if (a.source, a.instance_type, a.zone) == ("gcp_gpu.csv", "H100 x1", "asia-northeast1-b")
+    ]
+    assert [a.rule for a in h100] == ["spot_not_below_on_demand", "regional_outlier"]
     gcp_h100 = [o for o in offers if o.cloud == "gcp" and o.gpu_name == "H100"]
     assert gcp_h100 and min(o.on_demand_hourly / o.gpu_count for o in gcp_h100) > 9
 
@@ -373,3 +384,42 @@ def test_build_script_fails_cleanly_on_a_bad_source(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.startswith("build_catalog: ") and "Traceback" not in done.stderr
     assert not out.exists()
+
+
+# --- gpufleet's own rows (catalog-overrides/) ---------------------------------------------------
+
+
+def test_an_override_adds_a_row_with_its_own_provenance_and_wins(
+    snapshot: Snapshot, tmp_path: Path
+) -> None:
+    snapshot.aws("g6.xlarge", "L4", "1.0", "0.80", "0.30", "us-east-1", "use1-az1")
+    root = snapshot.write()
+    overrides = tmp_path / "overrides"
+    overrides.mkdir()
+    header = (root / "aws_gpu.csv").read_text().splitlines()[0]
+    (overrides / "aws_gpu.csv").write_text(
+        f"{header},Provenance\n"
+        "g6.xlarge,L4,1.0,8,32,,0.85,0.31,us-east-1,use1-az1,aws.amazon.com/ec2/pricing 2026-11\n"
+        "g6.2xlarge,L4,1.0,8,32,,0.98,0.40,us-east-1,use1-az1,aws.amazon.com/ec2/pricing 2026-11\n"
+    )
+    result = build_catalog(root, overrides)
+    by_type = {o.instance_type: o for o in result.offers}
+    assert by_type["g6.xlarge"].on_demand_hourly == 0.85  # the override's, not the snapshot's
+    assert by_type["g6.2xlarge"].source == (
+        "gpufleet catalog-overrides/aws_gpu.csv: aws.amazon.com/ec2/pricing 2026-11"
+    )
+    (dropped,) = [a for a in result.actions if a.rule == "overridden"]
+    assert (dropped.source, dropped.detail) == ("aws_gpu.csv", "by catalog-overrides/aws_gpu.csv")
+
+
+def test_an_override_without_provenance_stops_the_build(snapshot: Snapshot, tmp_path: Path) -> None:
+    snapshot.aws("g6.xlarge", "L4", "1.0", "0.80", "0.30", "us-east-1", "use1-az1")
+    root = snapshot.write()
+    overrides = tmp_path / "overrides"
+    overrides.mkdir()
+    header = (root / "aws_gpu.csv").read_text().splitlines()[0]
+    (overrides / "aws_gpu.csv").write_text(
+        f"{header},Provenance\ng6.2xlarge,L4,1.0,8,32,,0.98,0.40,us-east-1,use1-az1,\n"
+    )
+    with pytest.raises(ValueError, match=r"catalog-overrides/aws_gpu.csv:2: Provenance: required"):
+        build_catalog(root, overrides)
