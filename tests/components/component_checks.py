@@ -1,7 +1,8 @@
 """Checks every component test makes on a capture: tags on every taggable child, children
 parented and named from the component, and input values a provider would reject (mocks accept
-anything, so the allowed values are written down here, from the SDK's enums where it has them
-and from the AWS API references where it does not)."""
+anything, so the allowed values are read from the Pulumi SDKs' enums and the AWS and GCP APIs'
+own models (botocore, google-cloud-compute) where those list them, and written down from the
+API references where they do not)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import botocore.session
 import pulumi_aws as aws
 import pulumi_azure_native as azure
 
@@ -175,16 +177,32 @@ GCP_ATTACHABLE = frozenset(ACCELERATOR_TYPES[gpu] for gpu in N1_GPUS)
 
 
 # (resource type, input path) -> values the provider accepts.
+def _api_enum(service: str, shape: str) -> frozenset[str]:
+    """The values an AWS API enum takes, from botocore's model of the service."""
+    values = _aws_session().get_service_model(service).shape_for(shape).enum
+    assert values, f"{service} {shape} lists no values in this botocore: write them from the API"
+    return frozenset(values)
+
+
+@cache
+def _aws_session() -> botocore.session.Session:
+    return botocore.session.get_session()
+
+
 def _proto_enum(enum: Any) -> frozenset[str]:
     """The values a Compute API enum takes, its "not set" markers aside."""
-    return frozenset(
+    values = frozenset(
         member.name
         for member in enum
         if not member.name.startswith("UNDEFINED_") and not member.name.endswith("UNSPECIFIED")
     )
+    assert values, f"{enum.__qualname__} lists no values in this SDK: write them from the API"
+    return values
 
 
 ALLOWED: dict[tuple[str, str], frozenset[str]] = {
+    # Written from the API references: botocore models these as plain strings (Auto Scaling's
+    # strategies and types, security group protocols) or lists more than the resource takes.
     (
         "aws:autoscaling/group:Group",
         "mixedInstancesPolicy.instancesDistribution.spotAllocationStrategy",
@@ -215,29 +233,30 @@ ALLOWED: dict[tuple[str, str], frozenset[str]] = {
     ("aws:ec2/launchTemplate:LaunchTemplate", "networkInterfaces[].interfaceType"): frozenset(
         {"interface", "efa", "efa-only"}
     ),
-    ("aws:ec2/launchTemplate:LaunchTemplate", "metadataOptions.httpTokens"): frozenset(
-        {"optional", "required"}
+    ("aws:ec2/launchTemplate:LaunchTemplate", "metadataOptions.httpTokens"): _api_enum(
+        "ec2", "LaunchTemplateHttpTokensState"
     ),
-    ("aws:ec2/launchTemplate:LaunchTemplate", "metadataOptions.httpEndpoint"): frozenset(
-        {"enabled", "disabled"}
+    ("aws:ec2/launchTemplate:LaunchTemplate", "metadataOptions.httpEndpoint"): _api_enum(
+        "ec2", "LaunchTemplateInstanceMetadataEndpointState"
     ),
-    ("aws:ec2/launchTemplate:LaunchTemplate", "metadataOptions.instanceMetadataTags"): frozenset(
-        {"enabled", "disabled"}
+    ("aws:ec2/launchTemplate:LaunchTemplate", "metadataOptions.instanceMetadataTags"): _api_enum(
+        "ec2", "LaunchTemplateInstanceMetadataTagsState"
     ),
-    ("aws:ec2/launchTemplate:LaunchTemplate", "blockDeviceMappings[].ebs.volumeType"): frozenset(
-        {"standard", "gp2", "gp3", "io1", "io2", "sc1", "st1"}
+    ("aws:ec2/launchTemplate:LaunchTemplate", "blockDeviceMappings[].ebs.volumeType"): _api_enum(
+        "ec2", "VolumeType"
     ),
+    # A launch template takes fewer tag targets than the API's ResourceType lists.
     ("aws:ec2/launchTemplate:LaunchTemplate", "tagSpecifications[].resourceType"): frozenset(
         {"instance", "volume", "network-interface", "spot-instances-request", "elastic-gpu"}
     ),
     ("aws:ec2/capacityReservation:CapacityReservation", "instanceType"): _enum(
         aws.ec2.InstanceType
     ),
-    ("aws:ec2/capacityReservation:CapacityReservation", "instanceMatchCriteria"): frozenset(
-        {"open", "targeted"}
+    ("aws:ec2/capacityReservation:CapacityReservation", "instanceMatchCriteria"): _api_enum(
+        "ec2", "InstanceMatchCriteria"
     ),
-    ("aws:ec2/capacityReservation:CapacityReservation", "endDateType"): frozenset(
-        {"unlimited", "limited"}
+    ("aws:ec2/capacityReservation:CapacityReservation", "endDateType"): _api_enum(
+        "ec2", "EndDateType"
     ),
     ("aws:ec2/capacityReservation:CapacityReservation", "instancePlatform"): _enum(
         aws.ec2.InstancePlatform
@@ -254,51 +273,52 @@ ALLOWED: dict[tuple[str, str], frozenset[str]] = {
     (
         "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
         "rules[].applyServerSideEncryptionByDefault.sseAlgorithm",
-    ): frozenset({"AES256", "aws:kms", "aws:kms:dsse"}),
+    ): _api_enum("s3", "ServerSideEncryption"),
     ("aws:s3/bucketVersioning:BucketVersioning", "versioningConfiguration.status"): frozenset(
         {"Enabled", "Suspended", "Disabled"}
     ),
     (
         "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration",
         "rules[].status",
-    ): frozenset({"Enabled", "Disabled"}),
-    ("aws:s3/bucketOwnershipControls:BucketOwnershipControls", "rule.objectOwnership"): frozenset(
-        {"BucketOwnerPreferred", "ObjectWriter", "BucketOwnerEnforced"}
+    ): _api_enum("s3", "ExpirationStatus"),
+    ("aws:s3/bucketOwnershipControls:BucketOwnershipControls", "rule.objectOwnership"): _api_enum(
+        "s3", "ObjectOwnership"
     ),
     (
         "aws:sagemaker/trainingJob:TrainingJob",
         "algorithmSpecification.trainingInputMode",
-    ): frozenset({"File", "Pipe", "FastFile"}),
-    # GCP (compute API v1 reference: enums of Scheduling, AttachedDisk, ResourcePolicy, ...)
-    ("gcp:compute/instanceTemplate:InstanceTemplate", "scheduling.provisioningModel"): frozenset(
-        {"STANDARD", "SPOT", "FLEX_START"}
+    ): _api_enum("sagemaker", "TrainingInputMode"),
+    # GCP: the Compute API's own enums (google-cloud-compute), where its SDK has them
+    ("gcp:compute/instanceTemplate:InstanceTemplate", "scheduling.provisioningModel"): _proto_enum(
+        compute_v1.Scheduling.ProvisioningModel
     ),
     (
         "gcp:compute/instanceTemplate:InstanceTemplate",
         "scheduling.instanceTerminationAction",
-    ): frozenset({"STOP", "DELETE"}),
-    ("gcp:compute/instanceTemplate:InstanceTemplate", "scheduling.onHostMaintenance"): frozenset(
-        {"MIGRATE", "TERMINATE"}
+    ): _proto_enum(compute_v1.Scheduling.InstanceTerminationAction),
+    ("gcp:compute/instanceTemplate:InstanceTemplate", "scheduling.onHostMaintenance"): _proto_enum(
+        compute_v1.Scheduling.OnHostMaintenance
     ),
     ("gcp:compute/instanceTemplate:InstanceTemplate", "disks[].diskType"): GCP_DISK_TYPES,
     ("gcp:compute/instanceTemplate:InstanceTemplate", "guestAccelerators[].type"): GCP_ATTACHABLE,
-    ("gcp:compute/instance:Instance", "scheduling.provisioningModel"): frozenset(
-        {"STANDARD", "SPOT", "FLEX_START"}
+    ("gcp:compute/instance:Instance", "scheduling.provisioningModel"): _proto_enum(
+        compute_v1.Scheduling.ProvisioningModel
     ),
-    ("gcp:compute/instance:Instance", "scheduling.instanceTerminationAction"): frozenset(
-        {"STOP", "DELETE"}
+    ("gcp:compute/instance:Instance", "scheduling.instanceTerminationAction"): _proto_enum(
+        compute_v1.Scheduling.InstanceTerminationAction
     ),
-    ("gcp:compute/instance:Instance", "scheduling.onHostMaintenance"): frozenset(
-        {"MIGRATE", "TERMINATE"}
+    ("gcp:compute/instance:Instance", "scheduling.onHostMaintenance"): _proto_enum(
+        compute_v1.Scheduling.OnHostMaintenance
     ),
     ("gcp:compute/instance:Instance", "bootDisk.initializeParams.type"): GCP_DISK_TYPES,
-    ("gcp:compute/instance:Instance", "reservationAffinity.type"): frozenset(
-        {"ANY_RESERVATION", "SPECIFIC_RESERVATION", "NO_RESERVATION"}
+    ("gcp:compute/instance:Instance", "reservationAffinity.type"): _proto_enum(
+        compute_v1.ReservationAffinity.ConsumeReservationType
     ),
     (
         "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
         "distributionPolicyTargetShape",
-    ): frozenset({"EVEN", "BALANCED", "ANY", "ANY_SINGLE_ZONE"}),
+    ): _proto_enum(compute_v1.DistributionPolicy.TargetShape),
+    # The SDK leaves an update policy's values as plain strings: from the API reference.
     (
         "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
         "updatePolicy.type",
@@ -311,17 +331,16 @@ ALLOWED: dict[tuple[str, str], frozenset[str]] = {
         "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
         "updatePolicy.instanceRedistributionType",
     ): frozenset({"PROACTIVE", "NONE"}),
-    ("gcp:compute/resourcePolicy:ResourcePolicy", "groupPlacementPolicy.collocation"): frozenset(
-        {"COLLOCATED", "UNSPECIFIED_COLLOCATION"}
+    ("gcp:compute/resourcePolicy:ResourcePolicy", "groupPlacementPolicy.collocation"): (
+        _proto_enum(compute_v1.ResourcePolicyGroupPlacementPolicy.Collocation)
     ),
-    ("gcp:compute/reservation:Reservation", "shareSettings.shareType"): frozenset(
-        {"LOCAL", "SPECIFIC_PROJECTS", "ORGANIZATION"}
+    ("gcp:compute/reservation:Reservation", "shareSettings.shareType"): _proto_enum(
+        compute_v1.ShareSettings.ShareType
     ),
     (
         "gcp:compute/reservation:Reservation",
         "specificReservation.instanceProperties.guestAccelerators[].acceleratorType",
     ): GCP_ATTACHABLE,
-    # GCP commitments (the Compute API's own enums, from google-cloud-compute)
     ("gcp:compute/regionCommitment:RegionCommitment", "plan"): _proto_enum(
         compute_v1.Commitment.Plan
     ),
