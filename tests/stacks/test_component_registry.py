@@ -9,6 +9,7 @@ answer, fails them.
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import replace
 
 import pulumi
@@ -46,6 +47,7 @@ from gpufleet.stacks.stack_config import (
     StackSettings,
     WorkloadPlacement,
 )
+from tests.helpers import ROOT
 from tests.stacks.probe_site import probe_site
 
 INSTANCES = 2
@@ -60,6 +62,17 @@ def test_every_capability_has_a_builder_and_a_component_class() -> None:
         component = getattr(module, name.split(":", 1)[1], None)
         assert component is not None, f"{capability.module} defines no {name.split(':')[1]}"
         assert issubclass(component, pulumi.ComponentResource), name
+
+
+def test_every_component_has_its_row_in_the_readme() -> None:
+    """Each cloud's Components table in the README lists every component of that cloud (and
+    no other): what it builds, its main arguments, its outputs."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for cloud in CLOUDS:
+        section = readme.split(f"(`components/{cloud}/`)", 1)[1].split("\n###", 1)[0]
+        listed = re.findall(r"^\| `(\w+)` \|", section, flags=re.MULTILINE)
+        expected = [n.split(":", 1)[1] for n, c in CAPABILITIES.items() if c.cloud == cloud]
+        assert sorted(listed) == sorted(expected), (cloud, listed, expected)
 
 
 def test_every_placement_is_built_on_every_cloud_and_every_service_at_home() -> None:
