@@ -389,18 +389,27 @@ def test_build_script_fails_cleanly_on_a_bad_source(tmp_path: Path) -> None:
 # --- gpufleet's own rows (catalog-overrides/) ---------------------------------------------------
 
 
-def test_an_override_adds_a_row_with_its_own_provenance_and_wins(
-    snapshot: Snapshot, tmp_path: Path
-) -> None:
+def with_overrides(snapshot: Snapshot, tmp_path: Path, rows: str) -> tuple[Path, Path]:
+    """A snapshot of one g6.xlarge, and an overrides folder whose aws_gpu.csv holds ``rows``
+    (the snapshot file's columns, then Provenance)."""
     snapshot.aws("g6.xlarge", "L4", "1.0", "0.80", "0.30", "us-east-1", "use1-az1")
     root = snapshot.write()
     overrides = tmp_path / "overrides"
     overrides.mkdir()
     header = (root / "aws_gpu.csv").read_text().splitlines()[0]
-    (overrides / "aws_gpu.csv").write_text(
-        f"{header},Provenance\n"
-        "g6.xlarge,L4,1.0,8,32,,0.85,0.31,us-east-1,use1-az1,aws.amazon.com/ec2/pricing 2026-11\n"
-        "g6.2xlarge,L4,1.0,8,32,,0.98,0.40,us-east-1,use1-az1,aws.amazon.com/ec2/pricing 2026-11\n"
+    (overrides / "aws_gpu.csv").write_text(f"{header},Provenance\n{rows}")
+    return root, overrides
+
+
+def test_an_override_adds_a_row_with_its_own_provenance_and_wins(
+    snapshot: Snapshot, tmp_path: Path
+) -> None:
+    page = "aws.amazon.com/ec2/pricing 2026-11"
+    root, overrides = with_overrides(
+        snapshot,
+        tmp_path,
+        f"g6.xlarge,L4,1.0,8,32,,0.85,0.31,us-east-1,use1-az1,{page}\n"
+        f"g6.2xlarge,L4,1.0,8,32,,0.98,0.40,us-east-1,use1-az1,{page}\n",
     )
     result = build_catalog(root, overrides)
     by_type = {o.instance_type: o for o in result.offers}
@@ -413,13 +422,8 @@ def test_an_override_adds_a_row_with_its_own_provenance_and_wins(
 
 
 def test_an_override_without_provenance_stops_the_build(snapshot: Snapshot, tmp_path: Path) -> None:
-    snapshot.aws("g6.xlarge", "L4", "1.0", "0.80", "0.30", "us-east-1", "use1-az1")
-    root = snapshot.write()
-    overrides = tmp_path / "overrides"
-    overrides.mkdir()
-    header = (root / "aws_gpu.csv").read_text().splitlines()[0]
-    (overrides / "aws_gpu.csv").write_text(
-        f"{header},Provenance\ng6.2xlarge,L4,1.0,8,32,,0.98,0.40,us-east-1,use1-az1,\n"
+    root, overrides = with_overrides(
+        snapshot, tmp_path, "g6.2xlarge,L4,1.0,8,32,,0.98,0.40,us-east-1,use1-az1,\n"
     )
     with pytest.raises(ValueError, match=r"catalog-overrides/aws_gpu.csv:2: Provenance: required"):
         build_catalog(root, overrides)
