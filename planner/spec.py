@@ -24,7 +24,7 @@ from pydantic import (
 from gpufleet.clouds import CLOUDS, Cloud
 from gpufleet.planner.capabilities import CAPABILITIES
 from gpufleet.planner.gpus import known_gpu_names, normalize_gpu_name
-from gpufleet.planner.managed_services import Managed
+from gpufleet.planner.managed_services import MANAGED_SERVICES, Managed
 from gpufleet.planner.schedules import (
     DAY_SETS,
     DAYS,
@@ -281,7 +281,13 @@ class Workload(SpecModel):
         default=None, description="Override defaults.regions, per cloud."
     )
     managed: Managed | None = Field(
-        default=None, description="Run as a SageMaker training job or an Azure ML compute cluster."
+        default=None,
+        description="Run on a managed service that owns the machines: "
+        + ", ".join(
+            f"{name} ({service.cloud}: {', '.join(sorted(service.kinds))})"
+            for name, service in MANAGED_SERVICES.items()
+        )
+        + ".",
     )
     runs_on: Annotated[str, AfterValidator(_known_component)] | None = Field(
         default=None,

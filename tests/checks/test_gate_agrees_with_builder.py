@@ -33,6 +33,7 @@ from gpufleet.capacity.stack_resource import stack_resources
 from gpufleet.engine.analyzer_resources import AnalyzerResource, from_capture, from_deployment
 from gpufleet.engine.stack_export import deployment
 from gpufleet.planner.catalog import load_catalog
+from gpufleet.planner.managed_services import MANAGED
 from gpufleet.planner.optimizer import Planner
 from gpufleet.planner.plan import EnvironmentPlan
 from gpufleet.planner.rates import shipped_rate_card
@@ -201,7 +202,7 @@ workload = st.fixed_dictionaries(
         "replicas": st.sampled_from([(1, 1), (1, 3), (0, 2), (2, 4)]),
         "always_on": st.booleans(),
         "cloud": st.sampled_from([None, "aws", "gcp", "azure"]),
-        "managed": st.sampled_from([None, None, None, "sagemaker", "azureml"]),
+        "managed": st.sampled_from([None, None, None, *MANAGED]),
     }
 )
 

@@ -281,7 +281,10 @@ def test_every_component_is_priced_under_every_pricing_model_it_builds(
         stack_resources(from_capture(capture)), shipped_rate_card(), commitments=held
     )
     lines = [r for r in cost.resources if r.pricing != "in_reservation"]
-    assert lines, f"{name}: nothing priced"
+    assert lines, (
+        f"{name}: nothing priced: the policies read no GPUs of {entry.type_token} or of what "
+        "it builds (CONTRIBUTING, Add a resource type: capacity/footprints/<cloud>.py)"
+    )
     (workload,) = cost.workloads
     assert workload.name == "probe"
     machine = settings.workloads[0].instance_type

@@ -121,3 +121,13 @@ def test_several_components_may_serve_a_placement_the_preferred_one_builds_it(
     assert parts(chosen) == [("gcp:SpotGroup", 1, "spot")]
     with pytest.raises(LookupError, match="gcp:DirectOnly does not build fleet capacity"):
         placement_parts(replace(placement("gcp"), runs_on="gcp:DirectOnly"))
+
+
+def test_the_readmes_spec_reference_names_every_managed_service() -> None:
+    """The spec reference's ``managed:`` line lists each service with the kinds it runs."""
+    readme = (ROOT / "README.md").read_text()
+    (line,) = [x for x in readme.splitlines() if x.strip().startswith("managed: sagemaker")]
+    for name, service in MANAGED_SERVICES.items():
+        said = re.search(rf"\b{name} \(([^)]*)\)", line)
+        assert said is not None, f"the spec reference's managed: line does not name {name}"
+        assert set(said[1].split(", ")) == set(service.kinds), (name, said[1])
