@@ -122,26 +122,26 @@ class CostReport:
                 **{
                     which: {
                         "hourly_usd": _rate(cost.total(which, hourly=True)),
-                        "monthly_usd": _money(cost.total(which)),
+                        "monthly_usd": json_money(cost.total(which)),
                     }
                     for which in FIGURES
                 },
-                "plan_monthly_usd": _money(self.plan_monthly_usd),
-                "uncommitted_usd": _money(cost.uncommitted_usd),
-                "over_budget_usd": _money(self.over_budget_usd),
-                "over_worst_case_cap_usd": _money(self.over_usd(self.cap)),
+                "plan_monthly_usd": json_money(self.plan_monthly_usd),
+                "uncommitted_usd": json_money(cost.uncommitted_usd),
+                "over_budget_usd": json_money(self.over_budget_usd),
+                "over_worst_case_cap_usd": json_money(self.over_usd(self.cap)),
                 "unpriced": len(cost.unpriced),
                 "resources": cost.resource_count,
             },
             "workloads": [
                 {
                     "name": w.name,
-                    "plan_monthly_usd": _money(w.plan_monthly_usd),
+                    "plan_monthly_usd": json_money(w.plan_monthly_usd),
                     "unpriced": len(w.unpriced),
                     **{
                         which: {
                             "hourly_usd": _rate(w.total(which, hourly=True)),
-                            "monthly_usd": _money(w.total(which)),
+                            "monthly_usd": json_money(w.total(which)),
                         }
                         for which in FIGURES
                     },
@@ -156,8 +156,8 @@ class CostReport:
             "plan_drift": [
                 {
                     "workload": d.workload,
-                    "plan_monthly_usd": _money(d.plan),
-                    "expected_monthly_usd": _money(d.expected),
+                    "plan_monthly_usd": json_money(d.plan),
+                    "expected_monthly_usd": json_money(d.expected),
                     "message": d.message,
                 }
                 for d in self.drift
@@ -169,7 +169,7 @@ def _limit(limit: Budget | None) -> dict[str, Any] | None:
     if limit is None:
         return None
     return {
-        "monthly_usd": _money(limit.monthly_usd),
+        "monthly_usd": json_money(limit.monthly_usd),
         "estimate": limit.estimate,
         "source": limit.source,
         "level": limit.level,
@@ -192,7 +192,7 @@ def _resource(r: ResourceCost) -> dict[str, Any]:
         "planned_commitment": r.planned_commitment,
         "covered_instances": r.covered_instances,
         "commitments": list(r.commitments),
-        "uncommitted_usd": _money(r.uncommitted_usd),
+        "uncommitted_usd": json_money(r.uncommitted_usd),
         "rate_usd": _rate(r.rate_usd),
         "expected": _amount(r.expected),
         "maximum": _amount(r.maximum),
@@ -211,11 +211,12 @@ def _amount(a: Amount) -> dict[str, Any]:
         "instances": a.instances,
         "hours": a.hours,
         "hourly_usd": _rate(a.hourly_usd),
-        "monthly_usd": _money(a.monthly_usd),
+        "monthly_usd": json_money(a.monthly_usd),
     }
 
 
-def _money(value: float | None) -> float | None:
+def json_money(value: float | None) -> float | None:
+    """A dollar figure as the JSON reports give it: to the cent, null when there is none."""
     return None if value is None else round(value, 2)
 
 

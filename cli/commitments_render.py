@@ -7,6 +7,7 @@ import io
 import json
 from typing import Any
 
+from gpufleet.capacity.cost_report import json_money
 from gpufleet.cli import tables
 from gpufleet.commitments.account_commitments import AccountCommitments, ReservedPart
 
@@ -30,10 +31,6 @@ def as_json(found: AccountCommitments) -> dict[str, Any]:
     }
 
 
-def _money(value: float | None) -> float | None:
-    return None if value is None else round(value, 2)
-
-
 def _part(p: ReservedPart) -> dict[str, Any]:
     return {
         "workload": p.workload,
@@ -48,10 +45,10 @@ def _part(p: ReservedPart) -> dict[str, Any]:
         "covered_by_term": dict(p.covered),
         "commitments": list(p.commitments),
         "ends": list(p.ends),
-        "monthly_usd": _money(p.monthly_usd),
-        "on_demand_monthly_usd": _money(p.on_demand_usd),
-        "planned_monthly_usd": _money(p.planned_usd),
-        "saving_to_buy_usd": _money(p.saving_to_buy),
+        "monthly_usd": json_money(p.monthly_usd),
+        "on_demand_monthly_usd": json_money(p.on_demand_usd),
+        "planned_monthly_usd": json_money(p.planned_usd),
+        "saving_to_buy_usd": json_money(p.saving_to_buy),
         "unread": p.unread,
     }
 

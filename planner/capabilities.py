@@ -200,6 +200,12 @@ CAPABILITIES: dict[str, Capability] = {
 }
 
 
+def runs_as_one_job(kind: str, instances: int) -> bool:
+    """Training or batch on more than one instance: a multi-node job (``multi_node``), whose
+    nodes run together (fewer would be a different job)."""
+    return kind != "inference" and instances > 1
+
+
 def component_for(
     cloud: Cloud, need: PlacementKind | Managed, pricing: Pricing, chosen: str | None = None
 ) -> Capability:

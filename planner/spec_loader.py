@@ -17,10 +17,10 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from gpufleet.clouds import CLOUDS, Cloud
-from gpufleet.planner.capabilities import CAPABILITIES
+from gpufleet.planner.capabilities import CAPABILITIES, runs_as_one_job
 from gpufleet.planner.catalog import Catalog, load_catalog
 from gpufleet.planner.environment_profiles import with_profile
-from gpufleet.planner.hours import HOURS_TOLERANCE
+from gpufleet.planner.hours import HOURS_TOLERANCE, has_base
 from gpufleet.planner.managed_services import MANAGED_SERVICES
 from gpufleet.planner.spec import (
     GPU_FORM_TAGS,
@@ -292,18 +292,16 @@ def _runs_on_problems(
         return
     if workload.managed is not None:
         return
-    if component.realizes == {"reserved"} and not (
-        workload.kind == "inference" and workload.always_on
-    ):
+    if component.realizes == {"reserved"} and not has_base(workload):
         yield (
             where,
             (
                 f"{component.name} builds reserved capacity, held all month: for an always_on "
-                "inference workload's base"
+                "inference workload's base (replicas.min 1 or more)"
             ),
         )
         return
-    need = "multi_node" if workload.kind != "inference" and workload.nodes > 1 else "fleet"
+    need = "multi_node" if runs_as_one_job(workload.kind, workload.nodes) else "fleet"
     able = component.realizes & ({"multi_node"} if need == "multi_node" else {"fleet", "reserved"})
     if not able:
         shape = "a multi-node job" if need == "multi_node" else "a fleet or a reserved base"

@@ -16,9 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpufleet.planner.capabilities import CAPABILITIES, GroupKind
+from gpufleet.planner.capabilities import CAPABILITIES, GroupKind, runs_as_one_job
 from gpufleet.planner.managed_services import MANAGED_SERVICES
-from gpufleet.stacks.placement_parts import runs_as_one_job
 from gpufleet.stacks.stack_config import Part, StackSettings, WorkloadPlacement
 
 

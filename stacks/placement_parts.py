@@ -22,18 +22,18 @@ it (``site:gcp`` ``purchaseCommitments``).
 
 from __future__ import annotations
 
-from gpufleet.planner.capabilities import Capability, PlacementKind, ScalingMode, component_for
+from gpufleet.planner.capabilities import (
+    Capability,
+    PlacementKind,
+    ScalingMode,
+    component_for,
+    runs_as_one_job,
+)
 from gpufleet.planner.hours import HoursModel
 from gpufleet.planner.managed_services import Managed
 from gpufleet.planner.plan import Placement
 from gpufleet.pricing_models import HOURS_PER_MONTH, Pricing, is_commitment
 from gpufleet.stacks.stack_config import Part
-
-
-def runs_as_one_job(kind: str, instances: int) -> bool:
-    """Training or batch on more than one instance: a multi-node job, whose nodes run
-    together (fewer would be a different job)."""
-    return kind != "inference" and instances > 1
 
 
 def base_need(placement: Placement) -> PlacementKind | Managed:
