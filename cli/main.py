@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     from gpufleet.planner.spec import WorkloadSpec
 
 CLOUD_CHOICE = click.Choice(CLOUDS)
+# The report formats of `check` and `cost`.
+CHECK_FORMATS = ("table", "json", "sarif", "junit", "github")
+COST_FORMATS = ("table", "json", "markdown", "github")
 catalog_option = click.option(
     "--catalog",
     "catalog_path",
@@ -585,7 +588,7 @@ def preview(
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["table", "json", "sarif", "junit", "github"]),
+    type=click.Choice(CHECK_FORMATS),
     default="table",
     show_default=True,
     help="table for people; json for scripts; sarif for code scanning; junit for CI test "
@@ -753,7 +756,7 @@ def pack_command(output: Path) -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["table", "json", "markdown", "github"]),
+    type=click.Choice(COST_FORMATS),
     default="table",
     show_default=True,
     help="table for people; json (documented in the README) for scripts and --compare-to; "

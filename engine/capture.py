@@ -510,10 +510,12 @@ def _registration(request: Any, response: Any) -> Registration:
         parent=request.parent,
         custom=request.custom,
         provider=request.provider,
-        dependencies=[urn for urn in request.dependencies if not _is_undecrypted(urn)],
+        # The Python SDK gathers dependencies in a set, so their order varies from run to run
+        # (hash seeds); sorted, a capture and the export written from it are reproducible.
+        dependencies=sorted(urn for urn in request.dependencies if not _is_undecrypted(urn)),
         property_dependencies={
-            key: [urn for urn in urns if not _is_undecrypted(urn)]
-            for key, urns in property_dependencies.items()
+            key: sorted(urn for urn in urns if not _is_undecrypted(urn))
+            for key, urns in sorted(property_dependencies.items())
         },
         protect=request.protect,
         retain_on_delete=request.retainOnDelete,

@@ -16,14 +16,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.helpers import Snapshot
+from tests.helpers import PACKAGE_FOLDERS, Snapshot
 
 settings.register_profile("gpufleet", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("gpufleet")
-
-# gpufleet's own folders (the import package links to them).
-PACKAGES = ("capacity", "checks", "cli", "components", "engine", "gpufleet", "planner",
-            "policies", "runs", "stacks")  # fmt: skip
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -33,7 +29,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     if hasattr(session.config, "workerinput"):
         return
     root = Path(__file__).resolve().parent.parent
-    for package in PACKAGES:
+    for package in PACKAGE_FOLDERS:
         # gpufleet/ holds links to the other folders: its own modules only.
         levels = 0 if package == "gpufleet" else 10
         compileall.compile_dir(root / package, maxlevels=levels, quiet=2, workers=0)

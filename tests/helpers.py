@@ -8,20 +8,38 @@ import json
 import textwrap
 from pathlib import Path
 
+import yaml
+
 from gpufleet.planner.catalog import Catalog, Offer
+from gpufleet.planner.catalog_build import SOURCE_FILES
 
 ROOT = Path(__file__).resolve().parent.parent
+# gpufleet's own folders: the import package and the top-level folders it links.
+PACKAGE_FOLDERS: tuple[str, ...] = (
+    "gpufleet",
+    *sorted(link.name for link in (ROOT / "gpufleet").iterdir() if link.is_symlink()),
+)
+EXAMPLE = ROOT / "examples" / "workloads.yaml"
+# The example's environments, each with a committed stack.
+EXAMPLE_ENVS: tuple[str, ...] = tuple(yaml.safe_load(EXAMPLE.read_text())["environments"])
 
-_HEADERS = {
-    "aws_gpu.csv": "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,"
-    "SpotPrice,Region,AvailabilityZone",
-    "azure_gpu.csv": "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,"
-    "SpotPrice,Region,Generation",
-    "gcp_gpu.csv": "InstanceType,vCPUs,MemoryGiB,AcceleratorName,AcceleratorCount,GpuInfo,Region,"
-    "AvailabilityZone,Price,SpotPrice",
-    "gcp_gpu_hostvms.csv": "InstanceType,vCPUs,MemoryGiB,AcceleratorName,AcceleratorCount,GpuInfo,"
-    "Region,AvailabilityZone,Price,SpotPrice",
-}
+# The upstream snapshot's columns, file by file, in its own order.
+_HEADERS: dict[str, str] = dict(
+    zip(
+        SOURCE_FILES,
+        (
+            "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,"
+            "SpotPrice,Region,AvailabilityZone",
+            "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,"
+            "SpotPrice,Region,Generation",
+            "InstanceType,vCPUs,MemoryGiB,AcceleratorName,AcceleratorCount,GpuInfo,Region,"
+            "AvailabilityZone,Price,SpotPrice",
+            "InstanceType,vCPUs,MemoryGiB,AcceleratorName,AcceleratorCount,GpuInfo,"
+            "Region,AvailabilityZone,Price,SpotPrice",
+        ),
+        strict=True,
+    )
+)
 
 
 class Snapshot:
@@ -111,7 +129,8 @@ class Snapshot:
         self.root.mkdir(parents=True, exist_ok=True)
         for name, header in _HEADERS.items():
             with (self.root / name).open("w", newline="") as handle:
-                writer = csv.DictWriter(handle, fieldnames=header.split(","))
+                columns: list[str] = header.split(",")
+                writer = csv.DictWriter(handle, fieldnames=columns)
                 writer.writeheader()
                 writer.writerows(self.rows[name])
         manifest = {

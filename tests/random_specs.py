@@ -5,10 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpufleet.planner.catalog import load_catalog
+from gpufleet.planner.gpus import GPUS
+from gpufleet.planner.managed_services import MANAGED_SERVICES
+
+# The GPUs the planner may choose on its own, as the shipped catalog sells them.
+AUTO_GPUS: tuple[str, ...] = tuple(sorted(n for n in load_catalog().gpu_names() if GPUS[n].auto))
+
 
 def workload_yaml(index: int, w: dict[str, Any]) -> str:
     """One drawn workload as a spec's ``workloads`` entry. ``managed`` and ``cloud`` are
-    optional draws (a managed service takes no schedule and no nodes; it wins over a cloud)."""
+    optional draws (a managed service takes no schedule and no nodes; it wins over a cloud
+    where it runs the workload's kind)."""
     managed, cloud = w.get("managed"), w.get("cloud")
     lines = [
         f"  - name: w{index}",
@@ -16,7 +24,7 @@ def workload_yaml(index: int, w: dict[str, Any]) -> str:
         f"    gpu: {{name: {w['gpu']}, count: {w['count']}}}",
         f"    interruptible: {str(w['interruptible']).lower()}",
     ]
-    if managed is not None and w["kind"] != "inference":
+    if managed is not None and w["kind"] in MANAGED_SERVICES[managed].kinds:
         lines.append(f"    managed: {managed}")
     elif cloud is not None:
         lines.append(f"    clouds: [{cloud}]")

@@ -11,20 +11,7 @@ from pathlib import Path
 
 from gpufleet import resource_types, tag_keys
 from gpufleet.planner import gcp_machines
-from tests.helpers import ROOT
-
-PACKAGE_FOLDERS = (
-    "gpufleet",
-    "planner",
-    "cli",
-    "components",
-    "engine",
-    "checks",
-    "policies",
-    "stacks",
-    "capacity",
-    "runs",
-)
+from tests.helpers import PACKAGE_FOLDERS, ROOT
 
 
 def _constants(module: object) -> dict[str, str]:

@@ -35,11 +35,10 @@ from gpufleet.planner.spec import WorkloadSpec
 from gpufleet.planner.spec_loader import SpecError, load_spec, parse_spec
 from gpufleet.policies.stack_limits import limits_in
 from gpufleet.tag_keys import WORKLOAD
-from tests.helpers import ROOT
-from tests.random_specs import workload_yaml
+from gpufleet.workload_kinds import KINDS
+from tests.helpers import EXAMPLE, EXAMPLE_ENVS, ROOT
+from tests.random_specs import AUTO_GPUS, workload_yaml
 from tests.stack_captures import capture_generated
-
-EXAMPLE = ROOT / "examples" / "workloads.yaml"
 
 
 def plan_hours(plan: EnvironmentPlan, assumptions: PricingAssumptions) -> UsageModel:
@@ -170,7 +169,7 @@ def assert_costs_its_plan(
     return cost
 
 
-@pytest.mark.parametrize("env", ["dev", "staging", "prod"])
+@pytest.mark.parametrize("env", EXAMPLE_ENVS)
 def test_every_placement_of_the_example_plan_is_priced_alike(env: str) -> None:
     assert_priced_alike(EXAMPLE, ROOT, env)
 
@@ -199,10 +198,11 @@ workloads:
   - {name: eval-fleet, kind: inference, gpu: {name: A100, count: 8},
      replicas: {min: 2, max: 2}, interruptible: true, hours_per_month: 50}
 """
-ZONES = ("use1-az1", "use1-az2", "use1-az3", "use1-az4", "use1-az5", "use1-az6")
+# A subnet in each zone the catalog prices in us-east-1.
+ZONES = tuple(sorted({o.zone for o in load_catalog().offers if o.region == "us-east-1"}))
 SUBNETS = "".join(
     f"          - {{id: subnet-0{i}23456789abcdef0, zoneId: {zone}, zone: us-east-1{letter}}}\n"
-    for i, (zone, letter) in enumerate(zip(ZONES, "abcdef", strict=True))
+    for i, (zone, letter) in enumerate(zip(ZONES, "abcdefghijklmnopqrstuvwxyz", strict=False))
 )
 BILL_SITE = (
     "  site:aws:\n    regions:\n      us-east-1:\n        vpcId: vpc-0123456789abcdef0\n"
@@ -239,7 +239,7 @@ def test_a_generated_aws_stack_costs_what_its_plan_says(tmp_path: Path) -> None:
     assert_costs_its_plan(parse_spec(spec_text, "spec.yaml"), tmp_path, "prod")
 
 
-@pytest.mark.parametrize("env", ["dev", "staging", "prod"])
+@pytest.mark.parametrize("env", EXAMPLE_ENVS)
 def test_the_example_stacks_cost_what_their_plan_says(env: str) -> None:
     """The invariant on the committed example stacks."""
     assert_costs_its_plan(load_spec(EXAMPLE, load_catalog()), ROOT, env)
@@ -334,8 +334,8 @@ def test_a_gcp_stack_that_buys_its_commitments_costs_its_plan_from_the_start(
 
 workload_strategy = st.fixed_dictionaries(
     {
-        "kind": st.sampled_from(["training", "batch", "inference"]),
-        "gpu": st.sampled_from(["L4", "A100", "H100", "A10G", "T4"]),
+        "kind": st.sampled_from(KINDS),
+        "gpu": st.sampled_from(AUTO_GPUS),
         "count": st.sampled_from([1, 8]),
         "interruptible": st.booleans(),
         "hours": st.sampled_from([None, 24, 150, 400]),

@@ -30,9 +30,11 @@ from gpufleet.capacity.cost_engine import price_stack
 from gpufleet.capacity.cost_report import CostReport
 from gpufleet.capacity.footprints.reading import READERS
 from gpufleet.capacity.stack_resource import stack_resources
+from gpufleet.clouds import CLOUDS
 from gpufleet.engine.analyzer_resources import AnalyzerResource, from_capture, from_deployment
 from gpufleet.engine.stack_export import deployment
 from gpufleet.planner.catalog import load_catalog
+from gpufleet.planner.environment_profiles import PROFILES
 from gpufleet.planner.managed_services import MANAGED
 from gpufleet.planner.optimizer import Planner
 from gpufleet.planner.plan import EnvironmentPlan
@@ -42,6 +44,7 @@ from gpufleet.policies.pack import CONFIG_DIR
 from gpufleet.policies.stack_limits import limits_in
 from gpufleet.policies.testing import PolicyHarness, Violation
 from gpufleet.stacks.component_registry import COMPONENTS
+from gpufleet.workload_kinds import KINDS
 from tests.capacity.test_plan_priced_alike import (
     AZURE_SITE,
     BILL_SITE,
@@ -50,13 +53,14 @@ from tests.capacity.test_plan_priced_alike import (
     generated_project,
     part_scalings,
 )
-from tests.random_specs import workload_yaml
+from tests.random_specs import AUTO_GPUS, workload_yaml
 from tests.stack_captures import capture_generated
 
 SITE = BILL_SITE + GCP_SITE + AZURE_SITE
 # The same, the GCP stack buying the commitments its reservations' plan assumes.
 BUYING_SITE = BILL_SITE + GCP_SITE + GCP_PURCHASE + AZURE_SITE
-ENVS = ("dev", "staging", "prod")
+# The environments with a profile and a policy config of their own.
+ENVS = tuple(PROFILES)
 
 
 def spec_text(workloads: str, env: str = "prod", settings: str = "{}") -> str:
@@ -183,10 +187,8 @@ def assert_gate_agrees(
 
 workload = st.fixed_dictionaries(
     {
-        "kind": st.sampled_from(["training", "batch", "inference"]),
-        "gpu": st.sampled_from(
-            ["L4", "A100", "A100-80GB", "H100", "H200", "L40S", "A10G", "T4", "V100"]
-        ),
+        "kind": st.sampled_from(KINDS),
+        "gpu": st.sampled_from(AUTO_GPUS),
         "count": st.sampled_from([1, 2, 4, 8]),
         "interruptible": st.booleans(),
         "hours": st.sampled_from([None, 24, 150, 400]),
@@ -201,7 +203,7 @@ workload = st.fixed_dictionaries(
         "nodes": st.sampled_from([1, 2, 4]),
         "replicas": st.sampled_from([(1, 1), (1, 3), (0, 2), (2, 4)]),
         "always_on": st.booleans(),
-        "cloud": st.sampled_from([None, "aws", "gcp", "azure"]),
+        "cloud": st.sampled_from([None, *CLOUDS]),
         "managed": st.sampled_from([None, None, None, *MANAGED]),
     }
 )

@@ -9,14 +9,15 @@ from pathlib import Path
 import pytest
 
 from gpufleet.checks.stack_check import CheckRequest, check_stack
+from gpufleet.cli.main import CHECK_FORMATS
 from gpufleet.engine.program_dir import run_program_dir
 from gpufleet.policies.pack import PACK_DIR
 from gpufleet.policies.rules import all_policies
 from tests.checks.check_runs import BAD, BAD_FINDINGS, DEV_CONFIG, TEMPLATE_LINE, bad, gpufleet
-from tests.helpers import ROOT
+from tests.helpers import EXAMPLE_ENVS, ROOT
 
 
-@pytest.mark.parametrize("env", ["dev", "staging", "prod"])
+@pytest.mark.parametrize("env", EXAMPLE_ENVS)
 def test_example_stacks_pass(env: str) -> None:
     result = gpufleet("check", "--env", env, "--format", "json")
     assert result.returncode == 0, result.stdout + result.stderr
@@ -190,7 +191,7 @@ def test_secret_values_a_policy_quotes_are_masked_in_every_format(tmp_path: Path
     )
     baseline = tmp_path / "baseline.json"
     outputs = []
-    for fmt in ("table", "json", "sarif", "junit", "github"):
+    for fmt in CHECK_FORMATS:
         args = ["check", "--env", "dev", "--program", str(tmp_path), "--format", fmt]
         if fmt == "json":
             args += ["--write-baseline", str(baseline)]

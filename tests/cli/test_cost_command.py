@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from gpufleet.capacity.cost_report import check_report
-from gpufleet.cli.main import main
+from gpufleet.cli.main import COST_FORMATS, main
 from gpufleet.engine.program_dir import run_program_dir
 from gpufleet.engine.stack_export import write_deployment
 from gpufleet.github_text import ANNOTATIONS_PER_KIND, COMMENT_LIMIT, SUMMARY_LIMIT
@@ -389,7 +389,7 @@ def _secretive(folder: Path, program: str) -> None:
 def _in_every_format(args: tuple[str, ...], summary: Path) -> list[str]:
     """What cost prints in each format (table, json, markdown, github), then the job summary."""
     outputs = []
-    for fmt in ("table", "json", "markdown", "github"):
+    for fmt in COST_FORMATS:
         result = cost(*args, "--format", fmt, env={"GITHUB_STEP_SUMMARY": str(summary)})
         assert result.exit_code == 0, result.output
         outputs.append(result.output)

@@ -19,6 +19,7 @@ import botocore.session
 import pulumi_aws as aws
 import pulumi_azure_native as azure
 
+from gpufleet.clouds import cloud_of_type, sdk_module
 from gpufleet.components.tagging import RequiredTags
 from gpufleet.planner.catalog import load_catalog
 from gpufleet.planner.gcp_machines import ACCELERATOR_TYPES, N1_GPUS
@@ -44,15 +45,12 @@ def policy_document(registration: Registration) -> dict[str, Any]:
 @cache
 def resource_class(type_token: str) -> type | None:
     """The SDK class for a type token such as ``aws:ec2/launchTemplate:LaunchTemplate``."""
-    package, module_path, class_name = type_token.split(":")
+    _, module_path, class_name = type_token.split(":")
     module = module_path.split("/")[0]
-    python_package = {
-        "aws": "pulumi_aws",
-        "gcp": "pulumi_gcp",
-        "azure-native": "pulumi_azure_native",
-    }.get(package)
-    if python_package is None:
+    cloud = cloud_of_type(type_token)
+    if cloud is None:
         return None
+    python_package = sdk_module(cloud)
     name = python_package if module == "index" else f"{python_package}.{module}"
     return getattr(importlib.import_module(name), class_name)
 
@@ -162,6 +160,8 @@ def _enum(values: Iterable[Any]) -> frozenset[str]:
 
 
 AZURE_GPU_SIZES = frozenset(load_catalog().instance_types("azure"))
+# Written from the API reference: the Compute SDK has no enum of disk types (only a call that
+# lists a zone's, which needs the network).
 GCP_DISK_TYPES = frozenset(
     {
         "pd-standard",
@@ -184,45 +184,69 @@ def _api_enum(service: str, shape: str) -> frozenset[str]:
     return frozenset(values)
 
 
+def _api_documented(service: str, shape: str, member: str) -> frozenset[str]:
+    """The values an AWS API member takes where botocore models it as a plain string: those its
+    documentation lists (a definition list of the values, or the longest run of ``<code>``
+    values joined by ``|``, commas, "and" or "or")."""
+    doc = _aws_session().get_service_model(service).shape_for(shape).members[member].documentation
+    # A term's remark after it ("price-capacity-optimized (recommended)") is not the value.
+    values = [term.split()[0] for term in re.findall(r"<dt>([^<]+)</dt>", doc)]
+    if not values:
+        runs = [
+            re.findall(r"<code>([^<]+)</code>", run.group(0))
+            for run in re.finditer(
+                r"<code>[^<]+</code>(?:\s*(?:\||,|,?\s*and|,?\s*or)\s*<code>[^<]+</code>)+", doc
+            )
+        ]
+        values = max(runs, key=len, default=[])
+    assert values, f"{service} {shape}.{member} documents no values in this botocore"
+    return frozenset(v.strip() for v in values)
+
+
 @cache
 def _aws_session() -> botocore.session.Session:
     return botocore.session.get_session()
 
 
+# The Compute SDK lists some values only in an enum's docstring, after this line.
+_MORE_VALUES = re.compile(
+    r"Additional supported values which may be not listed in the enum\s+directly due to "
+    r"technical reasons:\s*\n((?:\s*[A-Z][A-Z0-9_]*\s*\n)+)"
+)
+
+
 def _proto_enum(enum: Any) -> frozenset[str]:
-    """The values a Compute API enum takes, its "not set" markers aside."""
+    """The values a Compute API enum takes, its "not set" markers aside: its members and those
+    its docstring adds."""
+    listed = {member.name for member in enum}
+    more = _MORE_VALUES.search(enum.__doc__ or "")
+    if more:
+        listed |= set(more.group(1).split())
     values = frozenset(
-        member.name
-        for member in enum
-        if not member.name.startswith("UNDEFINED_") and not member.name.endswith("UNSPECIFIED")
+        name
+        for name in listed
+        if not name.startswith("UNDEFINED_") and not name.endswith("UNSPECIFIED")
     )
     assert values, f"{enum.__qualname__} lists no values in this SDK: write them from the API"
     return values
 
 
 ALLOWED: dict[tuple[str, str], frozenset[str]] = {
-    # Written from the API references: botocore models these as plain strings (Auto Scaling's
-    # strategies and types, security group protocols) or lists more than the resource takes.
+    # botocore models Auto Scaling's strategies and types as plain strings: the values their
+    # documentation lists.
     (
         "aws:autoscaling/group:Group",
         "mixedInstancesPolicy.instancesDistribution.spotAllocationStrategy",
-    ): frozenset(
-        {
-            "lowest-price",
-            "capacity-optimized",
-            "capacity-optimized-prioritized",
-            "price-capacity-optimized",
-        }
-    ),
+    ): _api_documented("autoscaling", "InstancesDistribution", "SpotAllocationStrategy"),
     (
         "aws:autoscaling/group:Group",
         "mixedInstancesPolicy.instancesDistribution.onDemandAllocationStrategy",
-    ): frozenset({"prioritized", "lowest-price"}),
-    ("aws:autoscaling/group:Group", "desiredCapacityType"): frozenset(
-        {"units", "vcpu", "memory-mib"}
+    ): _api_documented("autoscaling", "InstancesDistribution", "OnDemandAllocationStrategy"),
+    ("aws:autoscaling/group:Group", "desiredCapacityType"): _api_documented(
+        "autoscaling", "CreateAutoScalingGroupType", "DesiredCapacityType"
     ),
-    ("aws:autoscaling/group:Group", "healthCheckType"): frozenset(
-        {"EC2", "ELB", "EBS", "VPC_LATTICE"}
+    ("aws:autoscaling/group:Group", "healthCheckType"): _api_documented(
+        "autoscaling", "CreateAutoScalingGroupType", "HealthCheckType"
     ),
     (
         "aws:autoscaling/group:Group",
@@ -230,8 +254,10 @@ ALLOWED: dict[tuple[str, str], frozenset[str]] = {
     ): _enum(aws.ec2.InstanceType),
     ("aws:ec2/placementGroup:PlacementGroup", "strategy"): _enum(aws.ec2.PlacementStrategy),
     ("aws:ec2/launchTemplate:LaunchTemplate", "instanceType"): _enum(aws.ec2.InstanceType),
-    ("aws:ec2/launchTemplate:LaunchTemplate", "networkInterfaces[].interfaceType"): frozenset(
-        {"interface", "efa", "efa-only"}
+    ("aws:ec2/launchTemplate:LaunchTemplate", "networkInterfaces[].interfaceType"): (
+        _api_documented(
+            "ec2", "LaunchTemplateInstanceNetworkInterfaceSpecificationRequest", "InterfaceType"
+        )
     ),
     ("aws:ec2/launchTemplate:LaunchTemplate", "metadataOptions.httpTokens"): _api_enum(
         "ec2", "LaunchTemplateHttpTokensState"
@@ -245,9 +271,10 @@ ALLOWED: dict[tuple[str, str], frozenset[str]] = {
     ("aws:ec2/launchTemplate:LaunchTemplate", "blockDeviceMappings[].ebs.volumeType"): _api_enum(
         "ec2", "VolumeType"
     ),
-    # A launch template takes fewer tag targets than the API's ResourceType lists.
-    ("aws:ec2/launchTemplate:LaunchTemplate", "tagSpecifications[].resourceType"): frozenset(
-        {"instance", "volume", "network-interface", "spot-instances-request", "elastic-gpu"}
+    # A launch template takes fewer tag targets than the API's ResourceType lists: those its
+    # documentation names.
+    ("aws:ec2/launchTemplate:LaunchTemplate", "tagSpecifications[].resourceType"): (
+        _api_documented("ec2", "LaunchTemplateTagSpecificationRequest", "ResourceType")
     ),
     ("aws:ec2/capacityReservation:CapacityReservation", "instanceType"): _enum(
         aws.ec2.InstanceType
@@ -264,6 +291,8 @@ ALLOWED: dict[tuple[str, str], frozenset[str]] = {
     ("aws:ec2/capacityBlockReservation:CapacityBlockReservation", "instancePlatform"): _enum(
         aws.ec2.InstancePlatform
     ),
+    # Written from the API reference: botocore names the protocols in prose, beside any IANA
+    # protocol number; these are the ones gpufleet writes.
     ("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "ipProtocol"): frozenset(
         {"-1", "tcp", "udp", "icmp", "icmpv6"}
     ),
@@ -274,9 +303,11 @@ ALLOWED: dict[tuple[str, str], frozenset[str]] = {
         "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
         "rules[].applyServerSideEncryptionByDefault.sseAlgorithm",
     ): _api_enum("s3", "ServerSideEncryption"),
-    ("aws:s3/bucketVersioning:BucketVersioning", "versioningConfiguration.status"): frozenset(
-        {"Enabled", "Suspended", "Disabled"}
-    ),
+    # The API's two states, and the provider's own for a bucket never versioned.
+    ("aws:s3/bucketVersioning:BucketVersioning", "versioningConfiguration.status"): _api_enum(
+        "s3", "BucketVersioningStatus"
+    )
+    | {"Disabled"},
     (
         "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration",
         "rules[].status",
@@ -318,19 +349,18 @@ ALLOWED: dict[tuple[str, str], frozenset[str]] = {
         "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
         "distributionPolicyTargetShape",
     ): _proto_enum(compute_v1.DistributionPolicy.TargetShape),
-    # The SDK leaves an update policy's values as plain strings: from the API reference.
     (
         "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
         "updatePolicy.type",
-    ): frozenset({"PROACTIVE", "OPPORTUNISTIC"}),
+    ): _proto_enum(compute_v1.InstanceGroupManagerUpdatePolicy.Type),
     (
         "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
         "updatePolicy.minimalAction",
-    ): frozenset({"NONE", "REFRESH", "RESTART", "REPLACE"}),
+    ): _proto_enum(compute_v1.InstanceGroupManagerUpdatePolicy.MinimalAction),
     (
         "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
         "updatePolicy.instanceRedistributionType",
-    ): frozenset({"PROACTIVE", "NONE"}),
+    ): _proto_enum(compute_v1.InstanceGroupManagerUpdatePolicy.InstanceRedistributionType),
     ("gcp:compute/resourcePolicy:ResourcePolicy", "groupPlacementPolicy.collocation"): (
         _proto_enum(compute_v1.ResourcePolicyGroupPlacementPolicy.Collocation)
     ),

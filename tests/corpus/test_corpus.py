@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from gpufleet.capacity.cost_report import check_report
+from gpufleet.clouds import CLOUDS
 from tests.checks.check_runs import DEV_CONFIG, gpufleet
 
 HERE = Path(__file__).parent
@@ -62,7 +63,7 @@ def test_the_corpus_covers_the_three_clouds() -> None:
     for name in CASES:
         clouds[name.split("-", 1)[0]] += 1
     assert len(CASES) >= 190
-    assert set(clouds) == {"aws", "gcp", "azure"}
+    assert set(clouds) == set(CLOUDS)
     assert min(clouds.values()) >= 40, clouds
     honest = [name for name, path in CASES.items() if not expected(path)]
     assert len(honest) >= 40, "honest programs keep the checks from passing by flagging all"

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from gpufleet.clouds import CLOUDS
 from gpufleet.engine.analyzer_resources import from_capture
 from gpufleet.engine.capture import capture_program
 from gpufleet.policies.pack import CONFIG_DIR
@@ -69,7 +70,7 @@ def verdict(path: Path, preview: bool) -> set[str]:
 
 
 def test_there_are_stack_cases_on_every_cloud() -> None:
-    assert {name.split("_", 1)[0] for name in CASES} == {"aws", "gcp", "azure"}
+    assert {name.split("_", 1)[0] for name in CASES} == set(CLOUDS)
     for path in CASES.values():
         assert _assigned(path, "EXPECT") is not None, f"{path.name} states no EXPECT"
     assert len(CASES) >= 16

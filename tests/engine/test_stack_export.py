@@ -212,3 +212,24 @@ def test_an_output_named_secret_twice_or_secret_already_is_wrapped_once() -> Non
     gpu = next(r for r in document["deployment"]["resources"] if r["urn"].endswith("::gpu"))
     for key, plain in (("instanceType", "g5.12xlarge"), ("ami", "ami-1")):
         assert gpu["outputs"][key] == {SIG_KEY: SECRET_SIG, "plaintext": json.dumps(plain)}
+
+
+def test_dependencies_are_in_one_order_whatever_the_hash_seed() -> None:
+    # The SDK gathers a resource's dependencies in a set: without an order of the capture's
+    # own, two exports of one program differ from run to run.
+    def program() -> None:
+        buckets = [aws.s3.Bucket(name) for name in ("zeta", "alpha", "mu", "beta", "omega")]
+        aws.s3.BucketPolicy(
+            "policy",
+            bucket=buckets[0].id,
+            policy=pulumi.Output.all(*(b.arn for b in buckets)).apply(json.dumps),
+            opts=pulumi.ResourceOptions(depends_on=list(reversed(buckets))),
+        )
+
+    document = export_of(program, project="acme", stack="dev")
+    policy = next(r for r in document["deployment"]["resources"] if r["urn"].endswith("::policy"))
+    assert len(policy["dependencies"]) == 5
+    assert policy["dependencies"] == sorted(policy["dependencies"])
+    assert list(policy["propertyDependencies"]) == sorted(policy["propertyDependencies"])
+    assert all(urns == sorted(urns) for urns in policy["propertyDependencies"].values())
+    assert len(policy["propertyDependencies"]["policy"]) == 5

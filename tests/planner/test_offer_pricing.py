@@ -24,7 +24,8 @@ from gpufleet.planner.offer_pricing import (
 from gpufleet.planner.pricing import SAGEMAKER_MARKUP, resolve_assumptions
 from gpufleet.planner.rates import RateCard
 from gpufleet.planner.spec import EnvironmentLimits, Workload
-from gpufleet.pricing_models import HOURS_PER_MONTH, PRICING_ORDER
+from gpufleet.pricing_models import HOURS_PER_MONTH, PRICING_ORDER, TERMS_UP_TO
+from gpufleet.workload_kinds import KINDS
 from tests.helpers import catalog_of, make_offer
 from tests.planner.planning import H100_EFA, SERVE, TRAIN, placement, reason
 
@@ -238,11 +239,11 @@ def test_offer_pricer_gives_a_candidate_per_allowed_pricing_model() -> None:
 
 @st.composite
 def priced_buckets(draw: st.DrawFn) -> tuple[Workload, EnvironmentLimits, list[Offer]]:
-    kind = draw(st.sampled_from(["training", "inference", "batch"]))
+    kind = draw(st.sampled_from(KINDS))
     fields: dict[str, Any] = {
         "kind": kind,
         "interruptible": draw(st.booleans()),
-        "hours_per_month": draw(st.sampled_from([1, 100, 730])),
+        "hours_per_month": draw(st.sampled_from([1, 100, HOURS_PER_MONTH])),
     }
     if kind == "inference":
         low = draw(st.integers(0, 3))
@@ -254,7 +255,7 @@ def priced_buckets(draw: st.DrawFn) -> tuple[Workload, EnvironmentLimits, list[O
         fields["max_price_per_hour"] = draw(st.sampled_from([0.2, 1.0, 5.0]))
     limits = EnvironmentLimits(
         allow_on_demand=draw(st.booleans()),
-        max_commitment=draw(st.sampled_from(["none", "1y", "3y"])),
+        max_commitment=draw(st.sampled_from(list(TERMS_UP_TO))),
         replica_scale=draw(st.sampled_from([0.5, 1.0])),
     )
     cloud = draw(st.sampled_from(CLOUDS))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -16,6 +16,7 @@ from gpufleet.clouds import Cloud
 from gpufleet.planner.catalog import Catalog, load_catalog
 from gpufleet.planner.gpus import GPUS
 from gpufleet.planner.interconnect import supports_multi_node
+from gpufleet.planner.managed_services import MANAGED_SERVICES
 from gpufleet.planner.optimizer import Planner, plan_spec
 from gpufleet.planner.pricing import (
     DEFAULT_COMMITMENT_DISCOUNTS,
@@ -23,11 +24,19 @@ from gpufleet.planner.pricing import (
     SAGEMAKER_MARKUP,
 )
 from gpufleet.planner.runs import AZURE_ML_IDLE_SECONDS, RUN_HOURS
-from gpufleet.planner.spec import GpuByMemory, GpuByModel, GpuByName, Workload, WorkloadSpec
+from gpufleet.planner.spec import (
+    GpuByMemory,
+    GpuByModel,
+    GpuByName,
+    Method,
+    Workload,
+    WorkloadSpec,
+)
 from gpufleet.planner.spec_loader import cross_field_problems, parse_spec
 from gpufleet.planner.vram import estimate_vram
-from gpufleet.pricing_models import HOURS_PER_MONTH, PRICING_ORDER
-from tests.helpers import ROOT, catalog_of, make_offer
+from gpufleet.pricing_models import HOURS_PER_MONTH, PRICING_ORDER, TERMS_UP_TO
+from gpufleet.workload_kinds import KINDS
+from tests.helpers import EXAMPLE, catalog_of, make_offer
 from tests.planner.planning import TRAIN, placement
 
 
@@ -57,7 +66,7 @@ def test_exact_tie_between_gpus_on_the_same_n1_host() -> None:
 
 def test_same_spec_same_plan() -> None:
     catalog = load_catalog()
-    spec = parse_spec((ROOT_EXAMPLE).read_text(), "workloads.yaml", catalog)
+    spec = parse_spec((EXAMPLE).read_text(), "workloads.yaml", catalog)
     first = json.dumps(plan_spec(spec, catalog).as_dict())
     second = json.dumps(Planner(spec, catalog).plan().as_dict())
     assert first == second
@@ -101,10 +110,8 @@ def brute_force(
     if limits.allowed_gpus is not None:
         need = {n: c for n, c in need.items() if n in limits.allowed_gpus}
     clouds = set(w.clouds or spec.defaults.clouds)
-    if w.managed == "sagemaker":
-        clouds &= {"aws"}
-    if w.managed == "azureml":
-        clouds &= {"azure"}
+    if w.managed is not None:
+        clouds &= {MANAGED_SERVICES[w.managed].cloud}
     if w.kind == "inference":
         lo = w.replicas.min if w.replicas else 1
         hi = w.replicas.max if w.replicas else 1
@@ -117,7 +124,7 @@ def brute_force(
         base_n, burst_n = (lo, hi - lo) if w.always_on else (hi, 0)
     else:
         base_n, burst_n = w.nodes, 0
-    base_hours = 730 if w.always_on else w.hours_per_month
+    base_hours = HOURS_PER_MONTH if w.always_on else w.hours_per_month
     overhead = dict(DEFAULT_INTERRUPTION_OVERHEAD)
     io = spec.defaults.interruption_overhead
     if isinstance(io, float | int):
@@ -130,7 +137,6 @@ def brute_force(
     }
     for c, d in spec.defaults.commitment_discounts.items():
         discounts[c].update({k: v for k, v in d.model_dump().items() if v is not None})
-    terms = {"none": [], "1y": ["reserved_1y"], "3y": ["reserved_1y", "reserved_3y"]}
     # Spot is the mean of the region's zones (capacity may land in any of them).
     zone_spots: dict[tuple, list[float]] = {}
     for o in catalog.offers:
@@ -168,7 +174,7 @@ def brute_force(
         if limits.allow_on_demand:
             base.append(("on_demand", od, od))
         if w.always_on:
-            for t in terms[limits.max_commitment]:
+            for t in TERMS_UP_TO[limits.max_commitment]:
                 base.append((t, od * (1 - discounts[o.cloud][t]), od * (1 - discounts[o.cloud][t])))
         burst = []
         if burst_n and w.interruptible and spot is not None:
@@ -190,7 +196,7 @@ def brute_force(
             if w.managed == "azureml" and not w.always_on:
                 runs = math.ceil(base_hours / RUN_HOURS) if base_hours else 0
                 billed = base_hours * hourly / listed
-                idle = min(runs * AZURE_ML_IDLE_SECONDS / 3600, max(730 - billed, 0.0))
+                idle = min(runs * AZURE_ML_IDLE_SECONDS / 3600, max(HOURS_PER_MONTH - billed, 0.0))
             out.append(((hourly * base_hours + listed * idle) * base_n + burst_cost, key))
     return out
 
@@ -229,12 +235,9 @@ def assert_optimal(spec: WorkloadSpec, catalog: Catalog) -> None:
 REAL = load_catalog()
 
 
-ROOT_EXAMPLE = ROOT / "examples" / "workloads.yaml"
-
-
 @st.composite
 def workloads(draw: st.DrawFn, catalog: Catalog, index: int) -> dict[str, Any]:
-    kind = draw(st.sampled_from(["training", "inference", "batch"]))
+    kind = draw(st.sampled_from(KINDS))
     gpu_names = sorted(catalog.gpu_names())
     form = draw(st.sampled_from(["name", "memory", "model"]))
     if form == "name":
@@ -250,16 +253,17 @@ def workloads(draw: st.DrawFn, catalog: Catalog, index: int) -> dict[str, Any]:
     else:
         gpu = {
             "params_billions": draw(st.sampled_from([1, 3, 7, 13, 34, 70])),
+            # fp32 only doubles the memory: the two halves are the interesting cases.
             "precision": draw(st.sampled_from(["bf16", "fp16"])),
             "batch_tokens": draw(st.sampled_from([512, 4096])),
         }
         if kind != "inference":
-            gpu["method"] = draw(st.sampled_from(["full", "lora", "qlora"]))
+            gpu["method"] = draw(st.sampled_from(get_args(Method)))
         if draw(st.booleans()):
             gpu["count"] = draw(st.sampled_from([1, 2, 4, 8]))
     w: dict[str, Any] = {"name": f"w{index}", "kind": kind, "gpu": gpu}
     w["interruptible"] = draw(st.booleans())
-    w["hours_per_month"] = draw(st.sampled_from([10, 100, 730]))
+    w["hours_per_month"] = draw(st.sampled_from([10, 100, HOURS_PER_MONTH]))
     if kind == "inference":
         lo = draw(st.integers(1, 3))
         w["replicas"] = {"min": lo, "max": lo + draw(st.integers(0, 3))}
@@ -278,14 +282,14 @@ def workloads(draw: st.DrawFn, catalog: Catalog, index: int) -> dict[str, Any]:
             w["regions"] = {
                 cloud: draw(st.lists(st.sampled_from(regions), min_size=1, max_size=3, unique=True))
             }
-    if kind == "training" and draw(st.integers(0, 5)) == 0 and "aws" in w.get("clouds", ["aws"]):
-        w["managed"] = "sagemaker"
-    elif (
-        kind != "inference"
-        and draw(st.integers(0, 5)) == 0
-        and "azure" in w.get("clouds", ["azure"])
-    ):
-        w["managed"] = "azureml"
+    for name, service in MANAGED_SERVICES.items():
+        if (
+            kind in service.kinds
+            and service.cloud in w.get("clouds", [service.cloud])
+            and draw(st.integers(0, 5)) == 0
+        ):
+            w["managed"] = name
+            break
     return w
 
 
@@ -293,7 +297,7 @@ def workloads(draw: st.DrawFn, catalog: Catalog, index: int) -> dict[str, Any]:
 def specs(draw: st.DrawFn, catalog: Catalog) -> WorkloadSpec:
     env = {
         "allow_on_demand": draw(st.booleans()),
-        "max_commitment": draw(st.sampled_from(["none", "1y", "3y"])),
+        "max_commitment": draw(st.sampled_from(list(TERMS_UP_TO))),
     }
     if draw(st.booleans()):
         env["max_gpus_per_workload"] = draw(st.sampled_from([1, 4, 8, 16, 64]))
@@ -361,16 +365,24 @@ def test_planner_is_optimal_on_the_real_catalog(data: st.DataObject) -> None:
 
 # Small random catalogs with few distinct prices: many exact ties, missing spot prices, sizes
 # with and without cluster networking — the cases pruning and tie-breaking can get wrong.
-_TYPES = [
-    ("aws", "p5.48xlarge", "H100", 8),
-    ("aws", "g6.xlarge", "L4", 1),
-    ("aws", "g6.12xlarge", "L4", 4),
-    ("aws", "g5.xlarge", "A10G", 1),
-    ("gcp", "a3-highgpu-8g", "H100", 8),
-    ("gcp", "g2-standard-4", "L4", 1),
-    ("azure", "Standard_ND96isr_H100_v5", "H100", 8),
-    ("azure", "Standard_NC4as_T4_v3", "T4", 1),
-]
+_TYPE_NAMES = (
+    "p5.48xlarge",
+    "g6.xlarge",
+    "g6.12xlarge",
+    "g5.xlarge",
+    "a3-highgpu-8g",
+    "g2-standard-4",
+    "Standard_ND96isr_H100_v5",
+    "Standard_NC4as_T4_v3",
+)
+# Their cloud, GPU and count as the real catalog has them.
+_TYPES = sorted(
+    {
+        (o.cloud, o.instance_type, o.gpu_name, o.gpu_count)
+        for o in REAL.offers
+        if o.instance_type in _TYPE_NAMES
+    }
+)
 
 
 _REGIONS = {

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from gpufleet.planner.gpus import GPUS
+from gpufleet.planner.spec import Precision
 from gpufleet.planner.vram import (
     GIB,
     estimate_serving_vram,
@@ -93,7 +96,7 @@ def test_activations_too_big_for_a_gpu_means_no_count_fits() -> None:
 @given(
     params=st.floats(0.1, 500),
     tokens=st.integers(1, 65536),
-    precision=st.sampled_from(["bf16", "fp16", "fp32"]),
+    precision=st.sampled_from(get_args(Precision)),
 )
 def test_methods_order_and_growth(params: float, tokens: int, precision: str) -> None:
     qlora, lora, full = (

@@ -32,6 +32,7 @@ from gpufleet.planner.pricing import sagemaker_markup
 from gpufleet.planner.rates import shipped_rate_card
 from gpufleet.pricing_models import (
     HOURS_PER_MONTH,
+    LOW_PRIORITY,
     PRICING_ORDER,
     TERM_OF_PRICING,
     Pricing,
@@ -293,7 +294,7 @@ def test_every_component_is_priced_under_every_pricing_model_it_builds(
     assert rate is not None and rate.estimated is None
     for line in lines:
         assert line.unpriced is None and line.rate_usd == pytest.approx(rate.hourly), line
-        assert line.pricing.split()[0] in (pricing, "low-priority"), line.pricing
+        assert line.pricing.split()[0] in (pricing, LOW_PRIORITY), line.pricing
         most = line.maximum
         assert line.per_run or most.hours == HOURS_PER_MONTH
         assert most.monthly_usd == pytest.approx((most.instances or 0) * rate.hourly * most.hours)

@@ -9,12 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from gpufleet.cli.main import main
-from tests.helpers import ROOT
-
-EXAMPLE = ROOT / "examples" / "workloads.yaml"
-
-
-ENVS = ("dev", "staging", "prod")
+from tests.helpers import EXAMPLE, EXAMPLE_ENVS, ROOT
 
 
 def generate(*args: str) -> tuple[int, str, str]:
@@ -24,7 +19,7 @@ def generate(*args: str) -> tuple[int, str, str]:
 
 def test_committed_example_stacks_are_up_to_date(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
-    env_args = [arg for env in ENVS for arg in ("--env", env)]
+    env_args = [arg for env in EXAMPLE_ENVS for arg in ("--env", env)]
     # --check: a stale file fails the test and stays as it is (a test writes no source).
     code, out, err = generate("examples/workloads.yaml", *env_args, "--check")
     assert code == 0, err

@@ -14,12 +14,7 @@ from click.testing import CliRunner
 from gpufleet.cli.main import main
 from gpufleet.engine.program_dir import ProgramRunError, run_program_dir
 from gpufleet.engine.wire import UNKNOWN
-from tests.helpers import ROOT
-
-EXAMPLE = ROOT / "examples" / "workloads.yaml"
-
-
-ENVS = ("dev", "staging", "prod")
+from tests.helpers import EXAMPLE, EXAMPLE_ENVS, ROOT
 
 
 def generate(*args: str) -> tuple[int, str, str]:
@@ -27,7 +22,7 @@ def generate(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-@pytest.mark.parametrize("env", ENVS)
+@pytest.mark.parametrize("env", EXAMPLE_ENVS)
 def test_example_stacks_preview_offline(env: str) -> None:
     cap = run_program_dir(ROOT, env)
     config = json.loads(

@@ -14,9 +14,8 @@ from click.testing import CliRunner
 from gpufleet.cli.main import main
 from gpufleet.stacks.stack_file import ExistingStackFile, StackFileError, render_stack_file
 from gpufleet.yaml_input import parse_yaml
-from tests.helpers import ROOT
+from tests.helpers import EXAMPLE
 
-EXAMPLE = ROOT / "examples" / "workloads.yaml"
 GENERATED = {
     "gpufleet:environment": "dev",
     "gpufleet:limits": {"maxGpusPerWorkload": 8, "allowOnDemand": False},

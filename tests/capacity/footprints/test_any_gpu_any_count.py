@@ -28,6 +28,7 @@ from gpufleet.capacity.footprints.azure_container_apps import (
 from gpufleet.capacity.footprints.coverage import NAMED_MACHINE_TYPES, gpu_capable_table
 from gpufleet.capacity.footprints.model import Machine
 from gpufleet.clouds import Cloud, cloud_of_type
+from gpufleet.planner.capabilities import CAPABILITIES
 from gpufleet.planner.gcp_machines import GPU_OF_ACCELERATOR
 
 Props = dict[str, Any]
@@ -73,280 +74,210 @@ def _template(key: str) -> Builder:
     return lambda name, machine, count: (one(name, machine, count)[0], None)
 
 
-BUILDERS: dict[str, tuple[Cloud, Builder]] = {
-    "aws:ec2/launchTemplate:LaunchTemplate": ("aws", _template("instanceType")),
-    "aws:ec2/launchConfiguration:LaunchConfiguration": ("aws", _template("instanceType")),
-    "aws:ec2/instance:Instance": ("aws", _one("instanceType")),
-    "aws:ec2/spotInstanceRequest:SpotInstanceRequest": ("aws", _one("instanceType")),
-    "aws:sagemaker/notebookInstance:NotebookInstance": ("aws", _one("instanceType")),
-    "aws:sagemaker/app:App": ("aws", _one("resourceSpec.instanceType")),
-    "aws:autoscaling/group:Group": (
-        "aws",
-        lambda name, m, n: (
-            {
-                "maxSize": n,
-                "mixedInstancesPolicy": {"launchTemplate": {"overrides": [{"instanceType": name}]}},
+BUILDERS: dict[str, Builder] = {
+    "aws:ec2/launchTemplate:LaunchTemplate": _template("instanceType"),
+    "aws:ec2/launchConfiguration:LaunchConfiguration": _template("instanceType"),
+    "aws:ec2/instance:Instance": _one("instanceType"),
+    "aws:ec2/spotInstanceRequest:SpotInstanceRequest": _one("instanceType"),
+    "aws:sagemaker/notebookInstance:NotebookInstance": _one("instanceType"),
+    "aws:sagemaker/app:App": _one("resourceSpec.instanceType"),
+    "aws:autoscaling/group:Group": lambda name, m, n: (
+        {
+            "maxSize": n,
+            "mixedInstancesPolicy": {"launchTemplate": {"overrides": [{"instanceType": name}]}},
+        },
+        n * m.gpus,
+    ),
+    "aws:ec2/fleet:Fleet": lambda name, m, n: (
+        {
+            "launchTemplateConfigs": [{"overrides": [{"instanceType": name}]}],
+            "targetCapacitySpecification": {"totalTargetCapacity": n},
+        },
+        n * m.gpus,
+    ),
+    "aws:ec2/spotFleetRequest:SpotFleetRequest": lambda name, m, n: (
+        {"targetCapacity": n, "launchSpecifications": [{"instanceType": name}]},
+        n * m.gpus,
+    ),
+    "aws:ec2/capacityReservation:CapacityReservation": lambda name, m, n: (
+        {"instanceType": name, "instanceCount": n},
+        n * m.gpus,
+    ),
+    "aws:ec2/capacityBlockReservation:CapacityBlockReservation": lambda name, m, n: (
+        {"instanceType": name, "instanceCount": n},
+        n * m.gpus,
+    ),
+    "aws:sagemaker/trainingJob:TrainingJob": lambda name, m, n: (
+        {"resourceConfig": {"instanceType": name, "instanceCount": n}},
+        n * m.gpus,
+    ),
+    "gpufleet:aws:SageMakerSpotTraining": lambda name, m, n: (
+        {"instance_type": name, "instance_count": n},
+        n * m.gpus,
+    ),
+    "aws:eks/nodeGroup:NodeGroup": lambda name, m, n: (
+        {"instanceTypes": [name], "scalingConfig": {"desiredSize": 0, "maxSize": n}},
+        n * m.gpus,
+    ),
+    "aws:batch/computeEnvironment:ComputeEnvironment": lambda name, m, n: (
+        {"computeResources": {"type": "EC2", "instanceTypes": [name], "maxVcpus": n * m.vcpus}},
+        n * m.gpus,
+    ),
+    "aws:sagemaker/endpointConfiguration:EndpointConfiguration": lambda name, m, n: (
+        {"productionVariants": [{"instanceType": name, "initialInstanceCount": n}]},
+        n * m.gpus,
+    ),
+    "aws:emr/cluster:Cluster": lambda name, m, n: (
+        {
+            "masterInstanceGroup": {"instanceType": "m5.xlarge"},
+            "coreInstanceGroup": {"instanceType": name, "instanceCount": n},
+        },
+        n * m.gpus,
+    ),
+    "aws:emr/instanceGroup:InstanceGroup": lambda name, m, n: (
+        {"instanceType": name, "instanceCount": n},
+        n * m.gpus,
+    ),
+    "aws:emr/instanceFleet:InstanceFleet": lambda name, m, n: (
+        {"instanceTypeConfigs": [{"instanceType": name}], "targetSpotCapacity": n},
+        n * m.gpus,
+    ),
+    "aws:sagemaker/hyperParameterTuningJob:HyperParameterTuningJob": lambda name, m, n: (
+        {
+            "config": {
+                "resourceLimits": {"maxParallelTrainingJobs": n, "maxNumberOfTrainingJobs": n}
             },
-            n * m.gpus,
-        ),
+            "trainingJobDefinition": {"resourceConfig": {"instanceType": name, "instanceCount": 1}},
+        },
+        n * m.gpus,
     ),
-    "aws:ec2/fleet:Fleet": (
-        "aws",
-        lambda name, m, n: (
-            {
-                "launchTemplateConfigs": [{"overrides": [{"instanceType": name}]}],
-                "targetCapacitySpecification": {"totalTargetCapacity": n},
-            },
-            n * m.gpus,
-        ),
+    "aws:elasticbeanstalk/environment:Environment": lambda name, m, n: (
+        {
+            "settings": [
+                {"namespace": "aws:ec2:instances", "name": "InstanceTypes", "value": name},
+                {"namespace": "aws:autoscaling:asg", "name": "MaxSize", "value": str(n)},
+            ]
+        },
+        n * m.gpus,
     ),
-    "aws:ec2/spotFleetRequest:SpotFleetRequest": (
-        "aws",
-        lambda name, m, n: (
-            {"targetCapacity": n, "launchSpecifications": [{"instanceType": name}]},
-            n * m.gpus,
-        ),
+    "aws:elasticbeanstalk/configurationTemplate:ConfigurationTemplate": lambda name, m, n: (
+        {"settings": [{"namespace": "aws:ec2:instances", "name": "InstanceTypes", "value": name}]},
+        None,
     ),
-    "aws:ec2/capacityReservation:CapacityReservation": (
-        "aws",
-        lambda name, m, n: ({"instanceType": name, "instanceCount": n}, n * m.gpus),
+    "aws:codebuild/fleet:Fleet": lambda name, m, n: (
+        {
+            "environmentType": "LINUX_GPU_CONTAINER",
+            "computeType": "CUSTOM_INSTANCE_TYPE",
+            "computeConfiguration": {"instanceType": name},
+            "baseCapacity": n,
+        },
+        n * m.gpus,
     ),
-    "aws:ec2/capacityBlockReservation:CapacityBlockReservation": (
-        "aws",
-        lambda name, m, n: ({"instanceType": name, "instanceCount": n}, n * m.gpus),
+    "gcp:compute/instance:Instance": _gcp_vm,
+    "gcp:compute/instanceFromTemplate:InstanceFromTemplate": _gcp_vm,
+    "gcp:compute/instanceFromMachineImage:InstanceFromMachineImage": _gcp_vm,
+    "gcp:compute/instanceTemplate:InstanceTemplate": lambda name, m, n: (
+        _gcp_vm(name, m, n)[0],
+        None,
     ),
-    "aws:sagemaker/trainingJob:TrainingJob": (
-        "aws",
-        lambda name, m, n: (
-            {"resourceConfig": {"instanceType": name, "instanceCount": n}},
-            n * m.gpus,
-        ),
+    "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate": lambda name, m, n: (
+        _gcp_vm(name, m, n)[0],
+        None,
     ),
-    "gpufleet:aws:SageMakerSpotTraining": (
-        "aws",
-        lambda name, m, n: ({"instance_type": name, "instance_count": n}, n * m.gpus),
+    "gcp:compute/instanceGroupManager:InstanceGroupManager": lambda name, m, n: (
+        {"targetSize": n},
+        n * m.gpus,
     ),
-    "aws:eks/nodeGroup:NodeGroup": (
-        "aws",
-        lambda name, m, n: (
-            {"instanceTypes": [name], "scalingConfig": {"desiredSize": 0, "maxSize": n}},
-            n * m.gpus,
-        ),
+    "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager": lambda name, m, n: (
+        {"targetSize": n},
+        n * m.gpus,
     ),
-    "aws:batch/computeEnvironment:ComputeEnvironment": (
-        "aws",
-        lambda name, m, n: (
-            {"computeResources": {"type": "EC2", "instanceTypes": [name], "maxVcpus": n * m.vcpus}},
-            n * m.gpus,
-        ),
-    ),
-    "aws:sagemaker/endpointConfiguration:EndpointConfiguration": (
-        "aws",
-        lambda name, m, n: (
-            {"productionVariants": [{"instanceType": name, "initialInstanceCount": n}]},
-            n * m.gpus,
-        ),
-    ),
-    "aws:emr/cluster:Cluster": (
-        "aws",
-        lambda name, m, n: (
-            {
-                "masterInstanceGroup": {"instanceType": "m5.xlarge"},
-                "coreInstanceGroup": {"instanceType": name, "instanceCount": n},
-            },
-            n * m.gpus,
-        ),
-    ),
-    "aws:emr/instanceGroup:InstanceGroup": (
-        "aws",
-        lambda name, m, n: ({"instanceType": name, "instanceCount": n}, n * m.gpus),
-    ),
-    "aws:emr/instanceFleet:InstanceFleet": (
-        "aws",
-        lambda name, m, n: (
-            {"instanceTypeConfigs": [{"instanceType": name}], "targetSpotCapacity": n},
-            n * m.gpus,
-        ),
-    ),
-    "aws:sagemaker/hyperParameterTuningJob:HyperParameterTuningJob": (
-        "aws",
-        lambda name, m, n: (
-            {
-                "config": {
-                    "resourceLimits": {"maxParallelTrainingJobs": n, "maxNumberOfTrainingJobs": n}
+    "gcp:compute/reservation:Reservation": lambda name, m, n: (
+        {
+            "specificReservation": {
+                "count": n,
+                "instanceProperties": {
+                    "machineType": name,
+                    "guestAccelerators": _gcp_accelerators(
+                        m, "acceleratorType", "acceleratorCount"
+                    ),
                 },
-                "trainingJobDefinition": {
-                    "resourceConfig": {"instanceType": name, "instanceCount": 1}
-                },
-            },
-            n * m.gpus,
-        ),
+            }
+        },
+        n * m.gpus,
     ),
-    "aws:elasticbeanstalk/environment:Environment": (
-        "aws",
-        lambda name, m, n: (
-            {
-                "settings": [
-                    {"namespace": "aws:ec2:instances", "name": "InstanceTypes", "value": name},
-                    {"namespace": "aws:autoscaling:asg", "name": "MaxSize", "value": str(n)},
-                ]
-            },
-            n * m.gpus,
-        ),
+    "gcp:container/nodePool:NodePool": lambda name, m, n: (
+        {
+            "location": "us-central1-a",
+            "nodeCount": n,
+            "nodeConfig": {"machineType": name, "guestAccelerators": _gcp_accelerators(m)},
+        },
+        n * m.gpus,
     ),
-    "aws:elasticbeanstalk/configurationTemplate:ConfigurationTemplate": (
-        "aws",
-        lambda name, m, n: (
-            {
-                "settings": [
-                    {"namespace": "aws:ec2:instances", "name": "InstanceTypes", "value": name}
-                ]
-            },
-            None,
-        ),
-    ),
-    # A CodeBuild fleet of an EC2 type (named as CodeBuild's: its price is not EC2's).
-    "aws:codebuild/fleet:Fleet": (
-        "aws",
-        lambda name, m, n: (
-            {
-                "environmentType": "LINUX_GPU_CONTAINER",
-                "computeType": "CUSTOM_INSTANCE_TYPE",
-                "computeConfiguration": {"instanceType": name},
-                "baseCapacity": n,
-            },
-            n * m.gpus,
-        ),
-    ),
-    "gcp:compute/instance:Instance": ("gcp", _gcp_vm),
-    "gcp:compute/instanceFromTemplate:InstanceFromTemplate": ("gcp", _gcp_vm),
-    "gcp:compute/instanceFromMachineImage:InstanceFromMachineImage": ("gcp", _gcp_vm),
-    "gcp:compute/instanceTemplate:InstanceTemplate": (
-        "gcp",
-        lambda name, m, n: (_gcp_vm(name, m, n)[0], None),
-    ),
-    "gcp:compute/regionInstanceTemplate:RegionInstanceTemplate": (
-        "gcp",
-        lambda name, m, n: (_gcp_vm(name, m, n)[0], None),
-    ),
-    # Groups launch from a template: resolved from one of the same machine.
-    "gcp:compute/instanceGroupManager:InstanceGroupManager": (
-        "gcp",
-        lambda name, m, n: ({"targetSize": n}, n * m.gpus),
-    ),
-    "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager": (
-        "gcp",
-        lambda name, m, n: ({"targetSize": n}, n * m.gpus),
-    ),
-    "gcp:compute/reservation:Reservation": (
-        "gcp",
-        lambda name, m, n: (
-            {
-                "specificReservation": {
-                    "count": n,
-                    "instanceProperties": {
+    "gcp:container/cluster:Cluster": lambda name, m, n: (
+        {
+            "location": "us-central1",
+            "nodeLocations": ["us-central1-a", "us-central1-b"],
+            "nodePools": [
+                {
+                    "name": "gpu",
+                    "nodeCount": n,
+                    "nodeConfig": {
                         "machineType": name,
-                        "guestAccelerators": _gcp_accelerators(
-                            m, "acceleratorType", "acceleratorCount"
-                        ),
+                        "guestAccelerators": _gcp_accelerators(m),
                     },
                 }
-            },
-            n * m.gpus,
-        ),
+            ],
+        },
+        2 * n * m.gpus,
     ),
-    "gcp:container/nodePool:NodePool": (
-        "gcp",
-        lambda name, m, n: (
-            {
-                "location": "us-central1-a",
-                "nodeCount": n,
-                "nodeConfig": {"machineType": name, "guestAccelerators": _gcp_accelerators(m)},
-            },
-            n * m.gpus,
-        ),
+    "gcp:vertex/aiDeploymentResourcePool:AiDeploymentResourcePool": lambda name, m, n: (
+        {
+            "dedicatedResources": {
+                "machineSpec": _gcp_spec(name, m),
+                "minReplicaCount": 1,
+                "maxReplicaCount": n,
+            }
+        },
+        n * m.gpus,
     ),
-    "gcp:container/cluster:Cluster": (
-        "gcp",
-        lambda name, m, n: (
-            {
-                "location": "us-central1",
-                "nodeLocations": ["us-central1-a", "us-central1-b"],
-                "nodePools": [
-                    {
-                        "name": "gpu",
-                        "nodeCount": n,
-                        "nodeConfig": {
+    "gcp:vertex/aiPersistentResource:AiPersistentResource": lambda name, m, n: (
+        {"resourcePools": [{"machineSpec": _gcp_spec(name, m), "replicaCount": str(n)}]},
+        n * m.gpus,
+    ),
+    "gcp:dataproc/cluster:Cluster": lambda name, m, n: (
+        {
+            "clusterConfig": {
+                "masterConfig": {"machineType": "n1-standard-4"},
+                "workerConfig": {
+                    "machineType": name,
+                    "numInstances": n,
+                    "accelerators": _gcp_accelerators(m, "acceleratorType", "acceleratorCount"),
+                },
+            }
+        },
+        n * m.gpus,
+    ),
+    "gcp:dataproc/workflowTemplate:WorkflowTemplate": lambda name, m, n: (
+        {
+            "placement": {
+                "managedCluster": {
+                    "clusterName": "run",
+                    "config": {
+                        "secondaryWorkerConfig": {
                             "machineType": name,
-                            "guestAccelerators": _gcp_accelerators(m),
-                        },
-                    }
-                ],
-            },
-            2 * n * m.gpus,
-        ),
-    ),
-    "gcp:vertex/aiDeploymentResourcePool:AiDeploymentResourcePool": (
-        "gcp",
-        lambda name, m, n: (
-            {
-                "dedicatedResources": {
-                    "machineSpec": _gcp_spec(name, m),
-                    "minReplicaCount": 1,
-                    "maxReplicaCount": n,
-                }
-            },
-            n * m.gpus,
-        ),
-    ),
-    "gcp:vertex/aiPersistentResource:AiPersistentResource": (
-        "gcp",
-        lambda name, m, n: (
-            {"resourcePools": [{"machineSpec": _gcp_spec(name, m), "replicaCount": str(n)}]},
-            n * m.gpus,
-        ),
-    ),
-    "gcp:dataproc/cluster:Cluster": (
-        "gcp",
-        lambda name, m, n: (
-            {
-                "clusterConfig": {
-                    "masterConfig": {"machineType": "n1-standard-4"},
-                    "workerConfig": {
-                        "machineType": name,
-                        "numInstances": n,
-                        "accelerators": _gcp_accelerators(m, "acceleratorType", "acceleratorCount"),
+                            "numInstances": n,
+                            "accelerators": _gcp_accelerators(
+                                m, "acceleratorType", "acceleratorCount"
+                            ),
+                        }
                     },
                 }
-            },
-            n * m.gpus,
-        ),
-    ),
-    # The managed cluster of a run, started outside the stack.
-    "gcp:dataproc/workflowTemplate:WorkflowTemplate": (
-        "gcp",
-        lambda name, m, n: (
-            {
-                "placement": {
-                    "managedCluster": {
-                        "clusterName": "run",
-                        "config": {
-                            "secondaryWorkerConfig": {
-                                "machineType": name,
-                                "numInstances": n,
-                                "accelerators": _gcp_accelerators(
-                                    m, "acceleratorType", "acceleratorCount"
-                                ),
-                            }
-                        },
-                    }
-                }
-            },
-            n * m.gpus,
-        ),
+            }
+        },
+        n * m.gpus,
     ),
     "gcp:vertex/aiEndpointWithModelGardenDeployment:AiEndpointWithModelGardenDeployment": (
-        "gcp",
         lambda name, m, n: (
             {
                 "deployConfig": {
@@ -358,75 +289,60 @@ BUILDERS: dict[str, tuple[Cloud, Builder]] = {
                 }
             },
             n * m.gpus,
-        ),
+        )
     ),
-    "gcp:workbench/instance:Instance": (
-        "gcp",
-        lambda name, m, n: (
-            {
-                "gceSetup": {
-                    "machineType": name,
-                    "acceleratorConfigs": [
-                        {
-                            "type": ACCELERATOR_OF_GPU[m.gpu_name].upper().replace("-", "_"),
-                            "coreCount": str(m.gpus),
-                        }
-                    ],
-                }
-            },
-            m.gpus,
-        ),
+    "gcp:workbench/instance:Instance": lambda name, m, n: (
+        {
+            "gceSetup": {
+                "machineType": name,
+                "acceleratorConfigs": [
+                    {
+                        "type": ACCELERATOR_OF_GPU[m.gpu_name].upper().replace("-", "_"),
+                        "coreCount": str(m.gpus),
+                    }
+                ],
+            }
+        },
+        m.gpus,
     ),
-    "azure-native:compute:VirtualMachine": ("azure", _one("hardwareProfile.vmSize")),
-    "azure-native:compute:VirtualMachineScaleSet": (
-        "azure",
-        lambda name, m, n: ({"sku": {"name": name, "capacity": n}}, n * m.gpus),
+    "azure-native:compute:VirtualMachine": _one("hardwareProfile.vmSize"),
+    "azure-native:compute:VirtualMachineScaleSet": lambda name, m, n: (
+        {"sku": {"name": name, "capacity": n}},
+        n * m.gpus,
     ),
-    "azure-native:compute:CapacityReservation": (
-        "azure",
-        lambda name, m, n: ({"sku": {"name": name, "capacity": n}}, n * m.gpus),
+    "azure-native:compute:CapacityReservation": lambda name, m, n: (
+        {"sku": {"name": name, "capacity": n}},
+        n * m.gpus,
     ),
-    "azure-native:containerservice:AgentPool": (
-        "azure",
-        lambda name, m, n: ({"vmSize": name, "count": n}, n * m.gpus),
+    "azure-native:containerservice:AgentPool": lambda name, m, n: (
+        {"vmSize": name, "count": n},
+        n * m.gpus,
     ),
-    "azure-native:containerservice:ManagedCluster": (
-        "azure",
-        lambda name, m, n: (
-            {
-                "agentPoolProfiles": [
-                    {"name": "sys", "vmSize": "Standard_D4s_v5", "count": 3},
-                    {"name": "gpu", "vmSize": name, "enableAutoScaling": True, "maxCount": n},
-                ]
-            },
-            n * m.gpus,
-        ),
+    "azure-native:containerservice:ManagedCluster": lambda name, m, n: (
+        {
+            "agentPoolProfiles": [
+                {"name": "sys", "vmSize": "Standard_D4s_v5", "count": 3},
+                {"name": "gpu", "vmSize": name, "enableAutoScaling": True, "maxCount": n},
+            ]
+        },
+        n * m.gpus,
     ),
-    "azure-native:batch:Pool": (
-        "azure",
-        lambda name, m, n: (
-            {"vmSize": name, "scaleSettings": {"fixedScale": {"targetLowPriorityNodes": n}}},
-            n * m.gpus,
-        ),
+    "azure-native:batch:Pool": lambda name, m, n: (
+        {"vmSize": name, "scaleSettings": {"fixedScale": {"targetLowPriorityNodes": n}}},
+        n * m.gpus,
     ),
-    "azure-native:machinelearningservices:Compute": (
-        "azure",
-        lambda name, m, n: (
-            {
-                "properties": {
-                    "computeType": "AmlCompute",
-                    "properties": {"vmSize": name, "scaleSettings": {"maxNodeCount": n}},
-                }
-            },
-            n * m.gpus,
-        ),
+    "azure-native:machinelearningservices:Compute": lambda name, m, n: (
+        {
+            "properties": {
+                "computeType": "AmlCompute",
+                "properties": {"vmSize": name, "scaleSettings": {"maxNodeCount": n}},
+            }
+        },
+        n * m.gpus,
     ),
-    "azure-native:machinelearningservices:OnlineDeployment": (
-        "azure",
-        lambda name, m, n: (
-            {"sku": {"capacity": n}, "properties": {"instanceType": name}},
-            n * m.gpus,
-        ),
+    "azure-native:machinelearningservices:OnlineDeployment": lambda name, m, n: (
+        {"sku": {"capacity": n}, "properties": {"instanceType": name}},
+        n * m.gpus,
     ),
 }
 
@@ -550,7 +466,8 @@ def _gpu_machines(cloud: Cloud) -> list[Machine]:
     how=st.integers(0, 5),
 )
 def test_any_gpu_machine_any_count(type_: str, pick: int, count: int, how: int) -> None:
-    cloud, build = BUILDERS[type_]
+    build = BUILDERS[type_]
+    cloud = cloud_of_type(type_) or CAPABILITIES[type_.removeprefix("gpufleet:")].cloud
     machines = _gpu_machines(cloud)
     machine = machines[pick % len(machines)]
     props, most = build(_spelled(cloud, machine, how), machine, count)

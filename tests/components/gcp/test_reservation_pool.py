@@ -67,12 +67,39 @@ def test_reservation_pool_validation() -> None:
 
 
 @pytest.mark.parametrize(
-    ("machine_type", "gpu", "gpu_count", "term", "kind", "accelerator", "gpus"),
+    ("machine_type", "gpu", "gpu_count", "term", "plan", "kind", "accelerator", "gpus"),
     [
-        ("g2-standard-4", None, None, "3y", "GRAPHICS_OPTIMIZED", "nvidia-l4", 1),
-        ("a2-highgpu-2g", None, None, "1y", "ACCELERATOR_OPTIMIZED", "nvidia-tesla-a100", 2),
-        ("a3-megagpu-8g", None, None, "3y", "ACCELERATOR_OPTIMIZED_A3_MEGA", None, 8),
-        ("n1-standard-8", "T4", 2, "1y", "GENERAL_PURPOSE", "nvidia-tesla-t4", 2),
+        (
+            "g2-standard-4",
+            None,
+            None,
+            "3y",
+            "THIRTY_SIX_MONTH",
+            "GRAPHICS_OPTIMIZED",
+            "nvidia-l4",
+            1,
+        ),
+        (
+            "a2-highgpu-2g",
+            None,
+            None,
+            "1y",
+            "TWELVE_MONTH",
+            "ACCELERATOR_OPTIMIZED",
+            "nvidia-tesla-a100",
+            2,
+        ),
+        (
+            "a3-megagpu-8g",
+            None,
+            None,
+            "3y",
+            "THIRTY_SIX_MONTH",
+            "ACCELERATOR_OPTIMIZED_A3_MEGA",
+            None,
+            8,
+        ),
+        ("n1-standard-8", "T4", 2, "1y", "TWELVE_MONTH", "GENERAL_PURPOSE", "nvidia-tesla-t4", 2),
     ],
 )
 def test_a_purchased_commitment_buys_exactly_the_reservation_and_is_kept(
@@ -80,6 +107,7 @@ def test_a_purchased_commitment_buys_exactly_the_reservation_and_is_kept(
     gpu: str | None,
     gpu_count: int | None,
     term: str,
+    plan: str,
     kind: str,
     accelerator: str | None,
     gpus: int,
@@ -102,7 +130,7 @@ def test_a_purchased_commitment_buys_exactly_the_reservation_and_is_kept(
     assert commitment.protect is True and commitment.retain_on_delete is True
     assert commitment.inputs["autoRenew"] is False
     assert commitment.inputs["region"] == "us-east4"
-    assert commitment.inputs["plan"] == {"1y": "TWELVE_MONTH", "3y": "THIRTY_SIX_MONTH"}[term]
+    assert commitment.inputs["plan"] == plan
     assert commitment.inputs["type"] == kind
     assert commitment.inputs["category"] == "MACHINE"
     assert commitment.inputs["existingReservations"] == reservation.id
