@@ -401,11 +401,10 @@ def price_stack(
         WorkloadCost(name, tuple(sorted(groups[name], key=lambda r: r.name)), plan.get(name))
         for name in sorted(groups, key=lambda n: (n == UNTAGGED, n))
     )
-    as_of = max((o.as_of for o in rates.catalog.offers), default="")
     # The stack and its providers are the engine's bookkeeping, not resources of the program.
     count = sum(1 for r in resources if not r.type.startswith("pulumi:"))
     priced = _not_priced(resources, items, lines, {d.resource.urn for d in declared})
-    return StackCost(workloads, priced, count, as_of)
+    return StackCost(workloads, priced, count, rates.catalog.as_of)
 
 
 def reserved_needs(items: Sequence[StackCapacity]) -> list[ReservedNeed]:

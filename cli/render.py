@@ -265,7 +265,7 @@ def offers(rows: Iterable[Offer], fmt: str) -> None:
         messages.echo("no offers match", err=True)
         return
     console = tables.console()
-    console.print(f"{len(rows)} offers, prices as of {rows[0].as_of}")
+    console.print(f"{len(rows)} offers, prices as of {min(o.as_of for o in rows)}")
     table = tables.table(
         ("cloud", L),
         ("region", L),

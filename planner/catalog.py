@@ -210,6 +210,11 @@ class Catalog:
     offers: tuple[Offer, ...]
 
     @cached_property
+    def as_of(self) -> str:
+        """The day its oldest price was read: what "prices as of" may honestly say of it."""
+        return min((o.as_of for o in self.offers), default="")
+
+    @cached_property
     def _shapes(self) -> dict[tuple[str, str], MachineShape]:
         shapes: dict[tuple[str, str], MachineShape] = {}
         for o in self.offers:

@@ -78,6 +78,7 @@ import statistics
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 
 from gpufleet.clouds import Cloud
@@ -90,6 +91,8 @@ MANIFEST = "snapshot.json"
 # gpufleet's own rows: a folder beside the snapshot's, the column that says where each is from.
 OVERRIDES = "catalog-overrides"
 PROVENANCE = "Provenance"
+# And the day an override's prices were read (an ISO date): its offers' ``as_of``.
+OVERRIDE_AS_OF = "AsOf"
 
 PLACEHOLDER_PRICE = 10_000.0
 SPOT_ECHO_TOLERANCE = 0.005
@@ -188,6 +191,11 @@ class _Row:
     raw_on_demand: str = ""
     raw_spot: str = ""
     provenance: str = ""  # an override's (catalog-overrides/): where its facts come from
+    read_on: str = ""  # an override's: the day its prices were read
+
+    def as_of(self, manifest: SnapshotManifest) -> str:
+        """The day its prices are from: an override's own, else the snapshot's."""
+        return self.read_on or manifest.as_of
 
     @property
     def source(self) -> str:
@@ -286,6 +294,7 @@ def _read_rows(path: Path, cloud: Cloud, *, override: bool = False) -> list[_Row
                     f"{OVERRIDES}/{path.name}:{line_no}: {PROVENANCE}: required (where the "
                     "row's facts come from: a public page or document)"
                 )
+            read_on = _read_on(rec, path, line_no) if override else ""
             sku = (rec.get("AcceleratorName") or "").strip()
             count_text = (rec.get("AcceleratorCount") or "").strip()
             rows.append(
@@ -307,9 +316,23 @@ def _read_rows(path: Path, cloud: Cloud, *, override: bool = False) -> list[_Row
                     raw_on_demand=rec.get("Price") or "",
                     raw_spot=rec.get("SpotPrice") or "",
                     provenance=provenance,
+                    read_on=read_on,
                 )
             )
     return rows
+
+
+def _read_on(rec: dict[str, str | None], path: Path, line_no: int) -> str:
+    """An override row's ``AsOf``: the ISO date its prices were read (ValueError naming the
+    line otherwise)."""
+    text = (rec.get(OVERRIDE_AS_OF) or "").strip()
+    try:
+        return date.fromisoformat(text).isoformat()
+    except ValueError:
+        raise ValueError(
+            f"{OVERRIDES}/{path.name}:{line_no}: {OVERRIDE_AS_OF}: required, the day the row's "
+            f"prices were read as YYYY-MM-DD (got {text!r})"
+        ) from None
 
 
 # --- rules ---------------------------------------------------------------------------------------
@@ -569,7 +592,7 @@ def _machine_offers(rows: Iterable[_Row], manifest: SnapshotManifest) -> list[Of
             on_demand_hourly=round(row.on_demand or 0.0, 6),
             spot_hourly=None if row.spot is None else round(row.spot, 6),
             source=row.label(manifest),
-            as_of=manifest.as_of,
+            as_of=row.as_of(manifest),
         )
         for row in rows
     ]
@@ -612,7 +635,8 @@ def _gcp_offers(
                 spot_hourly=_round_opt(_sum_spot(vm.spot, gpu.spot)),
                 # gpufleet's own row where either part is one; the GPU price's file otherwise.
                 source=vm.label(manifest) if vm.provenance else gpu.label(manifest),
-                as_of=manifest.as_of,
+                # The older of its two prices' days.
+                as_of=min(vm.as_of(manifest), gpu.as_of(manifest)),
             )
         )
     for gpu in gpu_rows:
@@ -651,7 +675,7 @@ def _n1_offer(gpu: _Row, manifest: SnapshotManifest) -> Offer:
         on_demand_hourly=round((gpu.on_demand or 0.0) + host, 6),
         spot_hourly=_round_opt(None if gpu.spot is None else gpu.spot + host_spot),
         source=gpu.label(manifest) + " + N1 list rates",
-        as_of=manifest.as_of,
+        as_of=gpu.as_of(manifest),
     )
 
 
@@ -680,6 +704,18 @@ def build_catalog(snapshot_dir: Path, overrides_dir: Path | None = None) -> Buil
         + _gcp_offers(gcp_vms, gcp_gpus, manifest, log)
     )
     offers.sort(key=lambda o: (o.cloud, o.gpu_name, o.gpu_count, o.instance_type, o.region, o.zone))
+    # A row gpufleet adds is meant to be an offer: one the rules drop stops the build.
+    lost = [
+        a for a in log.actions if a.source.startswith(f"{OVERRIDES}/") and a.action == "dropped"
+    ]
+    if lost:
+        raise ValueError(
+            "; ".join(
+                f"{a.source}: {a.instance_type} in {a.zone or a.region}: dropped by the "
+                f"{a.rule} rule ({a.detail})"
+                for a in lost
+            )
+        )
     return BuildResult(offers=offers, actions=log.actions)
 
 

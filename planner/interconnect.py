@@ -7,8 +7,11 @@ it crawls. gpufleet places ``nodes > 1`` workloads only on sizes with cluster ne
   it takes — one per network card that supports EFA — from the EC2 user guide: "Supported
   instance types" (docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html#efa-instance-types) and
   "Maximize network bandwidth ... with multiple network cards"
-  (docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-types.html): p4d/p4de 4, p5/p5e/p5en
-  32, trn1 8, trn1n 16, dl1 4, and one on the large g4dn/g5/g6/g6e/gr6 and p3dn sizes.
+  (docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-types.html), which EC2's
+  DescribeInstanceTypes gives as ``EfaInfo.MaximumEfaInterfaces`` (a test compares the two for
+  every catalog size moto's copy of that data knows): p4d/p4de 4, p5/p5e 32, p5en 16, trn1 8,
+  trn1n 16, dl1 4, g6e.24xlarge 2, g6e.48xlarge 4, and one on the other large g4dn/g5/g6/g6e/gr6
+  sizes, p3dn, inf1.24xlarge and dl2q.24xlarge.
   ``AWS_EFA_ONLY_LAYOUT`` lists the sizes AWS configures with an ENA primary interface and
   EFA-only interfaces (P5 family); the others use classic EFA (EFA with ENA) interfaces.
 - GCP: the accelerator-optimized series built for multi-host training, placed together with
@@ -28,7 +31,7 @@ AWS_EFA_INTERFACES: dict[str, int] = {
     "p4de.24xlarge": 4,
     "p5.48xlarge": 32,
     "p5e.48xlarge": 32,
-    "p5en.48xlarge": 32,
+    "p5en.48xlarge": 16,
     "g4dn.8xlarge": 1,
     "g4dn.12xlarge": 1,
     "g4dn.16xlarge": 1,
@@ -46,10 +49,12 @@ AWS_EFA_INTERFACES: dict[str, int] = {
     "g6e.8xlarge": 1,
     "g6e.12xlarge": 1,
     "g6e.16xlarge": 1,
-    "g6e.24xlarge": 1,
-    "g6e.48xlarge": 1,
+    "g6e.24xlarge": 2,
+    "g6e.48xlarge": 4,
     "gr6.8xlarge": 1,
     "dl1.24xlarge": 4,
+    "dl2q.24xlarge": 1,
+    "inf1.24xlarge": 1,
     "trn1.32xlarge": 8,
     "trn1n.32xlarge": 16,
 }

@@ -68,10 +68,9 @@ class Planner:
 
     def plan(self, environments: Iterable[str] | None = None) -> Plan:
         names = list(environments) if environments is not None else list(self.spec.environments)
-        as_of = max((o.as_of for o in self.catalog.offers), default="")
         return Plan(
             self.spec.project,
-            as_of,
+            self.catalog.as_of,
             self.assumptions,
             tuple(self.plan_environment(name) for name in names),
         )

@@ -34,6 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     atomic_write_text(args.out / "catalog_cleaning.csv", write_cleaning_log(result.actions))
     counts = Counter((a.rule, a.action) for a in result.actions)
     print(f"{len(result.offers)} offers written to {args.out / 'catalog.csv'}")
+    added = sum(1 for o in result.offers if o.source.startswith(f"gpufleet {OVERRIDES}/"))
+    print(f"  of which {added} from gpufleet's own rows ({args.overrides})")
     for (rule, action), n in sorted(counts.items()):
         print(f"  {rule:<26} {action:<18} {n:>5} rows")
     print(f"per-row log: {args.out / 'catalog_cleaning.csv'}")

@@ -77,4 +77,9 @@ def test_facts_are_written_in_their_home_only() -> None:
         found = sorted(x for x in _code_literals(path) & set(HOMES) if HOMES[x] != relative)
         if found:
             strays[relative] = found
-    assert strays == {}, f"restated outside their home (import them instead): {strays}"
+    promoted = (
+        "; a type promoted to a reader of its own leaves NAMED_MACHINE_TYPES"
+        if "capacity/footprints/coverage.py" in strays
+        else ""
+    )
+    assert strays == {}, f"restated outside their home (import them instead): {strays}{promoted}"

@@ -23,7 +23,11 @@ from typing import Any
 
 from gpufleet.capacity.footprints.coverage import requests_accelerators
 from gpufleet.capacity.footprints.model import GpuFootprint
-from gpufleet.capacity.footprints.reading import Reading
+from gpufleet.capacity.footprints.reading import (
+    AWS_ACCELERATED_CATEGORIES,
+    Reading,
+    looks_like_gpu,
+)
 from gpufleet.clouds import cloud_billing
 from gpufleet.text_input import InputFileError
 from gpufleet.yaml_input import parse_yaml
@@ -50,9 +54,6 @@ _PARAMETERS = re.compile(r"^parameters$", re.I)
 # ``instance-category``, the well-known ``instance-type`` label is a machine key above): its
 # values, when they are GPU families, ask for GPUs.
 _FAMILY_REQUIREMENT = re.compile(r"instance-(family|category)$", re.I)
-# AWS's accelerated instance categories and families.
-_GPU_CATEGORY = re.compile(r"^(p|g|dl|gr|vt|inf|trn)$", re.I)
-_GPU_FAMILY = re.compile(r"^(p|g|dl|gr|vt|inf|trn)\d+[a-z]*$", re.I)
 # Types that deploy a template held elsewhere (a URL): what it launches cannot be read here.
 _TEMPLATE_LINKS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # type: (the properties holding the template itself, those pointing at one elsewhere)
@@ -181,8 +182,11 @@ def _asks_by_pair(key: str, pair: dict[Any, Any]) -> bool:
     family = _FAMILY_REQUIREMENT.search(key)
     if family is None or str(pair.get("operator", "In")).lower() not in ("in", ""):
         return False
-    wanted = _GPU_CATEGORY if family[1].lower() == "category" else _GPU_FAMILY
-    return any(isinstance(v, str) and wanted.match(v.strip()) for v in values)
+    if family[1].lower() == "category":
+        return any(
+            isinstance(v, str) and v.strip().lower() in AWS_ACCELERATED_CATEGORIES for v in values
+        )
+    return any(isinstance(v, str) and looks_like_gpu("aws", v.strip()) for v in values)
 
 
 def _template_elsewhere(r: Reading, type_: str) -> str | None:

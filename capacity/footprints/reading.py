@@ -215,8 +215,11 @@ MAX_COUNT = 1_000_000
 
 # Machine type names that look like GPU types, per cloud: one the catalog does not know is
 # reported as undetermined rather than taken for a CPU machine.
+# AWS's accelerated instance categories: a GPU family is one of them and its generation
+# (p5, g6e, p6-b200), also under SageMaker's ``ml.`` names.
+AWS_ACCELERATED_CATEGORIES = ("p", "g", "trn", "inf", "dl", "gr", "vt")
 _GPU_FAMILY: dict[Cloud, re.Pattern[str]] = {
-    "aws": re.compile(r"^(?:ml\.)?(p\d|g\d|trn\d|inf\d|dl\d|gr\d|vt\d)", re.I),
+    "aws": re.compile(rf"^(?:ml\.)?(?:{'|'.join(AWS_ACCELERATED_CATEGORIES)})\d", re.I),
     "gcp": re.compile(r"^(a\d+[a-z]?|g\d+)-", re.I),
     "azure": re.compile(r"^standard_n", re.I),
 }
@@ -229,7 +232,10 @@ def reads(*type_tokens: str, tags: str | None = None) -> Callable[[Reader], Read
     def register(reader: Reader) -> Reader:
         for token in type_tokens:
             if token in READERS:
-                raise ValueError(f"two footprint readers for {token}")
+                raise ValueError(
+                    f"two footprint readers for {token} (a type promoted to a reader of its "
+                    "own leaves NAMED_MACHINE_TYPES in capacity/footprints/coverage.py)"
+                )
             READERS[token] = reader
             if tags is not None:
                 TAG_PATHS[token] = tags
@@ -239,6 +245,7 @@ def reads(*type_tokens: str, tags: str | None = None) -> Callable[[Reader], Read
 
 
 def looks_like_gpu(cloud: Cloud, instance_type: str) -> bool:
+    """Whether a machine type (or an AWS family: ``p6-b200``) is named like a GPU one."""
     return bool(_GPU_FAMILY[cloud].match(instance_type))
 
 

@@ -13,6 +13,7 @@ from tests.helpers import ROOT
 
 GPUFLEET = str(Path(sys.executable).with_name("gpufleet"))
 BAD = "tests/programs/bad_gpu"
+# A new policy that fires on the bad program (most rules do) adds its findings here.
 BAD_FINDINGS = {
     ("aml-scale-to-zero", "always-on"),
     ("checkpoint-bucket-private", "ckpt-store"),

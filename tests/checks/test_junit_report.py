@@ -25,7 +25,9 @@ def test_junit(bad_json: dict, schema: xmlschema.XMLSchema10) -> None:
     suites = ET.fromstring(result.stdout)
     assert int(suites.get("failures", "0")) == len(bad_json["findings"])
     failing = {s.get("name") for s in suites if int(s.get("failures", "0"))}
-    assert failing == {p for p, _ in BAD_FINDINGS}
+    assert failing == {p for p, _ in BAD_FINDINGS}, (
+        "the failing suites differ from the policies of BAD_FINDINGS (tests/checks/check_runs.py)"
+    )
     (template,) = suites.findall("testsuite[@name='imdsv2-required']/testcase/failure")
     assert (template.text or "").startswith(f"at {BAD}/__main__.py:{TEMPLATE_LINE}\n")
 

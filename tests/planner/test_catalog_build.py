@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet.planner.catalog import load_catalog, write_catalog_csv
+from gpufleet.planner.catalog import Catalog, load_catalog, write_catalog_csv
 from gpufleet.planner.catalog_build import (
     N1_MEMORY_GIB_HOURLY,
     N1_SPOT_MEMORY_GIB_HOURLY,
@@ -299,7 +299,9 @@ def test_shipped_catalog_is_built_from_the_snapshot(real: BuildResult) -> None:
     assert (data / "catalog.csv").read_text() == write_catalog_csv(real.offers), (
         "planner/data/catalog.csv is stale: run `make catalog`"
     )
-    assert (data / "catalog_cleaning.csv").read_text() == write_cleaning_log(real.actions)
+    assert (data / "catalog_cleaning.csv").read_text() == write_cleaning_log(real.actions), (
+        "planner/data/catalog_cleaning.csv is stale: run `make catalog`"
+    )
 
 
 def test_build_is_deterministic(real: BuildResult) -> None:
@@ -348,7 +350,10 @@ def test_every_rule_is_exercised_by_the_real_snapshot(real: BuildResult) -> None
 
 def test_shipped_catalog_loads(real: BuildResult) -> None:
     catalog = load_catalog()
-    assert len(catalog.offers) == len(real.offers)
+    assert len(catalog.offers) == len(real.offers), (
+        f"the shipped catalog has {len(catalog.offers)} offers, a build now makes "
+        f"{len(real.offers)}: run `make catalog`"
+    )
     assert catalog.regions("aws") >= {"us-east-1", "us-west-2"}
 
 
@@ -362,7 +367,9 @@ def test_build_script_writes_catalog_and_log(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "offers written" in done.stdout and "regional_outlier" in done.stdout
-    assert (out / "catalog.csv").read_text() == (ROOT / "planner/data/catalog.csv").read_text()
+    assert (out / "catalog.csv").read_text() == (ROOT / "planner/data/catalog.csv").read_text(), (
+        "planner/data/catalog.csv is stale: run `make catalog`"
+    )
     assert sorted(p.name for p in out.iterdir()) == ["catalog.csv", "catalog_cleaning.csv"]
 
 
@@ -391,13 +398,13 @@ def test_build_script_fails_cleanly_on_a_bad_source(tmp_path: Path) -> None:
 
 def with_overrides(snapshot: Snapshot, tmp_path: Path, rows: str) -> tuple[Path, Path]:
     """A snapshot of one g6.xlarge, and an overrides folder whose aws_gpu.csv holds ``rows``
-    (the snapshot file's columns, then Provenance)."""
+    (the snapshot file's columns, then Provenance and AsOf)."""
     snapshot.aws("g6.xlarge", "L4", "1.0", "0.80", "0.30", "us-east-1", "use1-az1")
     root = snapshot.write()
     overrides = tmp_path / "overrides"
     overrides.mkdir()
     header = (root / "aws_gpu.csv").read_text().splitlines()[0]
-    (overrides / "aws_gpu.csv").write_text(f"{header},Provenance\n{rows}")
+    (overrides / "aws_gpu.csv").write_text(f"{header},Provenance,AsOf\n{rows}")
     return root, overrides
 
 
@@ -408,12 +415,16 @@ def test_an_override_adds_a_row_with_its_own_provenance_and_wins(
     root, overrides = with_overrides(
         snapshot,
         tmp_path,
-        f"g6.xlarge,L4,1.0,8,32,,0.85,0.31,us-east-1,use1-az1,{page}\n"
-        f"g6.2xlarge,L4,1.0,8,32,,0.98,0.40,us-east-1,use1-az1,{page}\n",
+        f"g6.xlarge,L4,1.0,8,32,,0.85,0.31,us-east-1,use1-az1,{page},2025-12-30\n"
+        f"g6.2xlarge,L4,1.0,8,32,,0.98,0.40,us-east-1,use1-az1,{page},2025-12-30\n",
     )
     result = build_catalog(root, overrides)
     by_type = {o.instance_type: o for o in result.offers}
     assert by_type["g6.xlarge"].on_demand_hourly == 0.85  # the override's, not the snapshot's
+    # Its prices are as old as the day they were read, older than the snapshot's: the catalog
+    # is as old as its oldest price.
+    assert by_type["g6.2xlarge"].as_of == "2025-12-30"
+    assert Catalog(tuple(result.offers)).as_of == "2025-12-30"
     assert by_type["g6.2xlarge"].source == (
         "gpufleet catalog-overrides/aws_gpu.csv: aws.amazon.com/ec2/pricing 2026-11"
     )
@@ -423,7 +434,35 @@ def test_an_override_adds_a_row_with_its_own_provenance_and_wins(
 
 def test_an_override_without_provenance_stops_the_build(snapshot: Snapshot, tmp_path: Path) -> None:
     root, overrides = with_overrides(
-        snapshot, tmp_path, "g6.2xlarge,L4,1.0,8,32,,0.98,0.40,us-east-1,use1-az1,\n"
+        snapshot, tmp_path, "g6.2xlarge,L4,1.0,8,32,,0.98,0.40,us-east-1,use1-az1,,2026-01-01\n"
     )
     with pytest.raises(ValueError, match=r"catalog-overrides/aws_gpu.csv:2: Provenance: required"):
+        build_catalog(root, overrides)
+
+
+@pytest.mark.parametrize("read_on", ["", "2026-11", "last week"])
+def test_an_override_without_the_day_it_was_read_stops_the_build(
+    snapshot: Snapshot, tmp_path: Path, read_on: str
+) -> None:
+    root, overrides = with_overrides(
+        snapshot,
+        tmp_path,
+        f"g6.2xlarge,L4,1.0,8,32,,0.98,0.40,us-east-1,use1-az1,a page,{read_on}\n",
+    )
+    with pytest.raises(ValueError, match=r"catalog-overrides/aws_gpu.csv:2: AsOf: required"):
+        build_catalog(root, overrides)
+
+
+def test_an_override_the_rules_drop_stops_the_build(snapshot: Snapshot, tmp_path: Path) -> None:
+    # A GPU planner/gpus.py does not know yet: dropped, where a snapshot row would only be logged.
+    root, overrides = with_overrides(
+        snapshot,
+        tmp_path,
+        "g9.xlarge,Quantum X1,1.0,8,32,,0.98,0.40,us-east-1,use1-az1,a page,2026-01-01\n",
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"catalog-overrides/aws_gpu.csv: g9.xlarge in use1-az1: dropped by the "
+        r"unknown_accelerator rule \('Quantum X1' is not in the GPU list\)",
+    ):
         build_catalog(root, overrides)

@@ -29,8 +29,11 @@ def test_every_rule_module_defines_its_policy_under_its_own_name() -> None:
 
 @pytest.mark.parametrize("module", rule_modules())
 def test_every_rule_has_its_test_module_and_its_readme_row(module: str) -> None:
-    assert (ROOT / "tests" / "policies" / "rules" / f"test_{module}.py").is_file()
-    assert module.replace("_", "-") in README_POLICIES
+    tests = ROOT / "tests" / "policies" / "rules" / f"test_{module}.py"
+    assert tests.is_file(), f"policies/rules/{module}.py has no tests: {tests.relative_to(ROOT)}"
+    assert module.replace("_", "-") in README_POLICIES, (
+        f"README.md's policy table has no row for {module.replace('_', '-')}"
+    )
 
 
 def test_a_new_rule_module_is_collected(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -89,3 +92,17 @@ def test_a_policy_must_say_what_it_is_about(
             "x", "X.", lambda r, s: Findings(), config={}, applies_to=set(),
             display_name="X", tags=tags, severity=severity,
         )  # fmt: skip
+
+
+def test_the_readme_names_the_security_policies_with_their_severity() -> None:
+    text = " ".join((ROOT / "README.md").read_text().split())
+    named = text.split("its tags — `security` (", 1)[1].split(", each with a severity", 1)[0]
+    severities = text.split("each with a severity, ", 1)[1].split(")", 1)[0]
+    security = [p for p in all_policies() if SECURITY in (p.tags or [])]
+    assert sorted(re.findall(r"`([a-z0-9-]+)`", named)) == sorted(p.name for p in security), (
+        "README.md's sentence above the policy table names the security policies: "
+        f"{sorted(p.name for p in security)}"
+    )
+    assert re.findall(r"`([a-z]+)`", severities) == sorted(
+        {p.severity.value for p in security if p.severity}
+    )
