@@ -72,6 +72,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import io
 import json
 import math
 import statistics
@@ -720,8 +721,6 @@ def build_catalog(snapshot_dir: Path, overrides_dir: Path | None = None) -> Buil
 
 
 def write_cleaning_log(actions: Iterable[CleaningAction]) -> str:
-    import io
-
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CLEANING_COLUMNS)
