@@ -680,6 +680,23 @@ def _n1_offer(gpu: _Row, manifest: SnapshotManifest) -> Offer:
     )
 
 
+# What lets an added row the rules dropped become an offer, by rule.
+_WHAT_AN_ADDED_ROW_NEEDS = {
+    "unknown_accelerator": (
+        ": add the GPU to planner/gpus.py (or its spelling to _ALIASES), or a GCP machine's "
+        "series to planner/gcp_machines.py"
+    ),
+    "no_gpu_price": (
+        f": a GCP machine row needs, in its zone, a GPU price row of its count in "
+        f"{OVERRIDES}/gcp_gpu.csv"
+    ),
+    "no_host_price": (
+        f": a GCP GPU price row needs its machine's row in {OVERRIDES}/gcp_gpu_hostvms.csv"
+    ),
+    "missing_on_demand_price": ": give it an on-demand Price",
+}
+
+
 def build_catalog(snapshot_dir: Path, overrides_dir: Path | None = None) -> BuildResult:
     """Read, clean and compose a snapshot directory (and gpufleet's own rows in
     ``overrides_dir``, each file optional) into catalog offers plus the cleaning log."""
@@ -713,7 +730,7 @@ def build_catalog(snapshot_dir: Path, overrides_dir: Path | None = None) -> Buil
         raise ValueError(
             "; ".join(
                 f"{a.source}: {a.instance_type} in {a.zone or a.region}: dropped by the "
-                f"{a.rule} rule ({a.detail})"
+                f"{a.rule} rule ({a.detail}){_WHAT_AN_ADDED_ROW_NEEDS.get(a.rule, '')}"
                 for a in lost
             )
         )

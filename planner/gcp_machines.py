@@ -65,7 +65,12 @@ _N1 = re.compile(r"n1-(standard|highmem|highcpu)-(\d+)")
 
 # Series whose VMs a compact placement policy can place together (cloud.google.com/compute/docs/
 # instances/placement-policies-overview): of the GPU machines, A2, A3 and G2.
-COMPACT_PLACEMENT_SERIES = re.compile(r"(a2|a3|g2)-")
+COMPACT_PLACEMENT_NAMES = ("a2", "a3", "g2")
+COMPACT_PLACEMENT_SERIES = re.compile(rf"({'|'.join(COMPACT_PLACEMENT_NAMES)})-")
+# The series whose machine types carry their GPUs, for people reading an error (A2, A3, G2).
+BUILT_IN_SERIES = ", ".join(
+    sorted({family.split("-")[0].upper() for family in BUILT_IN_FAMILIES} | {"G2"})
+)
 # Series built for tightly coupled multi-host training (100-3,200 Gbit/s, GPUDirect-TCPX/TCPXO on
 # A3; cloud.google.com/compute/docs/accelerator-optimized-machines): A2 and A3 High, Mega,
 # Ultra. A3 Edge is a serving shape; G2 and N1 hosts are not built for it either.
@@ -151,8 +156,8 @@ def machine_gpus(
     attachable = ", ".join(N1_VCPU_LIMITS)
     if n1 is None:
         raise ValueError(
-            f"{machine_type} takes no GPUs: use an A2, A3 or G2 machine type, or N1 with "
-            f"{attachable}"
+            f"{machine_type} takes no GPUs: use a machine type of a series with built-in GPUs "
+            f"({BUILT_IN_SERIES}), or N1 with {attachable}"
         )
     if gpu is None or gpu_count is None:
         raise ValueError(f"{machine_type} needs gpu and gpu_count ({attachable})")

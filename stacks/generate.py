@@ -66,8 +66,7 @@ def plan_stack_file(
     env_plan = planner.plan_environment(environment)
     if env_plan.unplaced:
         raise UnplacedError(environment, [f"{u.name}: {u.reason}" for u in env_plan.unplaced])
-    as_of = max((o.as_of for o in catalog.offers), default="")
-    settings = stack_settings(spec, env_plan, as_of, planner.assumptions)
+    settings = stack_settings(spec, env_plan, catalog.as_of, planner.assumptions)
     old = _existing_text(path)
     existing = None if old is None else ExistingStackFile.parse(old, str(path))
     new = render_stack_file(

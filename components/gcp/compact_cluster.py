@@ -53,7 +53,12 @@ from gpufleet.components.gcp import instance_settings as vm
 from gpufleet.components.scaling import Scaling
 from gpufleet.components.tagging import RequiredTags
 from gpufleet.planner.capabilities import CAPABILITIES, ScalingMode
-from gpufleet.planner.gcp_machines import COMPACT_PLACEMENT_SERIES, MachineGpus, machine_gpus
+from gpufleet.planner.gcp_machines import (
+    COMPACT_PLACEMENT_NAMES,
+    COMPACT_PLACEMENT_SERIES,
+    MachineGpus,
+    machine_gpus,
+)
 
 # What a compact cluster can follow (its capability's, with fixed): GCP takes one resource
 # policy per VM, and the placement policy is it, so there is no instance schedule to start and
@@ -89,7 +94,8 @@ class CompactClusterArgs(ComponentArgs):
     def _compact_series(cls, value: str) -> str:
         if not COMPACT_PLACEMENT_SERIES.match(value):
             raise ValueError(
-                f"{value} cannot use compact placement; GPU series that can: A2, A3, G2"
+                f"{value} cannot use compact placement; GPU series that can: "
+                + ", ".join(name.upper() for name in COMPACT_PLACEMENT_NAMES)
             )
         machine_gpus(value)
         return value

@@ -102,7 +102,8 @@ class ReservationPoolArgs(ComponentArgs):
         if commitment_type(self.machine_type) is None:
             raise ValueError(
                 f"gpufleet knows no commitment type for {self.machine_type}; it buys "
-                f"commitments for {', '.join(s.rstrip('-') for s in COMMITMENT_TYPES)} machines"
+                f"commitments for {', '.join(s.rstrip('-') for s in COMMITMENT_TYPES)} machines "
+                "(planner/gcp_machines.py COMMITMENT_TYPES)"
             )
         shape = load_catalog().shape("gcp", self.machine_type)
         if shape is None:

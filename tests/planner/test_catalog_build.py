@@ -463,6 +463,14 @@ def test_an_override_the_rules_drop_stops_the_build(snapshot: Snapshot, tmp_path
     with pytest.raises(
         ValueError,
         match=r"catalog-overrides/aws_gpu.csv: g9.xlarge in use1-az1: dropped by the "
-        r"unknown_accelerator rule \('Quantum X1' is not in the GPU list\)",
+        r"unknown_accelerator rule \('Quantum X1' is not in the GPU list\): add the GPU to "
+        r"planner/gpus.py",
     ):
         build_catalog(root, overrides)
+
+
+def test_the_readme_counts_the_shipped_offers() -> None:
+    text = " ".join((ROOT / "README.md").read_text().split())
+    stated = text.split("(`planner/data/catalog.csv`, ", 1)[1].split(" offers)", 1)[0]
+    count = len(load_catalog().offers)
+    assert stated == f"{count:,}", f"README.md says {stated} offers, the catalog has {count:,}"

@@ -6,7 +6,15 @@ import re
 
 import pytest
 
-from gpufleet.planner.gcp_machines import machine_gpus
+from gpufleet.planner.catalog import load_catalog
+from gpufleet.planner.gcp_machines import (
+    ACCELERATOR_TYPES,
+    built_in_gpus,
+    commitment_type,
+    machine_gpus,
+    takes_attached_gpus,
+)
+from gpufleet.planner.gpus import normalize_gpu_name
 
 
 def test_machine_gpu_pairing() -> None:
@@ -44,3 +52,38 @@ def test_machine_gpu_pairing_rejects(
 ) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
         machine_gpus(machine, gpu, count)
+
+
+GCP_OFFERS = [o for o in load_catalog().offers if o.cloud == "gcp"]
+
+
+def test_every_gcp_gpu_of_the_catalog_has_its_accelerator_name() -> None:
+    # Components name a GPU to the Compute API by it (a reservation's, an N1 host's).
+    missing = sorted({o.gpu_name for o in GCP_OFFERS} - set(ACCELERATOR_TYPES))
+    assert not missing, f"add {missing} to ACCELERATOR_TYPES in planner/gcp_machines.py"
+
+
+def test_every_gcp_machine_of_the_catalog_has_a_commitment_type() -> None:
+    # The plan may reserve any of them, and a stack may buy the commitment that pays for it.
+    missing = sorted(
+        {o.instance_type for o in GCP_OFFERS if commitment_type(o.instance_type) is None}
+    )
+    assert not missing, (
+        f"no commitment type for {missing}: add its series to COMMITMENT_TYPES in "
+        "planner/gcp_machines.py (the Compute API's Commitment.Type)"
+    )
+
+
+def test_machines_with_built_in_gpus_carry_what_the_catalog_says() -> None:
+    for offer in GCP_OFFERS:
+        if takes_attached_gpus(offer.instance_type):
+            continue
+        built_in = built_in_gpus(offer.instance_type)
+        assert built_in is not None, (
+            f"{offer.instance_type}: add its series to BUILT_IN_FAMILIES (or a count table like "
+            "G2_L4_COUNT) in planner/gcp_machines.py"
+        )
+        assert (normalize_gpu_name(built_in[0]), built_in[1]) == (
+            offer.gpu_name,
+            offer.gpu_count,
+        ), offer.instance_type

@@ -3,12 +3,18 @@ user's keys, secrets and comments; --check and --dry-run."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from gpufleet.cli.main import main
+from gpufleet.planner.catalog import Catalog, load_catalog
+from gpufleet.planner.optimizer import Planner
+from gpufleet.planner.spec_loader import load_spec
+from gpufleet.stacks.generate import plan_stack_file
 from tests.helpers import EXAMPLE, EXAMPLE_ENVS, ROOT
 
 
@@ -140,8 +146,6 @@ def test_missing_site_settings_are_named(tmp_path: Path) -> None:
 
 
 def test_generated_config_for_prod() -> None:
-    import yaml
-
     config = yaml.safe_load((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())["config"]
     assert config["pulumi:disable-default-providers"] == ["aws", "azure-native", "gcp"]
     workloads = {w["name"]: w for w in config["gpufleet:workloads"]}
@@ -181,3 +185,19 @@ def test_a_symlinked_stack_file_is_written_through(tmp_path: Path) -> None:
     assert code == 0, err
     assert (stacks / "Pulumi.prod.yaml").is_symlink()
     assert "gpufleet:environment: prod" in real.read_text()
+
+
+def test_a_stack_is_as_old_as_the_oldest_price_of_its_catalog(tmp_path: Path) -> None:
+    # One home for a catalog's date: the plan, the cost and the stack all say the oldest.
+    real = load_catalog()
+    offers = list(real.offers)
+    offers[0] = replace(offers[0], as_of="2099-01-01")
+    offers[1] = replace(offers[1], as_of="2020-01-01")
+    catalog = Catalog(tuple(offers))
+    spec = load_spec(EXAMPLE, catalog)
+    change = plan_stack_file(
+        spec, catalog, "prod", tmp_path / "Pulumi.prod.yaml", spec_label="workloads.yaml"
+    )
+    config = yaml.safe_load(change.new)["config"]
+    assert config["gpufleet:catalogAsOf"] == "2020-01-01" == catalog.as_of
+    assert Planner(spec, catalog).plan(["prod"]).catalog_as_of == catalog.as_of

@@ -41,7 +41,10 @@ def test_gpu_capable_and_sizing_tables_match_the_installed_sdks() -> None:
 def test_every_gpu_capable_type_is_classified() -> None:
     table = gpu_capable_table()
     unclassified = sorted(t for t in table if t not in READERS and t not in NOT_GPU_CAPACITY)
-    assert not unclassified, f"classify in capacity/footprints/coverage.py: {unclassified}"
+    assert not unclassified, (
+        f"classify {unclassified}: a reader of its own (capacity/footprints/<cloud>.py), or in "
+        "capacity/footprints/coverage.py (read by name, or why it holds no GPUs)"
+    )
     assert not set(READERS) & set(NOT_GPU_CAPACITY)
     # A reason or a by-name reading for a type the SDKs no longer have is stale.
     assert not sorted(set(NOT_GPU_CAPACITY) - set(table))
