@@ -4,6 +4,7 @@ mandatory policy of the dev environment (``BAD_FINDINGS``)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -32,6 +33,24 @@ BAD_FINDINGS = {
     ("training-on-spot", "train-group"),
 }
 DEV_CONFIG = "policies/config/dev.json"
+# What a failing check of gpufleet's own stacks says to do.
+OWN_STACKS_BREAK = (
+    "gpufleet's own stacks break a policy: change the component or the generator that builds "
+    "what it flags (its URN names the component), not the stack file (CONTRIBUTING, Add a "
+    "policy rule: a rule about the builder too)"
+)
+
+
+def own_stack_findings(stdout: str) -> str:
+    """A failing check's JSON report of gpufleet's own stacks, as a test's message."""
+    try:
+        findings = json.loads(stdout)["findings"]
+    except (ValueError, KeyError, TypeError):
+        return f"{OWN_STACKS_BREAK}\n{stdout}"
+    found = [f"{f['policy']} on {f.get('urn') or f['name']}: {f['message']}" for f in findings]
+    return OWN_STACKS_BREAK + "".join(f"\n  {line}" for line in found)
+
+
 # The program line that creates the launch template (the SDK's source position).
 TEMPLATE_LINE = next(
     number

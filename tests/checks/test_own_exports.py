@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.checks.check_runs import gpufleet
+from tests.checks.check_runs import gpufleet, own_stack_findings
 
 
 @pytest.fixture(scope="module")
@@ -31,9 +31,9 @@ def prod_export(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_check_from_the_stacks_own_export_finds_nothing(prod_export: Path) -> None:
     done = gpufleet("check", "--env", "prod", "--from-export", str(prod_export), "--format", "json")
-    assert done.returncode == 0, done.stdout
+    assert done.returncode == 0, own_stack_findings(done.stdout)
     report = json.loads(done.stdout)
-    assert report["findings"] == []
+    assert report["findings"] == [], own_stack_findings(done.stdout)
 
 
 def test_cost_against_the_stacks_own_export_shows_no_change(prod_export: Path) -> None:

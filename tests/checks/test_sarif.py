@@ -94,7 +94,7 @@ def test_rules_say_what_each_policy_is(bad_sarif: dict[str, Any]) -> None:
     fired = {policy for policy, _ in BAD_FINDINGS}
     assert security == {
         p.name for p in all_policies() if SECURITY in (p.tags or []) and p.name in fired
-    }
+    }, "the security policies firing on the bad program (BAD_FINDINGS, tests/checks/check_runs.py)"
 
 
 def test_paths_are_the_same_from_a_subdirectory(bad_sarif: dict[str, Any]) -> None:

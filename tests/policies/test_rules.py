@@ -96,13 +96,15 @@ def test_a_policy_must_say_what_it_is_about(
 
 def test_the_readme_names_the_security_policies_with_their_severity() -> None:
     text = " ".join((ROOT / "README.md").read_text().split())
-    named = text.split("its tags — `security` (", 1)[1].split(", each with a severity", 1)[0]
-    severities = text.split("each with a severity, ", 1)[1].split(")", 1)[0]
-    security = [p for p in all_policies() if SECURITY in (p.tags or [])]
-    assert sorted(re.findall(r"`([a-z0-9-]+)`", named)) == sorted(p.name for p in security), (
-        "README.md's sentence above the policy table names the security policies: "
-        f"{sorted(p.name for p in security)}"
-    )
-    assert re.findall(r"`([a-z]+)`", severities) == sorted(
-        {p.severity.value for p in security if p.severity}
+    named = text.split("`security`, each with a severity (", 1)[1].split("), or `cost`", 1)[0]
+    stated = dict(re.findall(r"`([a-z0-9-]+)`: `([a-z]+)`", named))
+    security = {
+        p.name: p.severity.value
+        for p in all_policies()
+        if SECURITY in (p.tags or []) and p.severity
+    }
+    pairs = ", ".join(f"`{name}`: `{severity}`" for name, severity in security.items())
+    assert stated == security, (
+        "README.md's sentence above the policy table lists each security policy with its "
+        f"severity, as `name`: `severity` pairs: {pairs}"
     )
