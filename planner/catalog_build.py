@@ -729,8 +729,9 @@ def build_catalog(snapshot_dir: Path, overrides_dir: Path | None = None) -> Buil
     if lost:
         raise ValueError(
             "; ".join(
-                f"{a.source}: {a.instance_type} in {a.zone or a.region}: dropped by the "
-                f"{a.rule} rule ({a.detail}){_WHAT_AN_ADDED_ROW_NEEDS.get(a.rule, '')}"
+                f"{a.source}: {a.instance_type} in {a.zone or a.region or 'no region'}: "
+                f"dropped by the {a.rule} rule ({a.detail})"
+                f"{_WHAT_AN_ADDED_ROW_NEEDS.get(a.rule, '')}"
                 for a in lost
             )
         )

@@ -474,3 +474,5 @@ def test_the_readme_counts_the_shipped_offers() -> None:
     stated = text.split("(`planner/data/catalog.csv`, ", 1)[1].split(" offers)", 1)[0]
     count = len(load_catalog().offers)
     assert stated == f"{count:,}", f"README.md says {stated} offers, the catalog has {count:,}"
+    limits = text.split("catalog rows — the shipped one has ", 1)[1].split(" offers", 1)[0]
+    assert limits == f"{count:,}", f"README.md's input limits say {limits}, not {count:,}"
