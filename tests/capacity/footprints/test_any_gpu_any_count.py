@@ -54,19 +54,29 @@ def _gcp_spec(name: str, machine: Machine) -> Props:
     }
 
 
+def _put(props: Props, key: str, value: Any) -> Props:
+    """``props`` with ``value`` at ``key``, a dotted path."""
+    *parents, last = key.split(".")
+    node = props
+    for step in parents:
+        node = node.setdefault(step, {})
+    node[last] = value
+    return props
+
+
 def _one(key: str) -> Builder:
     """A resource of one machine named at ``key`` (a dotted path)."""
+    return lambda name, machine, _: (_put({}, key, name), machine.gpus)
 
-    def build(name: str, machine: Machine, _: int) -> tuple[Props, int | None]:
-        props: Props = {}
-        *parents, last = key.split(".")
-        node = props
-        for step in parents:
-            node = node.setdefault(step, {})
-        node[last] = name
-        return props, machine.gpus
 
-    return build
+def _counted(machine_key: str, count_key: str) -> Builder:
+    """A resource of ``count`` machines, named at ``machine_key``, counted at ``count_key``
+    (dotted paths)."""
+
+    return lambda name, machine, count: (
+        _put(_put({}, machine_key, name), count_key, count),
+        count * machine.gpus,
+    )
 
 
 def _template(key: str) -> Builder:
@@ -99,22 +109,14 @@ BUILDERS: dict[str, Builder] = {
         {"targetCapacity": n, "launchSpecifications": [{"instanceType": name}]},
         n * m.gpus,
     ),
-    "aws:ec2/capacityReservation:CapacityReservation": lambda name, m, n: (
-        {"instanceType": name, "instanceCount": n},
-        n * m.gpus,
+    "aws:ec2/capacityReservation:CapacityReservation": _counted("instanceType", "instanceCount"),
+    "aws:ec2/capacityBlockReservation:CapacityBlockReservation": _counted(
+        "instanceType", "instanceCount"
     ),
-    "aws:ec2/capacityBlockReservation:CapacityBlockReservation": lambda name, m, n: (
-        {"instanceType": name, "instanceCount": n},
-        n * m.gpus,
+    "aws:sagemaker/trainingJob:TrainingJob": _counted(
+        "resourceConfig.instanceType", "resourceConfig.instanceCount"
     ),
-    "aws:sagemaker/trainingJob:TrainingJob": lambda name, m, n: (
-        {"resourceConfig": {"instanceType": name, "instanceCount": n}},
-        n * m.gpus,
-    ),
-    "gpufleet:aws:SageMakerSpotTraining": lambda name, m, n: (
-        {"instance_type": name, "instance_count": n},
-        n * m.gpus,
-    ),
+    "gpufleet:aws:SageMakerSpotTraining": _counted("instance_type", "instance_count"),
     "aws:eks/nodeGroup:NodeGroup": lambda name, m, n: (
         {"instanceTypes": [name], "scalingConfig": {"desiredSize": 0, "maxSize": n}},
         n * m.gpus,
@@ -134,10 +136,7 @@ BUILDERS: dict[str, Builder] = {
         },
         n * m.gpus,
     ),
-    "aws:emr/instanceGroup:InstanceGroup": lambda name, m, n: (
-        {"instanceType": name, "instanceCount": n},
-        n * m.gpus,
-    ),
+    "aws:emr/instanceGroup:InstanceGroup": _counted("instanceType", "instanceCount"),
     "aws:emr/instanceFleet:InstanceFleet": lambda name, m, n: (
         {"instanceTypeConfigs": [{"instanceType": name}], "targetSpotCapacity": n},
         n * m.gpus,
@@ -306,18 +305,9 @@ BUILDERS: dict[str, Builder] = {
         m.gpus,
     ),
     "azure-native:compute:VirtualMachine": _one("hardwareProfile.vmSize"),
-    "azure-native:compute:VirtualMachineScaleSet": lambda name, m, n: (
-        {"sku": {"name": name, "capacity": n}},
-        n * m.gpus,
-    ),
-    "azure-native:compute:CapacityReservation": lambda name, m, n: (
-        {"sku": {"name": name, "capacity": n}},
-        n * m.gpus,
-    ),
-    "azure-native:containerservice:AgentPool": lambda name, m, n: (
-        {"vmSize": name, "count": n},
-        n * m.gpus,
-    ),
+    "azure-native:compute:VirtualMachineScaleSet": _counted("sku.name", "sku.capacity"),
+    "azure-native:compute:CapacityReservation": _counted("sku.name", "sku.capacity"),
+    "azure-native:containerservice:AgentPool": _counted("vmSize", "count"),
     "azure-native:containerservice:ManagedCluster": lambda name, m, n: (
         {
             "agentPoolProfiles": [
@@ -327,9 +317,8 @@ BUILDERS: dict[str, Builder] = {
         },
         n * m.gpus,
     ),
-    "azure-native:batch:Pool": lambda name, m, n: (
-        {"vmSize": name, "scaleSettings": {"fixedScale": {"targetLowPriorityNodes": n}}},
-        n * m.gpus,
+    "azure-native:batch:Pool": _counted(
+        "vmSize", "scaleSettings.fixedScale.targetLowPriorityNodes"
     ),
     "azure-native:machinelearningservices:Compute": lambda name, m, n: (
         {
@@ -340,9 +329,8 @@ BUILDERS: dict[str, Builder] = {
         },
         n * m.gpus,
     ),
-    "azure-native:machinelearningservices:OnlineDeployment": lambda name, m, n: (
-        {"sku": {"capacity": n}, "properties": {"instanceType": name}},
-        n * m.gpus,
+    "azure-native:machinelearningservices:OnlineDeployment": _counted(
+        "properties.instanceType", "sku.capacity"
     ),
 }
 
