@@ -213,13 +213,22 @@ class _Row:
 @dataclass
 class _Log:
     actions: list[CleaningAction] = field(default_factory=list)
+    # gpufleet's own rows the rules dropped, each with what would make it an offer.
+    lost_overrides: list[str] = field(default_factory=list)
 
-    def add(self, row: _Row, rule: str, action: str, detail: str) -> None:
+    def add(self, row: _Row, rule: str, action: str, detail: str, *, needs: str = "") -> None:
+        """Log what ``rule`` did to ``row``; ``needs``: what a row gpufleet added itself would
+        need to survive the rule."""
         # A GCP GPU price row names no machine: its accelerator and count say which it is.
         what = row.instance_type or f"{row.sku} x{format_count(row.gpu_count)}"
         self.actions.append(
             CleaningAction(row.source, row.cloud, what, row.region, row.zone, rule, action, detail)
         )
+        if row.provenance and action == "dropped":
+            self.lost_overrides.append(
+                f"{row.source}:{row.line}: {what} in {row.zone or row.region or 'no region'}: "
+                f"dropped by the {rule} rule ({detail}){f': {needs}' if needs else ''}"
+            )
 
 
 @dataclass
@@ -357,7 +366,13 @@ def _identity_rules(rows: Iterable[_Row], log: _Log) -> list[_Row]:
             continue
         canonical = normalize_gpu_name(row.sku)
         if canonical is None:
-            log.add(row, "unknown_accelerator", "dropped", f"{row.sku!r} is not in the GPU list")
+            log.add(
+                row,
+                "unknown_accelerator",
+                "dropped",
+                f"{row.sku!r} is not in the GPU list",
+                needs="add the GPU to planner/gpus.py (or its spelling to _ALIASES)",
+            )
             continue
         row.gpu_name = canonical
         key = (row.cloud, row.instance_type)
@@ -400,7 +415,13 @@ def _price_rules(rows: Iterable[_Row], log: _Log) -> list[_Row]:
     for row in rows:
         on_demand, why = parse_price(row.raw_on_demand)
         if on_demand is None:
-            log.add(row, "missing_on_demand_price", "dropped", f"on-demand price {why}")
+            log.add(
+                row,
+                "missing_on_demand_price",
+                "dropped",
+                f"on-demand price {why}",
+                needs="give it an on-demand Price",
+            )
             continue
         row.on_demand = on_demand
         spot, why = parse_price(row.raw_spot)
@@ -612,12 +633,24 @@ def _gcp_offers(
     for vm in vm_rows:
         built_in = built_in_gpus(vm.instance_type)
         if built_in is None:
-            log.add(vm, "unknown_accelerator", "dropped", "not a known GPU machine type")
+            log.add(
+                vm,
+                "unknown_accelerator",
+                "dropped",
+                "not a known GPU machine type",
+                needs="add its series to planner/gcp_machines.py",
+            )
             continue
         sku, count = built_in
         gpu = gpu_by_key.get((sku, count, vm.zone))
         if gpu is None:
-            log.add(vm, "no_gpu_price", "dropped", f"no {sku} x{count} price in {vm.zone}")
+            log.add(
+                vm,
+                "no_gpu_price",
+                "dropped",
+                f"no {sku} x{count} price in {vm.zone}",
+                needs=f"a GPU price row of that count, in that zone, in {OVERRIDES}/gcp_gpu.csv",
+            )
             continue
         used.add(id(gpu))
         name = normalize_gpu_name(sku) or sku
@@ -649,6 +682,7 @@ def _gcp_offers(
                 "no_host_price",
                 "dropped",
                 f"no host VM price for {gpu.sku} x{format_count(gpu.gpu_count)} in {gpu.zone}",
+                needs=f"its machine's row in {OVERRIDES}/gcp_gpu_hostvms.csv",
             )
     return offers
 
@@ -680,23 +714,6 @@ def _n1_offer(gpu: _Row, manifest: SnapshotManifest) -> Offer:
     )
 
 
-# What lets an added row the rules dropped become an offer, by rule.
-_WHAT_AN_ADDED_ROW_NEEDS = {
-    "unknown_accelerator": (
-        ": add the GPU to planner/gpus.py (or its spelling to _ALIASES), or a GCP machine's "
-        "series to planner/gcp_machines.py"
-    ),
-    "no_gpu_price": (
-        f": a GCP machine row needs, in its zone, a GPU price row of its count in "
-        f"{OVERRIDES}/gcp_gpu.csv"
-    ),
-    "no_host_price": (
-        f": a GCP GPU price row needs its machine's row in {OVERRIDES}/gcp_gpu_hostvms.csv"
-    ),
-    "missing_on_demand_price": ": give it an on-demand Price",
-}
-
-
 def build_catalog(snapshot_dir: Path, overrides_dir: Path | None = None) -> BuildResult:
     """Read, clean and compose a snapshot directory (and gpufleet's own rows in
     ``overrides_dir``, each file optional) into catalog offers plus the cleaning log."""
@@ -723,18 +740,8 @@ def build_catalog(snapshot_dir: Path, overrides_dir: Path | None = None) -> Buil
     )
     offers.sort(key=lambda o: (o.cloud, o.gpu_name, o.gpu_count, o.instance_type, o.region, o.zone))
     # A row gpufleet adds is meant to be an offer: one the rules drop stops the build.
-    lost = [
-        a for a in log.actions if a.source.startswith(f"{OVERRIDES}/") and a.action == "dropped"
-    ]
-    if lost:
-        raise ValueError(
-            "; ".join(
-                f"{a.source}: {a.instance_type} in {a.zone or a.region or 'no region'}: "
-                f"dropped by the {a.rule} rule ({a.detail})"
-                f"{_WHAT_AN_ADDED_ROW_NEEDS.get(a.rule, '')}"
-                for a in lost
-            )
-        )
+    if log.lost_overrides:
+        raise ValueError("; ".join(log.lost_overrides))
     return BuildResult(offers=offers, actions=log.actions)
 
 

@@ -462,7 +462,7 @@ def test_an_override_the_rules_drop_stops_the_build(snapshot: Snapshot, tmp_path
     )
     with pytest.raises(
         ValueError,
-        match=r"catalog-overrides/aws_gpu.csv: g9.xlarge in use1-az1: dropped by the "
+        match=r"catalog-overrides/aws_gpu.csv:2: g9.xlarge in use1-az1: dropped by the "
         r"unknown_accelerator rule \('Quantum X1' is not in the GPU list\): add the GPU to "
         r"planner/gpus.py",
     ):
