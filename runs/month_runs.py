@@ -16,9 +16,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from gpufleet.clouds import Cloud
+from gpufleet.planner.capabilities import CAPABILITIES
 from gpufleet.planner.rates import shipped_rate_card
 from gpufleet.runs.cloud_error import CloudError
-from gpufleet.runs.run_parts import PartRun, ScaleInputError, group_kind, unscalable_reason
+from gpufleet.runs.run_parts import PartRun, ScaleInputError, unscalable_reason
 from gpufleet.runs.scale_run import find_group, planned_hours
 from gpufleet.runs.stack_target import StackTarget, check_site, read_stack
 from gpufleet.runs.usage_ledger import Ledger, month_of, read_ledger
@@ -82,7 +83,7 @@ def month_runs(
 def _part_month(
     target: StackTarget, workload: WorkloadPlacement, index: int, part: Part, now: datetime
 ) -> PartMonth:
-    kind = group_kind(part.component)
+    kind = CAPABILITIES[part.component].group
     assert kind is not None  # unscalable_reason said it scales
     found = PartMonth(
         workload.name,

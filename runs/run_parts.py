@@ -40,11 +40,6 @@ class PartRun:
     instances: int
 
 
-def group_kind(component: str) -> GroupKind | None:
-    """The kind of group a component builds; None for capacity a run does not size."""
-    return CAPABILITIES[component].group
-
-
 def find_workload(settings: StackSettings, name: str) -> WorkloadPlacement:
     for workload in settings.workloads:
         if workload.name == name:
@@ -98,7 +93,7 @@ def spread(workload: WorkloadPlacement, count: int) -> list[PartRun]:
         if reason is not None:
             reasons.append(reason)
             continue
-        kind = group_kind(part.component)
+        kind = CAPABILITIES[part.component].group
         assert kind is not None  # unscalable_reason said it is a group
         runs.append(PartRun(workload, index, part, kind, 0))
     if not runs:

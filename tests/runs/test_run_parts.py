@@ -11,7 +11,6 @@ from gpufleet.planner.capabilities import GROUP_KINDS
 from gpufleet.runs.run_parts import (
     ScaleInputError,
     find_workload,
-    group_kind,
     spread,
     unscalable_reason,
 )
@@ -28,7 +27,7 @@ def placement(raw: dict[str, object]) -> WorkloadPlacement:
 
 def test_every_component_is_a_group_a_run_sizes_or_says_why_not() -> None:
     for entry in COMPONENTS.values():
-        kind = group_kind(entry.name)
+        kind = entry.capability.group
         # Reserved capacity follows no scaling but fixed (the stack config refuses others).
         scaling = "on_request" if "on_request" in entry.follows else "fixed"
         reason = unscalable_reason(
@@ -37,7 +36,7 @@ def test_every_component_is_a_group_a_run_sizes_or_says_why_not() -> None:
         )
         assert (kind is None) == (reason is not None), entry.name
     # Every kind of group a run sizes is some component's (one runs/ module each).
-    assert set(GROUP_KINDS) == {group_kind(name) for name in COMPONENTS} - {None}
+    assert set(GROUP_KINDS) == {entry.capability.group for entry in COMPONENTS.values()} - {None}
 
 
 def test_n_fills_the_parts_that_scale_in_order() -> None:
