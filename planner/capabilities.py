@@ -206,6 +206,13 @@ def runs_as_one_job(kind: str, instances: int) -> bool:
     return kind != "inference" and instances > 1
 
 
+def known_component(name: str) -> str:
+    """``name`` if it is a component's (a validator for the spec and the stack config)."""
+    if name not in CAPABILITIES:
+        raise ValueError(f"unknown component {name!r}; gpufleet has: {', '.join(CAPABILITIES)}")
+    return name
+
+
 def component_for(
     cloud: Cloud, need: PlacementKind | Managed, pricing: Pricing, chosen: str | None = None
 ) -> Capability:

@@ -22,7 +22,7 @@ from pydantic import (
 )
 
 from gpufleet.clouds import CLOUDS, Cloud
-from gpufleet.planner.capabilities import CAPABILITIES
+from gpufleet.planner.capabilities import known_component
 from gpufleet.planner.gpus import known_gpu_names, normalize_gpu_name
 from gpufleet.planner.managed_services import MANAGED_SERVICES, Managed
 from gpufleet.planner.schedules import (
@@ -79,12 +79,6 @@ def _unique(values: list[Any]) -> list[Any]:
             raise ValueError(f"{value!r} is listed twice")
         seen.add(value)
     return values
-
-
-def _known_component(value: str) -> str:
-    if value not in CAPABILITIES:
-        raise ValueError(f"unknown component {value!r}; gpufleet has: {', '.join(CAPABILITIES)}")
-    return value
 
 
 def _none_as_empty(value: Any) -> Any:
@@ -289,7 +283,7 @@ class Workload(SpecModel):
         )
         + ".",
     )
-    runs_on: Annotated[str, AfterValidator(_known_component)] | None = Field(
+    runs_on: Annotated[str, AfterValidator(known_component)] | None = Field(
         default=None,
         description="The component that builds the workload's capacity (e.g. azure:SpotScaleSet;"
         " planner/capabilities.py lists them): it decides the cloud and the pricing models "

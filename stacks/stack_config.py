@@ -54,7 +54,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from pydantic.alias_generators import to_camel
 
 from gpufleet.clouds import Cloud
-from gpufleet.planner.capabilities import CAPABILITIES, ScalingMode
+from gpufleet.planner.capabilities import CAPABILITIES, ScalingMode, known_component
 from gpufleet.pricing_models import Commitment, Pricing
 from gpufleet.stacks import config_keys
 from gpufleet.workload_kinds import Kind
@@ -62,14 +62,8 @@ from gpufleet.workload_kinds import Kind
 SiteT = TypeVar("SiteT", bound="ConfigModel")
 
 
-def _known_component(name: str) -> str:
-    if name not in CAPABILITIES:
-        raise ValueError(f"unknown component {name!r}; gpufleet has: {', '.join(CAPABILITIES)}")
-    return name
-
-
 # A component's name (``planner/capabilities.py``), e.g. "aws:SpotFleet".
-ComponentName = Annotated[str, AfterValidator(_known_component)]
+ComponentName = Annotated[str, AfterValidator(known_component)]
 
 
 class ConfigModel(BaseModel):
