@@ -19,8 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gpufleet.clouds import Cloud
-from gpufleet.planner.capabilities import CAPABILITIES, Capability, ScalingMode
+from gpufleet.planner.capabilities import CAPABILITIES, Capability
 from gpufleet.planner.gcp_machines import takes_attached_gpus
 from gpufleet.pricing_models import TERM_OF_PRICING, Commitment
 from gpufleet.stacks.stack_config import (
@@ -77,33 +76,6 @@ class ComponentEntry:
 
     capability: Capability
     build: Callable[[BuildContext], dict[str, Any]]
-
-    @property
-    def name(self) -> str:
-        return self.capability.name
-
-    @property
-    def cloud(self) -> Cloud:
-        return self.capability.cloud
-
-    @property
-    def module(self) -> str:
-        return self.capability.module
-
-    @property
-    def type_token(self) -> str:
-        return self.capability.type_token
-
-    @property
-    def follows(self) -> frozenset[ScalingMode]:
-        return self.capability.follows
-
-    @property
-    def holds_gpus(self) -> bool:
-        return self.capability.holds_gpus
-
-    def needed_site_keys(self, region: str) -> list[str]:
-        return self.capability.needed_site_keys(region)
 
 
 def part_scaling(ctx: BuildContext) -> Scaling:

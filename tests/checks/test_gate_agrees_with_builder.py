@@ -33,6 +33,7 @@ from gpufleet.capacity.stack_resource import stack_resources
 from gpufleet.clouds import CLOUDS
 from gpufleet.engine.analyzer_resources import AnalyzerResource, from_capture, from_deployment
 from gpufleet.engine.stack_export import deployment
+from gpufleet.planner.capabilities import CAPABILITIES
 from gpufleet.planner.catalog import load_catalog
 from gpufleet.planner.environment_profiles import PROFILES
 from gpufleet.planner.managed_services import MANAGED
@@ -43,7 +44,6 @@ from gpufleet.planner.spec_loader import SpecError, parse_spec
 from gpufleet.policies.pack import CONFIG_DIR
 from gpufleet.policies.stack_limits import limits_in
 from gpufleet.policies.testing import PolicyHarness, Violation
-from gpufleet.stacks.component_registry import COMPONENTS
 from gpufleet.workload_kinds import KINDS
 from tests.capacity.test_plan_priced_alike import (
     AZURE_SITE,
@@ -305,7 +305,7 @@ def test_the_covering_specs_build_every_component_in_every_scaling_it_follows() 
     # What each component can realize: the scalings it follows, or fixed when it follows none.
     wanted = {
         (name, scaling)
-        for name, entry in COMPONENTS.items()
-        for scaling in (entry.follows or {"fixed"})
+        for name, capability in CAPABILITIES.items()
+        for scaling in (capability.follows or {"fixed"})
     }
     assert wanted - built == set(), sorted(wanted - built)

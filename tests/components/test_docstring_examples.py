@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pulumi
 import pytest
 
-from gpufleet.stacks.component_registry import COMPONENTS
+from gpufleet.planner.capabilities import CAPABILITIES
 from tests.components.component_checks import TAGS
 from tests.components.pulumi_mocks import capture
 
@@ -25,7 +25,7 @@ def resource(id_: str) -> SimpleNamespace:
     return SimpleNamespace(id=id_)
 
 
-@pytest.mark.parametrize("module_name", [entry.module for entry in COMPONENTS.values()])
+@pytest.mark.parametrize("module_name", [capability.module for capability in CAPABILITIES.values()])
 def test_docstring_example_runs(module_name: str) -> None:
     code = example_of(module_name)
     namespace = {

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpufleet.planner.capabilities import GROUP_KINDS
+from gpufleet.planner.capabilities import CAPABILITIES, GROUP_KINDS
 from gpufleet.runs.run_parts import (
     ScaleInputError,
     find_workload,
@@ -15,7 +15,6 @@ from gpufleet.runs.run_parts import (
     unscalable_reason,
 )
 from gpufleet.runs.stack_target import read_stack
-from gpufleet.stacks.component_registry import COMPONENTS
 from gpufleet.stacks.stack_config import Part, WorkloadPlacement
 from tests.helpers import ROOT
 from tests.runs.stack_files import ENVIRONMENT, WORKLOADS, part, workload, write_stack_config
@@ -26,8 +25,8 @@ def placement(raw: dict[str, object]) -> WorkloadPlacement:
 
 
 def test_every_component_is_a_group_a_run_sizes_or_says_why_not() -> None:
-    for entry in COMPONENTS.values():
-        kind = entry.capability.group
+    for entry in CAPABILITIES.values():
+        kind = entry.group
         # Reserved capacity follows no scaling but fixed (the stack config refuses others).
         scaling = "on_request" if "on_request" in entry.follows else "fixed"
         reason = unscalable_reason(
@@ -36,7 +35,7 @@ def test_every_component_is_a_group_a_run_sizes_or_says_why_not() -> None:
         )
         assert (kind is None) == (reason is not None), entry.name
     # Every kind of group a run sizes is some component's (one runs/ module each).
-    assert set(GROUP_KINDS) == {entry.capability.group for entry in COMPONENTS.values()} - {None}
+    assert set(GROUP_KINDS) == {capability.group for capability in CAPABILITIES.values()} - {None}
 
 
 def test_n_fills_the_parts_that_scale_in_order() -> None:

@@ -105,7 +105,7 @@ def _offer_for(entry: ComponentEntry, attached: bool = False) -> Offer:
     capability = entry.capability
 
     def fits(offer: Offer) -> bool:
-        if offer.cloud != entry.cloud or not GPUS[offer.gpu_name].auto:
+        if offer.cloud != entry.capability.cloud or not GPUS[offer.gpu_name].auto:
             return False
         if takes_attached_gpus(offer.instance_type) != attached:
             return False
@@ -120,7 +120,7 @@ def _offer_for(entry: ComponentEntry, attached: bool = False) -> Offer:
         key=lambda o: (o.gpu_count, o.instance_type, o.region, o.zone),
     )
     assert offers, (
-        f"no catalog offer on {entry.cloud} that {entry.name} can build"
+        f"no catalog offer on {entry.capability.cloud} that {entry.capability.name} can build"
         f"{' with attached GPUs' if attached else ''}: add one to the catalog, or say in "
         "planner/capabilities.py what it realizes"
     )
@@ -140,7 +140,7 @@ def _settings(entry: ComponentEntry, offer: Offer, pricing: Pricing | None = Non
     workload = WorkloadPlacement(
         name="probe",
         kind="inference" if capability.realizes & {"reserved", "fleet"} else "training",
-        cloud=entry.cloud,
+        cloud=entry.capability.cloud,
         region=offer.region,
         zone=offer.zone,
         instance_type=f"ml.{offer.instance_type}" if sagemaker else offer.instance_type,
@@ -149,7 +149,7 @@ def _settings(entry: ComponentEntry, offer: Offer, pricing: Pricing | None = Non
         provider="probe-provider",
         parts=[
             Part(
-                component=entry.name,
+                component=entry.capability.name,
                 instances=INSTANCES,
                 pricing=pricing or min(capability.pricings, key=PRICING_ORDER.index),
             )
@@ -163,7 +163,11 @@ def _settings(entry: ComponentEntry, offer: Offer, pricing: Pricing | None = Non
         cost_center="cc-1",
         catalog_as_of="2026-01-01",
         limits=Limits(allow_on_demand=True, max_commitment="3y"),
-        providers=[ProviderSetting(name="probe-provider", cloud=entry.cloud, region=offer.region)],
+        providers=[
+            ProviderSetting(
+                name="probe-provider", cloud=entry.capability.cloud, region=offer.region
+            )
+        ],
         workloads=[workload],
     )
 
@@ -173,7 +177,7 @@ def _settings(entry: ComponentEntry, offer: Offer, pricing: Pricing | None = Non
 CASES = [(name, False) for name in COMPONENTS] + [
     (name, True)
     for name, entry in COMPONENTS.items()
-    if entry.cloud == "gcp" and "multi_node" not in entry.capability.realizes
+    if entry.capability.cloud == "gcp" and "multi_node" not in entry.capability.realizes
 ]
 
 
@@ -193,14 +197,16 @@ def test_a_component_no_placement_chooses_is_built_and_seen_like_the_rest() -> N
 
 
 def assert_built_and_seen(entry: ComponentEntry, attached: bool) -> None:
-    name = entry.name
-    component_class = getattr(importlib.import_module(entry.module), name.split(":")[1])
+    name = entry.capability.name
+    component_class = getattr(importlib.import_module(entry.capability.module), name.split(":")[1])
     assert issubclass(component_class, pulumi.ComponentResource)
     offer = _offer_for(entry, attached)
     settings = _settings(entry, offer)
     result = capture_program(lambda: build_stack(settings, _site(offer, entry)))
     capture = result.capture
-    assert [r.name for r in capture.registrations if r.type == entry.type_token] == ["probe"]
+    assert [r.name for r in capture.registrations if r.type == entry.capability.type_token] == [
+        "probe"
+    ]
     # Every id the stack exports is a real value under the offline engine.
     (part,) = result.value["probe"]["parts"]
     assert part["component"] == name
@@ -223,7 +229,7 @@ def assert_built_and_seen(entry: ComponentEntry, attached: bool) -> None:
     assert capacity, f"{name}: no GPU capacity seen"
     assert all(not f.undetermined for f in capacity), [f.undetermined for f in capacity]
     # A component whose runs start outside the stack (a job template) is seen, as such.
-    assert all(f.outside_stack is not entry.holds_gpus for f in capacity)
+    assert all(f.outside_stack is not entry.capability.holds_gpus for f in capacity)
     seen = sum(f.max_gpus or 0 for f in capacity if f.market != "in_reservation")
     assert seen >= INSTANCES * offer.gpu_count
 
@@ -277,20 +283,22 @@ def test_every_component_is_priced_under_every_pricing_model_it_builds(
     offer = _offer_for(entry)
     settings = _settings(entry, offer, pricing)
     capture = capture_program(lambda: build_stack(settings, _site(offer, entry))).capture
-    held = _held(entry.cloud, offer, settings.workloads[0].instance_type, pricing)
+    held = _held(entry.capability.cloud, offer, settings.workloads[0].instance_type, pricing)
     cost = price_stack(
         stack_resources(from_capture(capture)), shipped_rate_card(), commitments=held
     )
     lines = [r for r in cost.resources if r.pricing != "in_reservation"]
     assert lines, (
-        f"{name}: nothing priced: the policies read no GPUs of {entry.type_token} or of what "
-        "it builds (CONTRIBUTING, Add a resource type: capacity/footprints/<cloud>.py)"
+        f"{name}: nothing priced: the policies read no GPUs of {entry.capability.type_token} "
+        "or of what it builds (CONTRIBUTING, Add a resource type: capacity/footprints/<cloud>.py)"
     )
     (workload,) = cost.workloads
     assert workload.name == "probe"
     machine = settings.workloads[0].instance_type
-    attached = (offer.gpu_name, offer.gpu_count) if entry.cloud == "gcp" else None
-    rate = shipped_rate_card().rate(entry.cloud, machine, offer.region, pricing, attached)
+    attached = (offer.gpu_name, offer.gpu_count) if entry.capability.cloud == "gcp" else None
+    rate = shipped_rate_card().rate(
+        entry.capability.cloud, machine, offer.region, pricing, attached
+    )
     assert rate is not None and rate.estimated is None
     for line in lines:
         assert line.unpriced is None and line.rate_usd == pytest.approx(rate.hourly), line

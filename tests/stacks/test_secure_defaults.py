@@ -294,7 +294,7 @@ def test_loosening_site_settings_reach_their_component(
 def test_further_security_groups_from_the_site_reach_every_aws_launch_template() -> None:
     extra = "sg-0efs0000000000000"
     for entry in COMPONENTS.values():
-        if entry.cloud != "aws" or entry.name == "aws:SageMakerSpotTraining":
+        if entry.capability.cloud != "aws" or entry.capability.name == "aws:SageMakerSpotTraining":
             continue
 
         def site_of(offer: Offer) -> Site:
@@ -308,7 +308,7 @@ def test_further_security_groups_from_the_site_reach_every_aws_launch_template()
         template = cap.one(types.AWS_LAUNCH_TEMPLATE).inputs
         own = cap.one(types.AWS_SECURITY_GROUP).outputs["id"]
         for interface in template["networkInterfaces"]:
-            assert interface["securityGroups"] == [own, extra], entry.name
+            assert interface["securityGroups"] == [own, extra], entry.capability.name
 
 
 def _readme_rows() -> dict[str, str]:
