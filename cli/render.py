@@ -19,6 +19,7 @@ from gpufleet.cli.tables import L, R
 from gpufleet.planner.catalog import COLUMNS, Offer, offer_to_row
 from gpufleet.planner.explanation import Evaluation
 from gpufleet.planner.managed_services import MANAGED_SERVICES
+from gpufleet.planner.packing import packs, unit_name
 from gpufleet.planner.plan import EnvironmentPlan, Placement, Plan
 from gpufleet.pricing_models import is_commitment
 
@@ -29,10 +30,13 @@ def _where(p: Placement) -> str:
 
 
 def _gpus(p: Placement) -> str:
-    """``2x8 H100``: instances x GPUs per instance; burst instances after a plus."""
+    """``2x8 H100``: instances x GPUs per instance; burst instances after a plus; replicas
+    (or workers) packed onto each instance in brackets."""
     text = f"{p.instances}x{p.offer.gpu_count} {p.offer.gpu_name}"
     if p.burst:
         text += f" +{p.burst.instances} burst"
+    if p.replicas_per_instance > 1:
+        text += f" ({p.replicas_per_instance} {unit_name(p.kind)} each)"
     return text
 
 
@@ -201,7 +205,12 @@ def _explanation_table(console: Console, env: str, ev: Evaluation, top: int) -> 
     needs = f" in {env}: needs {ev.need.description}"
     console.print(tables.joined(tables.bold(ev.workload.name), needs))
     options = ", ".join(f"{o.min_per_node}x {o.gpu_name}" for o in ev.need.options)
-    if options:
+    if options and packs(ev.workload):
+        unit = unit_name(ev.workload.kind).removesuffix("s")
+        console.print(
+            f"  GPU options per {unit}: {options} (several {unit}s may share an instance)"
+        )
+    elif options:
         console.print(f"  GPU options per instance: {options}")
     for stage in ev.stages:
         if stage.excluded:

@@ -40,6 +40,8 @@ class RequiredTags(BaseModel):
     environment: TagValue
     workload: TagValue
     workload_kind: TagValue | None = None
+    # Replicas packed onto each instance (``tag_keys.REPLICA_SLOTS``); None: one an instance.
+    replica_slots: TagValue | None = None
     extra: dict[Annotated[str, Field(min_length=1, max_length=128)], TagValue] = Field(
         default_factory=dict
     )
@@ -68,9 +70,11 @@ class RequiredTags(BaseModel):
     def as_tags(self) -> dict[str, str]:
         """AWS / Azure tags: the user's extra tags and the required ones."""
         kind = {} if self.workload_kind is None else {tag_keys.WORKLOAD_KIND: self.workload_kind}
+        slots = {} if self.replica_slots is None else {tag_keys.REPLICA_SLOTS: self.replica_slots}
         return {
             **self.extra,
             **kind,
+            **slots,
             tag_keys.PROJECT: self.project,
             tag_keys.OWNER: self.owner,
             tag_keys.COST_CENTER: self.cost_center,

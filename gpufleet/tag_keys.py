@@ -45,8 +45,12 @@ RUN_LAST = "gpufleet-last-run"
 RUN_OVER_PLAN = "gpufleet-over-plan"
 RUN_KEYS: tuple[str, ...] = (RUN_USED, RUN_LAST, RUN_OVER_PLAN)
 
+# On instances that run several replicas (or batch workers) each: slots x GPUs each, e.g.
+# ``8x1`` (``components/replica_slots.py``); absent, one replica an instance on all its GPUs.
+REPLICA_SLOTS = "replica-slots"
+
 COST_KEYS: tuple[str, ...] = (PROJECT, OWNER, COST_CENTER, ENVIRONMENT)
-GPUFLEET_KEYS: tuple[str, ...] = (*COST_KEYS, WORKLOAD, MANAGED_BY, WORKLOAD_KIND)
+GPUFLEET_KEYS: tuple[str, ...] = (*COST_KEYS, WORKLOAD, MANAGED_BY, WORKLOAD_KIND, REPLICA_SLOTS)
 MANAGED_BY_GPUFLEET = "gpufleet"
 # What the cost engine reads from a resource's tags (or, where a type takes none, such as a GCP
 # reservation, from ``key=value`` words in its description: ``description_with``).

@@ -43,7 +43,7 @@ class Evaluation:
     stages: tuple[Stage, ...]
     candidates: tuple[Candidate, ...]
     reason: str | None
-    size: Sizing
+    size_on: Callable[[Offer], Sizing]
     rates: RateCard
 
     @property
@@ -74,7 +74,7 @@ class Evaluation:
         return [self._placement(c) for c in sorted(best.values())]
 
     def _placement(self, candidate: Candidate) -> Placement:
-        return to_placement(self.workload, candidate, self.size, self.rates)
+        return to_placement(self.workload, candidate, self.size_on, self.rates)
 
 
 def evaluate(
@@ -85,7 +85,7 @@ def evaluate(
     """Every priced candidate for the criteria's workload, with the narrowing stages."""
     workload, need = c.workload, c.need
     if not need.options:
-        return Evaluation(workload, need, (), (), need.reason, c.size, c.rates)
+        return Evaluation(workload, need, (), (), need.reason, c.size_on, c.rates)
     stages: list[Stage] = []
     desc = need.description
 
@@ -155,7 +155,7 @@ def evaluate(
         reason = next(
             (s.empty_reason for s in reversed(stages) if s.excluded), stages[0].empty_reason
         )
-    return Evaluation(workload, need, tuple(stages), tuple(candidates), reason, c.size, c.rates)
+    return Evaluation(workload, need, tuple(stages), tuple(candidates), reason, c.size_on, c.rates)
 
 
 def _no_offer_reason(need: GpuNeed, workload: Workload) -> str:

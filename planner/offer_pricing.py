@@ -6,6 +6,8 @@ run ``nodes`` instances. What is not an always-on base runs for the workload's h
 (``planner.hours``: its schedule's, or ``hours_per_month``).
 Inference replicas scale with the environment (``replica_scale``, rounded up so serving keeps
 one replica) and are capped by ``max_replicas``; the nodes of a tightly coupled job never are.
+On an offer, replicas and batch workers pack several to an instance where its GPUs hold them
+(``sizer``, with ``planner.packing``): the counts above become instances, rounded up.
 
 An offer is priced (``offer_pricer``) at its rates (``planner.rates``, shared with the cost
 engine: spot as the region's mean, SageMaker markups, commitment discounts) as a candidate per
@@ -25,13 +27,15 @@ cheapest prices: a cost no offer in it can beat, which lets the search skip whol
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from gpufleet.clouds import CLOUDS, Cloud
 from gpufleet.planner.capabilities import CAPABILITIES
 from gpufleet.planner.catalog import Offer
+from gpufleet.planner.gpu_need import GpuOption
 from gpufleet.planner.hours import has_base, hours_model, idle_hours, variable_hours
+from gpufleet.planner.packing import replicas_per_instance
 from gpufleet.planner.plan import Burst, Placement
 from gpufleet.planner.pricing import PricingAssumptions
 from gpufleet.planner.rates import RateCard
@@ -66,6 +70,24 @@ class Sizing:
     # Azure ML cluster's idle time-out before it scales down: ``hours.idle_hours``).
     runs: int = 0
     idle_hours: float = 0.0
+    # Replicas (serving) or workers (batch) each instance runs (``planner.packing``); the
+    # instance counts above are of instances, the spec's counts divided by it, rounded up.
+    replicas_per_instance: int = 1
+
+    def packed(self, per_instance: int) -> Sizing:
+        """The same replicas or workers, ``per_instance`` to an instance: the base's and the
+        whole's instances rounded up, the burst what the whole needs beyond the base."""
+        if per_instance == self.replicas_per_instance:
+            return self
+        units = self.instances * self.replicas_per_instance
+        total = (self.instances + self.burst_instances) * self.replicas_per_instance
+        base = math.ceil(units / per_instance)
+        return replace(
+            self,
+            instances=base,
+            burst_instances=math.ceil(total / per_instance) - base,
+            replicas_per_instance=per_instance,
+        )
 
     @property
     def baseline_hours(self) -> float:
@@ -94,6 +116,28 @@ def sizing(workload: Workload, limits: EnvironmentLimits) -> Sizing:
     if has_base(workload) and replicas_min > 0:
         return Sizing(replicas_min, replicas_max - replicas_min, HOURS_PER_MONTH, hours, True)
     return Sizing(replicas_max, 0, hours, hours, False)
+
+
+def sizer(
+    workload: Workload, size: Sizing, options: Iterable[GpuOption]
+) -> Callable[[Offer], Sizing]:
+    """The workload's size on one offer: its replicas or workers packed onto the offer's
+    instances (``planner.packing``), each with the GPUs its GPU option asks of one."""
+    per_replica = {o.gpu_name: o.min_per_node for o in options}
+    units = size.instances + size.burst_instances
+    cache: dict[tuple[str, int], Sizing] = {}
+
+    def on(offer: Offer) -> Sizing:
+        key = (offer.gpu_name, offer.gpu_count)
+        found = cache.get(key)
+        if found is None:
+            per_instance = replicas_per_instance(
+                workload, units, per_replica.get(offer.gpu_name, 0), offer.gpu_count
+            )
+            found = cache[key] = size.packed(per_instance)
+        return found
+
+    return on
 
 
 @dataclass
@@ -127,44 +171,61 @@ def _spot_factors(
     }
 
 
-def _nodes_failing_together(workload: Workload) -> int:
+def _nodes_failing_together(workload: Workload, size: Sizing) -> int:
     # Inference replicas fail independently (and only inference has a burst): one node each.
-    return workload.nodes if workload.kind != "inference" else 1
+    # A job's instances run together (its packed workers: one loss interrupts them all).
+    return size.instances if workload.kind != "inference" else 1
+
+
+class _SpotFactors:
+    """``_spot_factors`` of a workload's base and burst, per size (packing changes a job's
+    instance count, so the nodes failing together)."""
+
+    def __init__(self, workload: Workload, assumptions: PricingAssumptions) -> None:
+        self._workload, self._assumptions = workload, assumptions
+        self._cache: dict[tuple[int, float], dict[Cloud, float]] = {}
+
+    def __call__(self, size: Sizing, hours: float) -> dict[Cloud, float]:
+        nodes = _nodes_failing_together(self._workload, size)
+        key = (nodes, hours)
+        found = self._cache.get(key)
+        if found is None:
+            found = self._cache[key] = _spot_factors(
+                self._workload, self._assumptions, nodes, hours
+            )
+        return found
 
 
 def offer_pricer(
     workload: Workload,
     limits: EnvironmentLimits,
     rates: RateCard,
-    size: Sizing,
+    size_on: Callable[[Offer], Sizing],
     position: dict[int, int],
 ) -> Callable[[Offer], list[Candidate] | None]:
     """A function giving, for one offer, a candidate per pricing model its base capacity may
     use (each with the cheapest burst); [] if all are over ``max_price_per_hour``; None if
-    the environment allows none. ``position`` is each offer's place in the catalog, by id."""
-    a = rates.assumptions
+    the environment allows none. ``size_on`` is the workload's size on an offer (``sizer``);
+    ``position`` is each offer's place in the catalog, by id."""
     sagemaker = workload.managed == "sagemaker"
-    instances, burst_instances, base_hours = size.instances, size.burst_instances, size.base_hours
-    # Always-on capacity must not be reclaimed: only its burst may run on spot.
-    spot_base = workload.interruptible and not size.always_on_base
-    spot_burst = workload.interruptible and burst_instances > 0
     allow_on_demand = limits.allow_on_demand
-    nodes = _nodes_failing_together(workload)
-    spot_factor = _spot_factors(workload, a, nodes, base_hours)
-    burst_factor = _spot_factors(workload, a, nodes, size.burst_hours)
-    terms: list[tuple[int, Pricing]] = (
-        [(PRICING_ORDER.index(term), term) for term in TERMS_UP_TO[limits.max_commitment]]
-        if size.always_on_base
-        else []
-    )
+    factors = _SpotFactors(workload, rates.assumptions)
+    terms: list[tuple[int, Pricing]] = [
+        (PRICING_ORDER.index(term), term) for term in TERMS_UP_TO[limits.max_commitment]
+    ]
     cap = workload.max_price_per_hour
-    burst_hours = size.burst_hours
     chosen = CAPABILITIES[workload.runs_on] if workload.runs_on is not None else None
 
     def price(offer: Offer) -> list[Candidate] | None:
         on_demand = rates.hourly(offer, "on_demand", sagemaker=sagemaker)
         if on_demand is None:
             return None
+        size = size_on(offer)
+        instances, burst_instances = size.instances, size.burst_instances
+        base_hours, burst_hours = size.base_hours, size.burst_hours
+        # Always-on capacity must not be reclaimed: only its burst may run on spot.
+        spot_base = workload.interruptible and not size.always_on_base
+        spot_burst = workload.interruptible and burst_instances > 0
         # Per pricing index: what an instance's idle hours after its runs cost a month.
         idle: dict[int, float] = {}
         spot = rates.hourly(offer, "spot", sagemaker=sagemaker)
@@ -172,19 +233,21 @@ def offer_pricer(
         # (pricing index, expected hourly per instance, list price per instance for the cap)
         base: list[tuple[int, float, float]] = []
         if spot_base and spot is not None:
-            base.append((_SPOT, spot * spot_factor[cloud], spot))
-            idle[_SPOT] = spot * size.idle_within(base_hours * spot_factor[cloud])
+            spot_factor = factors(size, base_hours)[cloud]
+            base.append((_SPOT, spot * spot_factor, spot))
+            idle[_SPOT] = spot * size.idle_within(base_hours * spot_factor)
         if allow_on_demand:
             base.append((_ON_DEMAND, on_demand, on_demand))
             idle[_ON_DEMAND] = on_demand * size.idle_within(base_hours)
-        for index, term in terms:
-            committed = rates.hourly(offer, term, sagemaker=sagemaker)
-            if committed is not None:
-                base.append((index, committed, committed))
+        if size.always_on_base:
+            for index, term in terms:
+                committed = rates.hourly(offer, term, sagemaker=sagemaker)
+                if committed is not None:
+                    base.append((index, committed, committed))
         burst: list[tuple[int, float, float]] = []
         if burst_instances:
             if spot_burst and spot is not None:
-                burst.append((_SPOT, spot * burst_factor[cloud], spot))
+                burst.append((_SPOT, spot * factors(size, burst_hours)[cloud], spot))
             if allow_on_demand:
                 burst.append((_ON_DEMAND, on_demand, on_demand))
         if chosen is not None:
@@ -232,62 +295,63 @@ def bucket_lower_bound(
     workload: Workload,
     limits: EnvironmentLimits,
     rates: RateCard,
-    size: Sizing,
+    size_on: Callable[[Offer], Sizing],
 ) -> Callable[[OfferBucket], float | None]:
     """Mirror of ``offer_pricer`` on a bucket's cheapest prices; None if no pricing model is
     allowed for it. Valid because every factor it leaves out only raises a price: SageMaker
-    markups are >= 1 and the cap only removes options."""
+    markups are >= 1 and the cap only removes options. A bucket's offers share a GPU type and
+    count, so the workload's size (its packing) on them."""
     a = rates.assumptions
-    instances, burst_instances, base_hours = size.instances, size.burst_instances, size.base_hours
-    spot_base = workload.interruptible and not size.always_on_base
-    spot_burst = workload.interruptible and burst_instances > 0
     allow_on_demand = limits.allow_on_demand
-    nodes = _nodes_failing_together(workload)
-    commitment = (
-        {
-            cloud: min(
-                (a.commitment_multiplier(cloud, t) for t in TERMS_UP_TO[limits.max_commitment]),
-                default=math.inf,
-            )
-            for cloud in CLOUDS
-        }
-        if size.always_on_base
-        else dict.fromkeys(CLOUDS, math.inf)
-    )
-    spot_factor = _spot_factors(workload, a, nodes, base_hours)
-    burst_factor = _spot_factors(workload, a, nodes, size.burst_hours)
-    base_weight = instances * base_hours
-    burst_weight = burst_instances * size.burst_hours
+    factors = _SpotFactors(workload, a)
+    commitment = {
+        cloud: min(
+            (a.commitment_multiplier(cloud, t) for t in TERMS_UP_TO[limits.max_commitment]),
+            default=math.inf,
+        )
+        for cloud in CLOUDS
+    }
 
     def bound(bucket: OfferBucket) -> float | None:
-        cloud = bucket.offers[0].cloud
+        first = bucket.offers[0]
+        size = size_on(first)
+        instances, burst_instances = size.instances, size.burst_instances
+        spot_base = workload.interruptible and not size.always_on_base
+        spot_burst = workload.interruptible and burst_instances > 0
+        cloud = first.cloud
         od = bucket.min_on_demand
         base = min(
-            bucket.min_spot * spot_factor[cloud] if spot_base else math.inf,
+            bucket.min_spot * factors(size, size.base_hours)[cloud] if spot_base else math.inf,
             od if allow_on_demand else math.inf,
-            od * commitment[cloud],
+            od * commitment[cloud] if size.always_on_base else math.inf,
         )
         if base == math.inf:
             return None
-        cost = base * base_weight
+        cost = base * instances * size.base_hours
         if burst_instances:
             burst = min(
-                bucket.min_spot * burst_factor[cloud] if spot_burst else math.inf,
+                bucket.min_spot * factors(size, size.burst_hours)[cloud]
+                if spot_burst
+                else math.inf,
                 od if allow_on_demand else math.inf,
             )
             if burst == math.inf:
                 return None
-            cost += burst * burst_weight
+            cost += burst * burst_instances * size.burst_hours
         return cost
 
     return bound
 
 
 def to_placement(
-    workload: Workload, candidate: Candidate, size: Sizing, rates: RateCard
+    workload: Workload,
+    candidate: Candidate,
+    size_on: Callable[[Offer], Sizing],
+    rates: RateCard,
 ) -> Placement:
     monthly, _, _, _, instance_type, pricing_index, _, _, offer, hourly, burst = candidate
-    nodes = _nodes_failing_together(workload)
+    size = size_on(offer)
+    nodes = _nodes_failing_together(workload, size)
     factor = _spot_factors(workload, rates.assumptions, nodes, size.base_hours)[offer.cloud]
     pricing = PRICING_ORDER[pricing_index]
     if burst is not None:
@@ -313,6 +377,7 @@ def to_placement(
         offer=offer,
         instance_type=instance_type,
         instances=size.instances,
+        replicas_per_instance=size.replicas_per_instance,
         pricing=pricing,
         hourly_usd=hourly,
         hours_per_month=size.base_hours,

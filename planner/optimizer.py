@@ -129,7 +129,7 @@ class Planner:
                         best = candidate
         if best is None:
             return None
-        return to_placement(workload, best, c.size, self.rates)
+        return to_placement(workload, best, c.size_on, self.rates)
 
     def evaluate(self, workload: Workload, environment: str) -> Evaluation:
         """Every priced candidate for ``workload`` in ``environment``, with the narrowing stages."""

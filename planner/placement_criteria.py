@@ -24,6 +24,7 @@ from gpufleet.planner.offer_pricing import (
     Sizing,
     bucket_lower_bound,
     offer_pricer,
+    sizer,
     sizing,
 )
 from gpufleet.planner.pricing import sagemaker_markup
@@ -48,7 +49,10 @@ class Criteria:
     environment: str
     limits: EnvironmentLimits
     need: GpuNeed
+    # The workload's size as the spec counts it (one replica or worker an instance), and on
+    # an offer, packed (``offer_pricing.sizer``).
     size: Sizing
+    size_on: Callable[[Offer], Sizing]
     clouds: tuple[Cloud, ...]
     regions: dict[Cloud, frozenset[str]]
     filters: tuple[OfferFilter, ...]
@@ -72,6 +76,7 @@ def criteria_for(
     limits = spec.environments[environment]
     need = resolve_gpu_need(workload, limits)
     size = sizing(workload, limits)
+    size_on = sizer(workload, size, need.options)
     clouds: list[Cloud] = [c for c in CLOUDS if c in (workload.clouds or spec.defaults.clouds)]
     if workload.managed is not None:
         clouds = [c for c in clouds if c == MANAGED_SERVICES[workload.managed].cloud]
@@ -83,12 +88,13 @@ def criteria_for(
         limits=limits,
         need=need,
         size=size,
+        size_on=size_on,
         clouds=tuple(clouds),
         regions={cloud: allowed_regions(cloud) for cloud in clouds},
-        filters=tuple(_filters(workload, environment, limits, need, size, mirrored)),
+        filters=tuple(_filters(workload, environment, limits, need, size, size_on, mirrored)),
         rates=rates,
-        price=offer_pricer(workload, limits, rates, size, position),
-        lower_bound=bucket_lower_bound(workload, limits, rates, size),
+        price=offer_pricer(workload, limits, rates, size_on, position),
+        lower_bound=bucket_lower_bound(workload, limits, rates, size_on),
     )
 
 
@@ -98,6 +104,7 @@ def _filters(
     limits: EnvironmentLimits,
     need: GpuNeed,
     size: Sizing,
+    size_on: Callable[[Offer], Sizing],
     pin: Offer | None,
 ) -> list[OfferFilter]:
     filters: list[OfferFilter] = []
@@ -112,10 +119,13 @@ def _filters(
             )
         )
     if workload.nodes > 1:
+        # Workers packed onto one instance need no network between instances.
         filters.append(
             OfferFilter(
                 "network",
-                lambda o: supports_multi_node(o.cloud, o.instance_type),
+                lambda o: (
+                    size_on(o).instances == 1 or supports_multi_node(o.cloud, o.instance_type)
+                ),
                 f"no cluster networking for a {workload.nodes}-node job",
                 f"no {desc} offer with cluster networking (EFA, A2/A3, InfiniBand) for a "
                 f"{workload.nodes}-node job in allowed regions",
@@ -125,10 +135,15 @@ def _filters(
         cap = limits.max_gpus_per_workload
         scale = size.instances + size.burst_instances
         smallest = min((o.min_per_node for o in need.options), default=0)
+
+        def within_cap(o: Offer) -> bool:
+            on = size_on(o)
+            return o.gpu_count * (on.instances + on.burst_instances) <= cap
+
         filters.append(
             OfferFilter(
                 "cap",
-                lambda o: o.gpu_count * scale <= cap,
+                within_cap,
                 f"more than {environment}'s max_gpus_per_workload {cap} GPUs in total",
                 f"needs at least {smallest * scale} GPUs, over {environment}'s "
                 f"max_gpus_per_workload {cap}",

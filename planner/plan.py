@@ -41,6 +41,8 @@ class Placement:
     monthly_usd: float
     baseline_monthly_usd: float
     burst: Burst | None
+    # Replicas (serving) or workers (batch) each instance runs (``planner.packing``).
+    replicas_per_instance: int = 1
     # How its hours happen (``planner.hours``): always on, on a schedule, or on request.
     hours_model: HoursModel = "always_on"
     # Hours a month the base is expected to bill (see Burst.billed_hours).
@@ -70,6 +72,12 @@ class Placement:
         burst = self.burst.instances if self.burst else 0
         return self.offer.gpu_count * (self.instances + burst)
 
+    @property
+    def gpus_per_replica(self) -> int:
+        """The GPUs each replica (or worker) of an instance gets: an equal share of its GPUs
+        (any left over when they do not divide sit idle)."""
+        return self.offer.gpu_count // self.replicas_per_instance
+
     def sort_key(self) -> tuple[object, ...]:
         o = self.offer
         return (
@@ -96,6 +104,8 @@ class Placement:
             "gpu_name": o.gpu_name,
             "gpus_per_instance": o.gpu_count,
             "instances": self.instances,
+            "replicas_per_instance": self.replicas_per_instance,
+            "gpus_per_replica": self.gpus_per_replica,
             "pricing": self.pricing,
             "hours_model": self.hours_model,
             "hourly_usd": round(self.hourly_usd, 4),

@@ -255,6 +255,16 @@ class Workload(SpecModel):
     replicas: Replicas | None = Field(
         default=None, description="Inference replicas (default 1..1)."
     )
+    max_replicas_per_instance: int | None = Field(
+        default=None,
+        ge=1,
+        le=64,
+        description=(
+            "Most replicas (inference) or workers (batch) one instance may run: the planner packs "
+            "several onto a multi-GPU machine when that costs less, and this bounds what one "
+            "machine's failure takes down. 1: one per instance. Default: as many as fit."
+        ),
+    )
     hours_per_month: float | None = Field(
         default=None,
         gt=0,

@@ -22,6 +22,7 @@ from gpufleet.planner.catalog import Catalog, load_catalog
 from gpufleet.planner.environment_profiles import with_profile
 from gpufleet.planner.hours import HOURS_TOLERANCE, has_base
 from gpufleet.planner.managed_services import MANAGED_SERVICES
+from gpufleet.planner.packing import NOT_PACKED, packs
 from gpufleet.planner.spec import (
     GPU_FORM_TAGS,
     CommitmentDiscounts,
@@ -233,6 +234,8 @@ def _shape_problems(
         yield (*loc, "replicas"), "replicas apply to inference workloads; use nodes for jobs"
     if serving and workload.nodes > 1:
         yield (*loc, "nodes"), "inference scales with replicas, not nodes"
+    if workload.max_replicas_per_instance is not None and not packs(workload):
+        yield (*loc, "max_replicas_per_instance"), NOT_PACKED
     if (
         workload.always_on
         and workload.replicas is not None

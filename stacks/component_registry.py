@@ -115,6 +115,17 @@ def _chosen(**settings: Any) -> dict[str, Any]:
     return {key: value for key, value in settings.items() if value is not None}
 
 
+def _boot(ctx: BuildContext) -> str | None:
+    """The boot script of a workload whose instances each run several replicas (their GPUs
+    per slot); None for one replica an instance."""
+    from gpufleet.components.replica_slots import boot_script
+
+    slots = ctx.workload.replica_slots
+    if slots is None:
+        return None
+    return boot_script(ctx.workload.name, slots.per_instance, slots.gpus_each)
+
+
 def _commitment(ctx: BuildContext) -> Commitment:
     """The commitment the plan prices a reserved part with (bought outside the stack, or on
     GCP in it when ``site:gcp`` says ``purchaseCommitments``)."""
@@ -133,11 +144,12 @@ def _zone_subnet(region: AwsRegion, zone_id: str) -> AwsSubnet | None:
 
 
 def _aws_instances(ctx: BuildContext, region: AwsRegion) -> dict[str, Any]:
-    """What every AWS component running instances takes from the site: the region's further
-    security groups and whether containers reach the instance metadata service."""
+    """What every AWS component running instances takes: the region's further security groups
+    and whether containers reach the instance metadata service (site settings), and the boot
+    script of packed replicas."""
     return {
         "extra_security_group_ids": list(region.security_group_ids),
-        **_chosen(container_imds_access=ctx.site.aws().container_imds_access),
+        **_chosen(container_imds_access=ctx.site.aws().container_imds_access, user_data=_boot(ctx)),
     }
 
 
@@ -285,7 +297,7 @@ def _spot_group(ctx: BuildContext, name: str, **settings: Any) -> SpotGroup:
         subnetwork=region.subnetwork,
         gpu=gpu,
         gpu_count=gpu_count,
-        **_chosen(disk_kms_key=region.disk_kms_key),
+        **_chosen(disk_kms_key=region.disk_kms_key, startup_script=_boot(ctx)),
         **settings,
     )
     return SpotGroup(name, args, ctx.opts)
@@ -347,7 +359,7 @@ def _build_compact_cluster(ctx: BuildContext) -> dict[str, Any]:
             network=region.network,
             subnetwork=region.subnetwork,
             scaling=part_scaling(ctx),
-            **_chosen(disk_kms_key=region.disk_kms_key),
+            **_chosen(disk_kms_key=region.disk_kms_key, startup_script=_boot(ctx)),
         ),
         ctx.opts,
     )
@@ -474,7 +486,7 @@ def _scale_set(ctx: BuildContext, name: str, **settings: Any) -> SpotScaleSet:
         instances=ctx.part.instances,
         subnet_id=region.subnet_id,
         ssh_public_key=site.ssh_public_key,
-        **_chosen(encryption_at_host=site.encryption_at_host),
+        **_chosen(encryption_at_host=site.encryption_at_host, custom_data=_boot(ctx)),
         **settings,
     )
     return SpotScaleSet(name, args, ctx.opts)

@@ -21,6 +21,7 @@ from gpufleet.stacks.placement_parts import placement_parts
 from gpufleet.stacks.stack_config import (
     Limits,
     ProviderSetting,
+    ReplicaSlots,
     ScheduledRun,
     ScheduleSetting,
     StackSettings,
@@ -59,6 +60,11 @@ def stack_settings(
                 instance_type=p.instance_type,
                 gpu=p.offer.gpu_name,
                 gpus_per_instance=p.offer.gpu_count,
+                replica_slots=ReplicaSlots(
+                    per_instance=p.replicas_per_instance, gpus_each=p.gpus_per_replica
+                )
+                if p.replicas_per_instance > 1
+                else None,
                 provider=provider_name,
                 parts=placement_parts(p),
                 tags=dict(sorted(workload.tags.items())),

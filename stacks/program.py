@@ -16,6 +16,7 @@ from typing import Any
 
 import pulumi
 
+from gpufleet.components.replica_slots import slots_tag
 from gpufleet.components.tagging import RequiredTags
 from gpufleet.stacks.component_registry import COMPONENTS, BuildContext
 from gpufleet.stacks.stack_config import (
@@ -42,6 +43,9 @@ def build_stack(settings: StackSettings, site: Site) -> dict[str, Any]:
             environment=settings.environment,
             workload=workload.name,
             workload_kind=workload.kind,
+            replica_slots=None
+            if workload.replica_slots is None
+            else slots_tag(workload.replica_slots.per_instance, workload.replica_slots.gpus_each),
             extra=workload.tags,
         )
         opts = pulumi.ResourceOptions(providers=[providers[workload.provider]])

@@ -105,6 +105,14 @@ class ScheduleSetting(ConfigModel):
     runs: list[ScheduledRun] = Field(min_length=1)
 
 
+class ReplicaSlots(ConfigModel):
+    """Replicas (serving) or workers (batch) the plan packs onto each instance, each on its own
+    GPUs (``planner/packing.py``; the instances boot with ``components/replica_slots.py``)."""
+
+    per_instance: int = Field(ge=2, le=64)
+    gpus_each: int = Field(ge=1)
+
+
 class WorkloadPlacement(ConfigModel):
     name: str
     kind: Kind
@@ -114,6 +122,8 @@ class WorkloadPlacement(ConfigModel):
     instance_type: str
     gpu: str
     gpus_per_instance: int = Field(ge=1)
+    # Absent: one replica (or node) an instance, on all its GPUs.
+    replica_slots: ReplicaSlots | None = None
     provider: str
     parts: list[Part] = Field(min_length=1)
     tags: dict[str, str] = Field(default_factory=dict)
@@ -124,6 +134,16 @@ class WorkloadPlacement(ConfigModel):
         validation_alias=config_keys.PLANNED_MONTHLY_USD,
         serialization_alias=config_keys.PLANNED_MONTHLY_USD,
     )
+
+    @model_validator(mode="after")
+    def _slots_fit(self) -> WorkloadPlacement:
+        slots = self.replica_slots
+        if slots is not None and slots.per_instance * slots.gpus_each > self.gpus_per_instance:
+            raise ValueError(
+                f"replicaSlots: {slots.per_instance} slots of {slots.gpus_each} GPU(s) do not fit "
+                f"on {self.gpus_per_instance} GPUs an instance"
+            )
+        return self
 
     @model_validator(mode="after")
     def _parts_fit(self) -> WorkloadPlacement:

@@ -16,7 +16,8 @@ AUTO_GPUS: tuple[str, ...] = tuple(sorted(n for n in load_catalog().gpu_names() 
 def workload_yaml(index: int, w: dict[str, Any]) -> str:
     """One drawn workload as a spec's ``workloads`` entry. ``managed`` and ``cloud`` are
     optional draws (a managed service takes no schedule and no nodes; it wins over a cloud
-    where it runs the workload's kind)."""
+    where it runs the workload's kind), and so is ``per_instance``, the most replicas or
+    workers one instance may run (where they pack: not training, not a managed service)."""
     managed, cloud = w.get("managed"), w.get("cloud")
     lines = [
         f"  - name: w{index}",
@@ -39,4 +40,7 @@ def workload_yaml(index: int, w: dict[str, Any]) -> str:
             lines.append("    always_on: true")
     elif w["nodes"] > 1 and managed is None:
         lines.append(f"    nodes: {w['nodes']}")
+    managed_here = managed is not None and w["kind"] in MANAGED_SERVICES[managed].kinds
+    if w.get("per_instance") is not None and w["kind"] != "training" and not managed_here:
+        lines.append(f"    max_replicas_per_instance: {w['per_instance']}")
     return "\n".join(lines) + "\n"

@@ -65,7 +65,11 @@ from pydantic import Field, field_validator, model_validator
 from gpufleet.components.aws.ami import AmiId, image_id
 from gpufleet.components.aws.group_scaling import group_tags
 from gpufleet.components.aws.instance_role import instance_profile
-from gpufleet.components.aws.launch_template import gpu_launch_template, worker_network_interface
+from gpufleet.components.aws.launch_template import (
+    USER_DATA_LIMIT,
+    gpu_launch_template,
+    worker_network_interface,
+)
 from gpufleet.components.aws.security_group import worker_security_group
 from gpufleet.components.component_args import ComponentArgs, StrInput
 from gpufleet.components.scaling import Scaling
@@ -149,6 +153,7 @@ class CapacityPoolArgs(ComponentArgs):
     root_volume_gib: int = Field(default=200, ge=30, le=16_384)
     root_device_name: str = "/dev/sda1"
     kms_key_id: StrInput | None = None
+    user_data: str | None = Field(default=None, max_length=USER_DATA_LIMIT)
     # IMDS hop limit 2 instead of 1: containers on a bridge network reach the instance role.
     container_imds_access: bool = False
     capacity_block: CapacityBlockRequest | None = None
@@ -242,6 +247,7 @@ class CapacityPool(pulumi.ComponentResource):
             root_volume_gib=args.root_volume_gib,
             root_device_name=args.root_device_name,
             kms_key_id=args.kms_key_id,
+            user_data=args.user_data,
             container_imds_access=args.container_imds_access,
         )
         template = launch_template(name, capacity_reservation_id=reservation.id)

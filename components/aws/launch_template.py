@@ -23,6 +23,7 @@ TAGGED_AT_LAUNCH = ("instance", "volume", "network-interface")
 # also containers behind a bridge (one hop more).
 HOP_LIMIT = 1
 CONTAINER_HOP_LIMIT = 2
+USER_DATA_LIMIT = 16 * 1024  # bytes before base64, EC2's limit
 
 
 def gpu_launch_template(

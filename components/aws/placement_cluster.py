@@ -47,7 +47,7 @@ from gpufleet.components.aws.group_scaling import (
     scale_group,
 )
 from gpufleet.components.aws.instance_role import instance_profile
-from gpufleet.components.aws.launch_template import gpu_launch_template
+from gpufleet.components.aws.launch_template import USER_DATA_LIMIT, gpu_launch_template
 from gpufleet.components.aws.security_group import cluster_security_group
 from gpufleet.components.component_args import ComponentArgs, StrInput, is_known
 from gpufleet.components.scaling import Scaling
@@ -67,7 +67,7 @@ class PlacementClusterArgs(ComponentArgs):
     capacity_reservation_id: StrInput | None = None
     extra_security_group_ids: list[StrInput] = Field(default_factory=list)
     ami_id: AmiId | None = None
-    user_data: str | None = Field(default=None, max_length=16 * 1024)
+    user_data: str | None = Field(default=None, max_length=USER_DATA_LIMIT)
     root_volume_gib: int = Field(default=500, ge=30, le=16_384)
     root_device_name: str = "/dev/sda1"
     kms_key_id: StrInput | None = None

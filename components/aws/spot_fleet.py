@@ -60,7 +60,11 @@ from gpufleet.components.aws.group_scaling import (
     scale_group,
 )
 from gpufleet.components.aws.instance_role import instance_profile
-from gpufleet.components.aws.launch_template import gpu_launch_template, worker_network_interface
+from gpufleet.components.aws.launch_template import (
+    USER_DATA_LIMIT,
+    gpu_launch_template,
+    worker_network_interface,
+)
 from gpufleet.components.aws.security_group import worker_security_group
 from gpufleet.components.component_args import ComponentArgs, StrInput
 from gpufleet.components.scaling import Scaling
@@ -72,7 +76,6 @@ INTERRUPTION_EVENTS = (
     "EC2 Spot Instance Interruption Warning",
     "EC2 Instance Rebalance Recommendation",
 )
-USER_DATA_LIMIT = 16 * 1024  # bytes before base64, EC2's limit
 
 
 class SpotFleetArgs(ComponentArgs):

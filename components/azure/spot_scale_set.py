@@ -43,6 +43,7 @@ Example::
 
 from __future__ import annotations
 
+import base64
 from typing import Literal
 
 import pulumi
@@ -64,6 +65,8 @@ DEFAULT_IMAGE = {
     "version": "latest",
 }
 ON_DEMAND_CAP = -1.0
+# Boot text whose base64 fits customData's 65,535 characters.
+CUSTOM_DATA_LIMIT = 65_535 // 4 * 3
 
 
 class SpotScaleSetArgs(ComponentArgs):
@@ -87,7 +90,8 @@ class SpotScaleSetArgs(ComponentArgs):
     disk_encryption_set_id: StrInput | None = None
     encryption_at_host: bool = True
     network_security_group_id: StrInput | None = None
-    custom_data: str | None = None
+    # Boot text (cloud-init runs it), sent base64-encoded as the API takes it.
+    custom_data: str | None = Field(default=None, max_length=CUSTOM_DATA_LIMIT)
     # The capacity reservation group its VMs run in (always-on capacity held for it).
     capacity_reservation_group_id: StrInput | None = None
     # How the set's capacity changes: fixed at instances, or (with an autoscale setting) on
@@ -228,7 +232,9 @@ class SpotScaleSet(pulumi.ComponentResource):
                 os_profile=azure.compute.VirtualMachineScaleSetOSProfileArgs(
                     computer_name_prefix=computer_name_prefix(name),
                     admin_username=args.admin_username,
-                    custom_data=args.custom_data,
+                    custom_data=None
+                    if args.custom_data is None
+                    else base64.b64encode(args.custom_data.encode()).decode(),
                     linux_configuration=azure.compute.LinuxConfigurationArgs(
                         disable_password_authentication=True,
                         ssh=azure.compute.SshConfigurationArgs(

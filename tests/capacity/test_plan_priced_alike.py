@@ -245,6 +245,8 @@ def test_the_example_stacks_cost_what_their_plan_says(env: str) -> None:
     assert_costs_its_plan(load_spec(EXAMPLE, load_catalog()), ROOT, env)
 
 
+# Azure sells A100s eight to a machine: chat's replicas, one to a machine, keep a burst to scale
+# (packed, its three would share one).
 AZURE_SPEC = """\
 version: 1
 project: azure-bill
@@ -258,7 +260,7 @@ defaults:
 workloads:
   - {name: sweeps, kind: batch, gpu: {name: A100}, interruptible: true, hours_per_month: 80}
   - {name: chat, kind: inference, gpu: {name: A100}, always_on: true, interruptible: true,
-     replicas: {min: 1, max: 3}, hours_per_month: 150}
+     replicas: {min: 1, max: 3}, hours_per_month: 150, max_replicas_per_instance: 1}
   - {name: office, kind: inference, gpu: {name: A100}, always_on: true,
      replicas: {min: 0, max: 2},
      schedule: {time_zone: Europe/Berlin,
@@ -348,7 +350,8 @@ workload_strategy = st.fixed_dictionaries(
             ]
         ),
         "nodes": st.sampled_from([1, 2]),
-        "replicas": st.sampled_from([(1, 1), (1, 3), (0, 2)]),
+        "replicas": st.sampled_from([(1, 1), (1, 3), (0, 2), (3, 12)]),
+        "per_instance": st.sampled_from([None, None, 2]),
         "always_on": st.booleans(),
     }
 )

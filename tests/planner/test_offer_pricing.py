@@ -5,6 +5,7 @@ pricer, and a bucket bound that never exceeds what the bucket's offers cost (hyp
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -13,11 +14,13 @@ from hypothesis import strategies as st
 
 from gpufleet.clouds import CLOUDS
 from gpufleet.planner.catalog import Catalog, Offer
+from gpufleet.planner.gpu_need import resolve_gpu_need
 from gpufleet.planner.offer_pricing import (
     OfferBucket,
     Sizing,
     bucket_lower_bound,
     offer_pricer,
+    sizer,
     sizing,
     to_placement,
 )
@@ -172,6 +175,11 @@ def workload(**fields: Any) -> Workload:
     return Workload.model_validate({"name": "w", "kind": "batch", "gpu": {"name": "L4"}, **fields})
 
 
+def size_on(work: Workload, limits: EnvironmentLimits) -> Callable[[Offer], Sizing]:
+    """The workload's size on an offer, packed as the planner packs it."""
+    return sizer(work, sizing(work, limits), resolve_gpu_need(work, limits).options)
+
+
 def test_sizing_of_jobs_and_serving() -> None:
     limits = EnvironmentLimits()
     assert sizing(workload(nodes=3, hours_per_month=50), limits) == Sizing(3, 0, 50, 50, False)
@@ -221,7 +229,7 @@ def test_scheduled_capacity_runs_for_the_schedules_hours() -> None:
 def test_offer_pricer_gives_a_candidate_per_allowed_pricing_model() -> None:
     offer = make_offer(on_demand_hourly=2.0, spot_hourly=0.5)
     serving = workload(kind="inference", always_on=True, replicas={"min": 1, "max": 1})
-    size = sizing(serving, EnvironmentLimits())
+    size = size_on(serving, EnvironmentLimits())
     rates = rates_for(offer)
     price = offer_pricer(serving, EnvironmentLimits(), rates, size, {id(offer): 0})
     candidates = price(offer) or []
@@ -233,7 +241,7 @@ def test_offer_pricer_gives_a_candidate_per_allowed_pricing_model() -> None:
     no_on_demand = EnvironmentLimits(allow_on_demand=False, max_commitment="none")
     assert offer_pricer(serving, no_on_demand, rates, size, {id(offer): 0})(offer) is None
     capped = workload(max_price_per_hour=1.0)
-    size = sizing(capped, EnvironmentLimits())
+    size = size_on(capped, EnvironmentLimits())
     assert offer_pricer(capped, EnvironmentLimits(), rates, size, {id(offer): 0})(offer) == []
 
 
@@ -258,11 +266,19 @@ def priced_buckets(draw: st.DrawFn) -> tuple[Workload, EnvironmentLimits, list[O
         max_commitment=draw(st.sampled_from(list(TERMS_UP_TO))),
         replica_scale=draw(st.sampled_from([0.5, 1.0])),
     )
+    fields["gpu"] = {"name": "L4", "count": draw(st.sampled_from([1, 2]))}
+    if draw(st.booleans()):
+        fields["max_replicas_per_instance"] = draw(st.integers(1, 3))
+    if kind == "training":
+        fields.pop("max_replicas_per_instance", None)
     cloud = draw(st.sampled_from(CLOUDS))
     prices = st.floats(0.05, 20.0, allow_nan=False)
+    # One bucket: one GPU count, which decides how replicas or workers pack.
+    gpu_count = draw(st.sampled_from([2, 4, 8]))
     offers = [
         make_offer(
             cloud=cloud,
+            gpu_count=gpu_count,
             zone=f"z{i}",
             on_demand_hourly=on_demand,
             spot_hourly=draw(st.none() | st.floats(0.01, on_demand)),
@@ -280,7 +296,7 @@ def test_a_buckets_bound_never_exceeds_what_its_offers_cost(
     """The search skips a bucket whose bound is above the best found: the bound must be a true
     lower bound on every candidate of its offers, and None only when none can be priced."""
     work, limits, offers = case
-    size = sizing(work, limits)
+    size = size_on(work, limits)
     rates = rates_for(*offers)
     bucket = OfferBucket([])
     for offer in offers:

@@ -143,10 +143,24 @@ def brute_force(
         if o.spot_hourly is not None:
             key = (o.cloud, o.region, o.instance_type.lower(), o.gpu_name, o.gpu_count)
             zone_spots.setdefault(key, []).append(o.spot_hourly)
+    # Serving replicas and batch workers gpufleet places itself share a machine when it holds
+    # several, up to max_replicas_per_instance and never more slots than they are.
+    packable = w.managed is None and (
+        w.kind == "inference" or (w.kind == "batch" and w.runs_on is None)
+    )
+    units_n = (base_n, burst_n)
     out = []
     for o in catalog.offers:
         if o.gpu_name not in need or o.gpu_count < need[o.gpu_name] or o.cloud not in clouds:
             continue
+        per = 1
+        if packable:
+            per = min(o.gpu_count // need[o.gpu_name], sum(units_n))
+            if w.max_replicas_per_instance is not None:
+                per = min(per, w.max_replicas_per_instance)
+            per = max(per, 1)
+        base_n = -(-units_n[0] // per)
+        burst_n = -(-sum(units_n) // per) - base_n
         allowed = (w.regions or {}).get(o.cloud) or spec.defaults.regions.get(o.cloud)
         if allowed is not None and o.region not in allowed:
             continue
@@ -156,7 +170,7 @@ def brute_force(
             if family not in SAGEMAKER_MARKUP:
                 continue
             markup = SAGEMAKER_MARKUP[family]
-        if w.nodes > 1 and not supports_multi_node(o.cloud, o.instance_type):
+        if w.nodes > 1 and base_n > 1 and not supports_multi_node(o.cloud, o.instance_type):
             continue
         cap = limits.max_gpus_per_workload
         if cap is not None and o.gpu_count * (base_n + burst_n) > cap:
@@ -166,7 +180,7 @@ def brute_force(
             (o.cloud, o.region, o.instance_type.lower(), o.gpu_name, o.gpu_count)
         )
         spot = None if spots is None else sum(spots) / len(spots) * markup
-        spot_nodes = 1 if w.kind == "inference" else w.nodes
+        spot_nodes = 1 if w.kind == "inference" else base_n
         base = []
         if w.interruptible and spot is not None and not w.always_on:
             factor = _billed(1 + overhead[o.cloud] * spot_nodes, base_hours)
@@ -266,7 +280,8 @@ def workloads(draw: st.DrawFn, catalog: Catalog, index: int) -> dict[str, Any]:
     w["hours_per_month"] = draw(st.sampled_from([10, 100, HOURS_PER_MONTH]))
     if kind == "inference":
         lo = draw(st.integers(1, 3))
-        w["replicas"] = {"min": lo, "max": lo + draw(st.integers(0, 3))}
+        # Up to a dozen replicas: enough to fill an 8-GPU machine and spill onto another.
+        w["replicas"] = {"min": lo, "max": lo + draw(st.sampled_from([0, 1, 3, 9]))}
         w["always_on"] = draw(st.booleans())
     else:
         w["nodes"] = draw(st.sampled_from([1, 1, 2, 4]))
@@ -290,6 +305,8 @@ def workloads(draw: st.DrawFn, catalog: Catalog, index: int) -> dict[str, Any]:
         ):
             w["managed"] = name
             break
+    if kind != "training" and "managed" not in w and draw(st.booleans()):
+        w["max_replicas_per_instance"] = draw(st.sampled_from([1, 2, 3, 8]))
     return w
 
 

@@ -24,6 +24,8 @@ PLACEMENT_KEYS = {
     "gpu_name",
     "gpus_per_instance",
     "instances",
+    "replicas_per_instance",
+    "gpus_per_replica",
     "pricing",
     "hours_model",
     "idle_hours",
