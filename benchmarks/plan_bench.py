@@ -1,7 +1,8 @@
 """Whole-process wall time of ``gpufleet plan`` and ``gpufleet --help``.
 
 Goals (issue 2, on a 2-core machine): ``gpufleet --help`` median < 0.3 s; ``gpufleet plan
-examples/workloads.yaml`` median < 0.5 s; a generated 1,000-workload spec < 2 s.
+examples/workloads.yaml`` median < 0.5 s; a generated 1,000-workload spec < 2 s; (issue 31)
+the same with a third of its workloads sharing GPUs (MIG, MPS, time-slicing) < 3 s.
 
 Usage: .venv/bin/python benchmarks/plan_bench.py [--runs 7] [--workloads 1000] [--json]
 Exits 1 if a goal is missed, so it can gate a release; it is not part of ``make test``.
@@ -43,8 +44,38 @@ _REGIONS = {
 }
 
 
-def generate_spec(workloads: int, seed: int = 7) -> str:
-    """A deterministic spec mixing every GPU form, kinds, multi-node jobs and serving."""
+# GPUs replicas may share, by how: MIG needs an A100/H100/H200/B200, MPS a Volta or later.
+_SHARED = {
+    "mig": ["A100", "A100-80GB", "H100", "H200"],
+    "auto": ["A100", "H100", "L4", "T4"],
+    "mps": ["L4", "T4", "A10G", "L40S", "A100"],
+    "time_slicing": ["L4", "T4", "V100"],
+}
+
+
+def _shared_workload(rng: random.Random, i: int) -> list[str]:
+    """A serving or batch workload of one-GPU replicas sharing their GPUs."""
+    mode = rng.choice(list(_SHARED))
+    kind = rng.choice(["inference", "inference", "batch"])
+    lines = [
+        f"  - name: w{i}",
+        f"    kind: {kind}",
+        f"    gpu: {{name: {rng.choice(_SHARED[mode])}, count: 1}}",
+        f"    sharing: {mode}",
+        f"    replica_gpu: {{memory_gib: {rng.choice([3, 6, 9, 17])}}}",
+    ]
+    units = rng.randint(1, 60)
+    if kind == "inference":
+        lines.append(f"    replicas: {{min: {units}, max: {units + rng.randint(0, 20)}}}")
+        lines.append("    always_on: true")
+    else:
+        lines.append(f"    nodes: {units}")
+    return lines
+
+
+def generate_spec(workloads: int, seed: int = 7, sharing: bool = False) -> str:
+    """A deterministic spec mixing every GPU form, kinds, multi-node jobs and serving; with
+    ``sharing``, a third of the workloads share GPUs (MIG, MPS, time-slicing, auto)."""
     rng = random.Random(seed)
     lines = [
         "version: 1",
@@ -56,6 +87,10 @@ def generate_spec(workloads: int, seed: int = 7) -> str:
         "workloads:",
     ]
     for i in range(workloads):
+        if sharing and rng.random() < 1 / 3:
+            lines += _shared_workload(rng, i)
+            lines.append(f"    hours_per_month: {rng.choice([120, 730])}")
+            continue
         form = rng.random()
         kind = rng.choice(["training", "training", "inference", "batch"])
         lines.append(f"  - name: w{i}")
@@ -111,6 +146,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         big = Path(tmp) / f"spec-{args.workloads}.yaml"
         big.write_text(generate_spec(args.workloads), encoding="utf-8")
+        shared = Path(tmp) / f"spec-{args.workloads}-shared.yaml"
+        shared.write_text(generate_spec(args.workloads, sharing=True), encoding="utf-8")
         cases = [
             ("gpufleet --help", [str(GPUFLEET), "--help"], 0.3),
             (
@@ -127,6 +164,12 @@ def main() -> int:
                 f"plan {args.workloads} workloads (json)",
                 [str(GPUFLEET), "plan", str(big), "--format", "json"],
                 2.0,
+            ),
+            # Issue 31: replicas packed and sharing GPUs, MIG layouts solved by HiGHS.
+            (
+                f"plan {args.workloads} workloads, sharing (json)",
+                [str(GPUFLEET), "plan", str(shared), "--format", "json"],
+                3.0,
             ),
         ]
         results = []

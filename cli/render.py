@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 import sys
+from collections import Counter
 from collections.abc import Iterable
 
 import click
@@ -18,6 +19,7 @@ from gpufleet.cli import messages, tables
 from gpufleet.cli.tables import L, R
 from gpufleet.planner.catalog import COLUMNS, Offer, offer_to_row
 from gpufleet.planner.explanation import Evaluation
+from gpufleet.planner.gpu_sharing import SharedGpu
 from gpufleet.planner.managed_services import MANAGED_SERVICES
 from gpufleet.planner.packing import packs, unit_name
 from gpufleet.planner.plan import EnvironmentPlan, Placement, Plan
@@ -36,8 +38,17 @@ def _gpus(p: Placement) -> str:
     if p.burst:
         text += f" +{p.burst.instances} burst"
     if p.replicas_per_instance > 1:
-        text += f" ({p.replicas_per_instance} {unit_name(p.kind)} each)"
+        shared = "" if p.shared is None else f", {_sharing(p.shared)}"
+        text += f" ({p.replicas_per_instance} {unit_name(p.kind)} each{shared})"
     return text
+
+
+_SHARING_WORDS = {"mig": "MIG", "mps": "MPS", "time_slicing": "time-sliced"}
+
+
+def _sharing(shared: SharedGpu) -> str:
+    """``MIG 4 a GPU``: how replicas share a GPU, and how many do."""
+    return f"{_SHARING_WORDS[shared.mode]} {shared.replicas} a GPU"
 
 
 def _pricing(p: Placement) -> str:
@@ -181,7 +192,11 @@ def _explanation_dict(env: str, ev: Evaluation, top: int) -> dict[str, object]:
         "workload": ev.workload.name,
         "need": ev.need.description,
         "gpu_options": [
-            {"gpu_name": o.gpu_name, "min_gpus_per_instance": o.min_per_node}
+            {
+                "gpu_name": o.gpu_name,
+                "min_gpus_per_instance": o.min_per_node,
+                "sharing": None if o.shared is None else o.shared.as_dict(),
+            }
             for o in ev.need.options
         ],
         "excluded": [
@@ -201,10 +216,24 @@ def _explanation_dict(env: str, ev: Evaluation, top: int) -> dict[str, object]:
     }
 
 
+def _mig_layout(shared: SharedGpu) -> str:
+    """``: 2g.10gb x3 + 1g.10gb``: a MIG layout of one GPU."""
+    if not shared.mig_profiles:
+        return ""
+    counts = Counter(shared.mig_profiles)
+    return ": " + " + ".join(
+        name if count == 1 else f"{name} x{count}" for name, count in counts.items()
+    )
+
+
 def _explanation_table(console: Console, env: str, ev: Evaluation, top: int) -> None:
     needs = f" in {env}: needs {ev.need.description}"
     console.print(tables.joined(tables.bold(ev.workload.name), needs))
-    options = ", ".join(f"{o.min_per_node}x {o.gpu_name}" for o in ev.need.options)
+    options = ", ".join(
+        f"{o.min_per_node}x {o.gpu_name}"
+        + ("" if o.shared is None else f" ({_sharing(o.shared)}{_mig_layout(o.shared)})")
+        for o in ev.need.options
+    )
     if options and packs(ev.workload):
         unit = unit_name(ev.workload.kind).removesuffix("s")
         console.print(

@@ -9,8 +9,9 @@ The environment's ``allowed_gpus`` then narrows the list.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from gpufleet.planner.gpu_sharing import ReplicaNeed, SharedGpu, shared_gpu
 from gpufleet.planner.gpus import GPUS
 from gpufleet.planner.spec import (
     EnvironmentLimits,
@@ -28,6 +29,8 @@ class GpuOption:
 
     gpu_name: str
     min_per_node: int
+    # With sharing: how replicas share one GPU of the type (None: each has whole GPUs).
+    shared: SharedGpu | None = None
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,15 @@ def resolve_gpu_need(workload: Workload, limits: EnvironmentLimits) -> GpuNeed:
         )
     else:
         options, description, empty = _options_for_model(gpu, nodes)
+    if workload.sharing != "none":
+        need = replica_need(workload)
+        # A replica that needs more than one GPU shares none.
+        options = [
+            replace(o, shared=shared_gpu(o.gpu_name, workload.sharing, need))
+            if o.min_per_node == 1
+            else o
+            for o in options
+        ]
     if limits.allowed_gpus is not None:
         allowed = set(limits.allowed_gpus)
         kept = [o for o in options if o.gpu_name in allowed]
@@ -71,6 +83,22 @@ def resolve_gpu_need(workload: Workload, limits: EnvironmentLimits) -> GpuNeed:
             )
         options = kept
     return GpuNeed(tuple(options), description, None if options else empty)
+
+
+def replica_need(workload: Workload) -> ReplicaNeed:
+    """What one replica of a workload that shares GPUs needs of one: its ``replica_gpu``, the
+    memory the model's estimate puts on one GPU, or the memory it asks a GPU for."""
+    given = workload.replica_gpu
+    memory = given.memory_gib if given is not None else None
+    gpu = workload.gpu
+    if memory is None and isinstance(gpu, GpuByModel):
+        estimate = estimate_vram(gpu.params_billions, gpu.method, gpu.precision, gpu.batch_tokens)
+        memory = estimate.per_gpu_total_gib(1)
+    elif memory is None and isinstance(gpu, GpuByMemory):
+        memory = gpu.min_memory_gib
+    if given is None:
+        return ReplicaNeed(memory)
+    return ReplicaNeed(memory, given.compute, given.mig_profile, given.memory_isolation)
 
 
 def _options_for_model(gpu: GpuByModel, nodes: int) -> tuple[list[GpuOption], str, str]:

@@ -34,6 +34,7 @@ from gpufleet.clouds import CLOUDS, Cloud
 from gpufleet.planner.capabilities import CAPABILITIES
 from gpufleet.planner.catalog import Offer
 from gpufleet.planner.gpu_need import GpuOption
+from gpufleet.planner.gpu_sharing import SharedGpu
 from gpufleet.planner.hours import has_base, hours_model, idle_hours, variable_hours
 from gpufleet.planner.packing import replicas_per_instance
 from gpufleet.planner.plan import Burst, Placement
@@ -73,11 +74,14 @@ class Sizing:
     # Replicas (serving) or workers (batch) each instance runs (``planner.packing``); the
     # instance counts above are of instances, the spec's counts divided by it, rounded up.
     replicas_per_instance: int = 1
+    # How they share a GPU, when more run on an instance than it has GPUs.
+    shared: SharedGpu | None = None
 
-    def packed(self, per_instance: int) -> Sizing:
-        """The same replicas or workers, ``per_instance`` to an instance: the base's and the
-        whole's instances rounded up, the burst what the whole needs beyond the base."""
-        if per_instance == self.replicas_per_instance:
+    def packed(self, per_instance: int, shared: SharedGpu | None = None) -> Sizing:
+        """The same replicas or workers, ``per_instance`` to an instance (sharing GPUs as
+        ``shared`` says): the base's and the whole's instances rounded up, the burst what the
+        whole needs beyond the base."""
+        if per_instance == self.replicas_per_instance and shared == self.shared:
             return self
         units = self.instances * self.replicas_per_instance
         total = (self.instances + self.burst_instances) * self.replicas_per_instance
@@ -87,6 +91,7 @@ class Sizing:
             instances=base,
             burst_instances=math.ceil(total / per_instance) - base,
             replicas_per_instance=per_instance,
+            shared=shared,
         )
 
     @property
@@ -123,7 +128,7 @@ def sizer(
 ) -> Callable[[Offer], Sizing]:
     """The workload's size on one offer: its replicas or workers packed onto the offer's
     instances (``planner.packing``), each with the GPUs its GPU option asks of one."""
-    per_replica = {o.gpu_name: o.min_per_node for o in options}
+    by_gpu = {o.gpu_name: o for o in options}
     units = size.instances + size.burst_instances
     cache: dict[tuple[str, int], Sizing] = {}
 
@@ -131,10 +136,18 @@ def sizer(
         key = (offer.gpu_name, offer.gpu_count)
         found = cache.get(key)
         if found is None:
+            option = by_gpu.get(offer.gpu_name)
+            shared = option.shared if option is not None else None
             per_instance = replicas_per_instance(
-                workload, units, per_replica.get(offer.gpu_name, 0), offer.gpu_count
+                workload,
+                units,
+                option.min_per_node if option is not None else 0,
+                offer.gpu_count,
+                shared.replicas if shared is not None else 1,
             )
-            found = cache[key] = size.packed(per_instance)
+            # GPUs are shared only when more replicas run on an instance than it has GPUs.
+            sharing = shared if shared is not None and per_instance > offer.gpu_count else None
+            found = cache[key] = size.packed(per_instance, sharing)
         return found
 
     return on
@@ -378,6 +391,7 @@ def to_placement(
         instance_type=instance_type,
         instances=size.instances,
         replicas_per_instance=size.replicas_per_instance,
+        shared=size.shared,
         pricing=pricing,
         hourly_usd=hourly,
         hours_per_month=size.base_hours,

@@ -14,6 +14,9 @@ Which workloads pack:
 - not a batch job that names its component (``runs_on``): that component builds the job's
   nodes as the spec counts them.
 
+Where replicas share a GPU (``sharing``, ``planner/gpu_sharing.py``), a GPU holds several and
+an instance its GPUs times that many.
+
 ``max_replicas_per_instance`` bounds what one machine's failure takes down; a workload never
 claims more slots on a machine than it has replicas, so one replica on an 8-GPU machine is
 one replica on eight GPUs. How each replica finds its GPUs on the machine is the stack's
@@ -47,12 +50,17 @@ def packs(workload: Workload) -> bool:
 
 
 def replicas_per_instance(
-    workload: Workload, units: int, gpus_per_replica: int, gpus_per_instance: int
+    workload: Workload,
+    units: int,
+    gpus_per_replica: int,
+    gpus_per_instance: int,
+    per_gpu: int = 1,
 ) -> int:
     """How many of ``units`` replicas (or workers) of ``gpus_per_replica`` GPUs each one
-    instance of ``gpus_per_instance`` GPUs runs: at least 1 (the instance holds one)."""
+    instance of ``gpus_per_instance`` GPUs runs, ``per_gpu`` to a GPU where they share one
+    (``planner/gpu_sharing.py``): at least 1 (the instance holds one)."""
     if not packs(workload) or gpus_per_replica <= 0:
         return 1
-    fit = gpus_per_instance // gpus_per_replica
+    fit = gpus_per_instance // gpus_per_replica * per_gpu
     cap = workload.max_replicas_per_instance
     return max(1, min(fit, units, cap if cap is not None else fit))

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from gpufleet.clouds import Cloud
 from gpufleet.planner.catalog import Offer
+from gpufleet.planner.gpu_sharing import SharedGpu
 from gpufleet.planner.hours import HoursModel
 from gpufleet.planner.managed_services import Managed
 from gpufleet.planner.pricing import PricingAssumptions
@@ -41,8 +42,10 @@ class Placement:
     monthly_usd: float
     baseline_monthly_usd: float
     burst: Burst | None
-    # Replicas (serving) or workers (batch) each instance runs (``planner.packing``).
+    # Replicas (serving) or workers (batch) each instance runs (``planner.packing``), and how
+    # they share its GPUs when they outnumber them (``planner.gpu_sharing``).
     replicas_per_instance: int = 1
+    shared: SharedGpu | None = None
     # How its hours happen (``planner.hours``): always on, on a schedule, or on request.
     hours_model: HoursModel = "always_on"
     # Hours a month the base is expected to bill (see Burst.billed_hours).
@@ -73,9 +76,11 @@ class Placement:
         return self.offer.gpu_count * (self.instances + burst)
 
     @property
-    def gpus_per_replica(self) -> int:
-        """The GPUs each replica (or worker) of an instance gets: an equal share of its GPUs
-        (any left over when they do not divide sit idle)."""
+    def gpus_per_replica(self) -> int | None:
+        """The whole GPUs each replica (or worker) of an instance gets: an equal share of its
+        GPUs (any left over when they do not divide sit idle); None when they share GPUs."""
+        if self.shared is not None:
+            return None
         return self.offer.gpu_count // self.replicas_per_instance
 
     def sort_key(self) -> tuple[object, ...]:
@@ -106,6 +111,7 @@ class Placement:
             "instances": self.instances,
             "replicas_per_instance": self.replicas_per_instance,
             "gpus_per_replica": self.gpus_per_replica,
+            "sharing": None if self.shared is None else self.shared.as_dict(),
             "pricing": self.pricing,
             "hours_model": self.hours_model,
             "hourly_usd": round(self.hourly_usd, 4),

@@ -233,6 +233,38 @@ class Schedule(SpecModel):
         return from_cron(self.time_zone, self.cron, self.duration_hours)
 
 
+SharingMode = Literal["none", "mig", "mps", "time_slicing", "auto"]
+
+
+class ReplicaGpu(SpecModel):
+    """What one replica (serving) or worker (batch) needs of a GPU it shares with others."""
+
+    memory_gib: float | None = Field(
+        default=None,
+        gt=0,
+        le=1024,
+        description="GPU memory one replica needs, GiB (default: the model's estimate, or "
+        "gpu.min_memory_gib).",
+    )
+    compute: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="Share of one GPU's compute one replica needs, 0..1 (0.25: a quarter).",
+    )
+    mig_profile: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=32,
+        description="The MIG profile one replica runs in, e.g. 1g.10gb (of the GPU gpu.name).",
+    )
+    memory_isolation: bool = Field(
+        default=True,
+        description="Replicas must not reach each other's GPU memory (MIG). false lets "
+        "sharing: auto choose MPS or time-slicing where they pack more.",
+    )
+
+
 class Workload(SpecModel):
     name: DnsLabel = Field(description="Unique DNS-label name; becomes the resource name prefix.")
     kind: Kind
@@ -254,6 +286,17 @@ class Workload(SpecModel):
     )
     replicas: Replicas | None = Field(
         default=None, description="Inference replicas (default 1..1)."
+    )
+    sharing: SharingMode = Field(
+        default="none",
+        description=(
+            "Several replicas (or batch workers) on one GPU: mig (isolated slices, A100/H100/"
+            "H200/B200), mps or time_slicing (no memory isolation), auto (MIG where the GPU has "
+            "it, MPS or time-slicing where replica_gpu.memory_isolation is false), none."
+        ),
+    )
+    replica_gpu: ReplicaGpu | None = Field(
+        default=None, description="With sharing: what one replica needs of the GPU."
     )
     max_replicas_per_instance: int | None = Field(
         default=None,

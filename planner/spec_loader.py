@@ -22,6 +22,7 @@ from gpufleet.planner.catalog import Catalog, load_catalog
 from gpufleet.planner.environment_profiles import with_profile
 from gpufleet.planner.hours import HOURS_TOLERANCE, has_base
 from gpufleet.planner.managed_services import MANAGED_SERVICES
+from gpufleet.planner.mig_profiles import MIG_PROFILES, mig_profile
 from gpufleet.planner.packing import NOT_PACKED, packs
 from gpufleet.planner.spec import (
     GPU_FORM_TAGS,
@@ -236,6 +237,7 @@ def _shape_problems(
         yield (*loc, "nodes"), "inference scales with replicas, not nodes"
     if workload.max_replicas_per_instance is not None and not packs(workload):
         yield (*loc, "max_replicas_per_instance"), NOT_PACKED
+    yield from _sharing_problems(workload, loc)
     if (
         workload.always_on
         and workload.replicas is not None
@@ -276,6 +278,57 @@ def _shape_problems(
                 (*loc, "gpu", "method"),
                 "training sized by model needs method: full, lora or qlora",
             )
+
+
+def _sharing_problems(workload: Workload, loc: Loc) -> Iterable[tuple[Loc, str]]:
+    """A GPU shared by replicas needs replicas gpufleet packs, of one GPU each, and what one
+    needs of it; a MIG profile is its GPU's; MPS and time-slicing isolate no memory."""
+    sharing, given, gpu = workload.sharing, workload.replica_gpu, workload.gpu
+    if sharing == "none":
+        if given is not None:
+            yield (
+                (*loc, "replica_gpu"),
+                "replica_gpu applies with sharing: mig, mps, time_slicing or auto",
+            )
+        return
+    if not packs(workload):
+        yield (*loc, "sharing"), NOT_PACKED.replace("max_replicas_per_instance", "sharing")
+        return
+    if gpu.count is not None and gpu.count != 1:
+        yield (*loc, "gpu", "count"), "replicas that share a GPU use one GPU each: count 1"
+    sized = isinstance(gpu, GpuByModel | GpuByMemory)
+    if not sized and (given is None or (given.memory_gib is None and given.mig_profile is None)):
+        yield (
+            (*loc, "replica_gpu"),
+            "sharing needs what one replica needs of the GPU: replica_gpu.memory_gib or "
+            "replica_gpu.mig_profile (or size the GPU by model or by memory)",
+        )
+    if sharing == "mig" and isinstance(gpu, GpuByName) and gpu.name not in MIG_PROFILES:
+        yield (
+            (*loc, "sharing"),
+            f"{gpu.name} has no MIG; GPUs with MIG: {', '.join(MIG_PROFILES)}",
+        )
+    if given is None:
+        return
+    if given.mig_profile is not None:
+        where = (*loc, "replica_gpu", "mig_profile")
+        if sharing not in ("mig", "auto"):
+            yield where, f"a MIG profile needs sharing: mig or auto, not {sharing}"
+        elif not isinstance(gpu, GpuByName):
+            yield where, "a MIG profile is a GPU's: name the GPU (gpu.name)"
+        elif mig_profile(gpu.name, given.mig_profile) is None:
+            names = [p.name for p in MIG_PROFILES.get(gpu.name, ())]
+            has = f"it has {', '.join(names)}" if names else "it has no MIG"
+            yield where, f"{gpu.name} has no MIG profile {given.mig_profile!r}; {has}"
+    if (
+        sharing in ("mps", "time_slicing")
+        and "memory_isolation" in given.model_fields_set
+        and given.memory_isolation
+    ):
+        yield (
+            (*loc, "replica_gpu", "memory_isolation"),
+            f"{sharing} does not isolate replicas' memory: say false, or share by mig",
+        )
 
 
 def _runs_on_problems(

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
     from gpufleet.components.azure.spot_scale_set import SpotScaleSet
     from gpufleet.components.gcp.spot_group import GroupBurst, SpotGroup
+    from gpufleet.components.replica_slots import SlotLayout
     from gpufleet.components.scaling import Scaling
     from gpufleet.components.tagging import RequiredTags
 
@@ -115,15 +116,39 @@ def _chosen(**settings: Any) -> dict[str, Any]:
     return {key: value for key, value in settings.items() if value is not None}
 
 
-def _boot(ctx: BuildContext) -> str | None:
-    """The boot script of a workload whose instances each run several replicas (their GPUs
-    per slot); None for one replica an instance."""
-    from gpufleet.components.replica_slots import boot_script
+def slot_layout(workload: WorkloadPlacement) -> SlotLayout | None:
+    """The replica slots of the workload's instances, as the components boot them; None for
+    one replica an instance."""
+    from gpufleet.components.replica_slots import SlotLayout
 
-    slots = ctx.workload.replica_slots
+    slots = workload.replica_slots
     if slots is None:
         return None
-    return boot_script(ctx.workload.name, slots.per_instance, slots.gpus_each)
+    shared = slots.shared
+    if shared is None:
+        return SlotLayout(
+            workload.name, slots.per_instance, workload.gpus_per_instance, slots.gpus_each
+        )
+    return SlotLayout(
+        workload.name,
+        slots.per_instance,
+        workload.gpus_per_instance,
+        gpu_name=workload.gpu,
+        mode=shared.mode,
+        per_gpu=shared.per_gpu,
+        mig_profiles=tuple(shared.mig_profiles or ()),
+        memory_gib=shared.memory_gib,
+        compute_percent=shared.compute_percent,
+    )
+
+
+def _boot(ctx: BuildContext) -> str | None:
+    """The boot script of a workload whose instances each run several replicas (their
+    devices per slot, the GPUs shared first); None for one replica an instance."""
+    from gpufleet.components.replica_slots import boot_script
+
+    layout = slot_layout(ctx.workload)
+    return None if layout is None else boot_script(layout)
 
 
 def _commitment(ctx: BuildContext) -> Commitment:

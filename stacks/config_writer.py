@@ -12,7 +12,7 @@ from typing import Any
 
 from gpufleet.clouds import PULUMI_PACKAGES
 from gpufleet.planner.capabilities import CAPABILITIES
-from gpufleet.planner.plan import EnvironmentPlan
+from gpufleet.planner.plan import EnvironmentPlan, Placement
 from gpufleet.planner.pricing import DEFAULT_COMMITMENT_DISCOUNTS, PricingAssumptions
 from gpufleet.planner.schedules import WeeklySchedule
 from gpufleet.planner.spec import WorkloadSpec
@@ -24,6 +24,7 @@ from gpufleet.stacks.stack_config import (
     ReplicaSlots,
     ScheduledRun,
     ScheduleSetting,
+    SharedGpuSetting,
     StackSettings,
     WorkloadPlacement,
 )
@@ -60,11 +61,7 @@ def stack_settings(
                 instance_type=p.instance_type,
                 gpu=p.offer.gpu_name,
                 gpus_per_instance=p.offer.gpu_count,
-                replica_slots=ReplicaSlots(
-                    per_instance=p.replicas_per_instance, gpus_each=p.gpus_per_replica
-                )
-                if p.replicas_per_instance > 1
-                else None,
+                replica_slots=_replica_slots(p),
                 provider=provider_name,
                 parts=placement_parts(p),
                 tags=dict(sorted(workload.tags.items())),
@@ -89,6 +86,26 @@ def stack_settings(
         providers=sorted(providers.values(), key=lambda p: p.name),
         workloads=sorted(workloads, key=lambda w: w.name),
         commitment_discounts=discounts,
+    )
+
+
+def _replica_slots(p: Placement) -> ReplicaSlots | None:
+    """How the placement's instances are shared by its replicas; None for one an instance."""
+    if p.replicas_per_instance == 1:
+        return None
+    shared = p.shared
+    return ReplicaSlots(
+        per_instance=p.replicas_per_instance,
+        gpus_each=p.gpus_per_replica,
+        shared=None
+        if shared is None
+        else SharedGpuSetting(
+            mode=shared.mode,
+            per_gpu=shared.replicas,
+            mig_profiles=list(shared.mig_profiles) or None,
+            memory_gib=shared.memory_gib,
+            compute_percent=shared.compute_percent,
+        ),
     )
 
 

@@ -18,7 +18,7 @@ import pulumi
 
 from gpufleet.components.replica_slots import slots_tag
 from gpufleet.components.tagging import RequiredTags
-from gpufleet.stacks.component_registry import COMPONENTS, BuildContext
+from gpufleet.stacks.component_registry import COMPONENTS, BuildContext, slot_layout
 from gpufleet.stacks.stack_config import (
     ProviderSetting,
     Site,
@@ -36,6 +36,7 @@ def build_stack(settings: StackSettings, site: Site) -> dict[str, Any]:
                 f"gpufleet:workloads: {workload.name} uses provider {workload.provider!r}, "
                 "which gpufleet:providers does not define; run gpufleet generate again"
             )
+        layout = slot_layout(workload)
         tags = RequiredTags(
             project=settings.project,
             owner=settings.owner,
@@ -43,9 +44,7 @@ def build_stack(settings: StackSettings, site: Site) -> dict[str, Any]:
             environment=settings.environment,
             workload=workload.name,
             workload_kind=workload.kind,
-            replica_slots=None
-            if workload.replica_slots is None
-            else slots_tag(workload.replica_slots.per_instance, workload.replica_slots.gpus_each),
+            replica_slots=None if layout is None else slots_tag(layout),
             extra=workload.tags,
         )
         opts = pulumi.ResourceOptions(providers=[providers[workload.provider]])

@@ -55,6 +55,8 @@ from pydantic.alias_generators import to_camel
 
 from gpufleet.clouds import Cloud
 from gpufleet.planner.capabilities import CAPABILITIES, ScalingMode, known_component
+from gpufleet.planner.gpu_sharing import MAX_CLIENTS, ShareMode
+from gpufleet.planner.mig_profiles import placed
 from gpufleet.pricing_models import Commitment, Pricing
 from gpufleet.stacks import config_keys
 from gpufleet.workload_kinds import Kind
@@ -105,12 +107,26 @@ class ScheduleSetting(ConfigModel):
     runs: list[ScheduledRun] = Field(min_length=1)
 
 
+class SharedGpuSetting(ConfigModel):
+    """How replicas share each GPU (``planner/gpu_sharing.py``)."""
+
+    mode: ShareMode
+    per_gpu: int = Field(ge=2, le=MAX_CLIENTS)
+    # MIG: one GPU's instances, one per replica, largest first.
+    mig_profiles: list[str] | None = None
+    # MPS: each replica's pinned memory limit and share of the SMs.
+    memory_gib: float | None = Field(default=None, gt=0)
+    compute_percent: int | None = Field(default=None, ge=1, le=100)
+
+
 class ReplicaSlots(ConfigModel):
     """Replicas (serving) or workers (batch) the plan packs onto each instance, each on its own
-    GPUs (``planner/packing.py``; the instances boot with ``components/replica_slots.py``)."""
+    whole GPUs or sharing them (``planner/packing.py``; the instances boot with
+    ``components/replica_slots.py``)."""
 
-    per_instance: int = Field(ge=2, le=64)
-    gpus_each: int = Field(ge=1)
+    per_instance: int = Field(ge=2, le=1024)
+    gpus_each: int | None = Field(default=None, ge=1)
+    shared: SharedGpuSetting | None = None
 
 
 class WorkloadPlacement(ConfigModel):
@@ -137,11 +153,33 @@ class WorkloadPlacement(ConfigModel):
 
     @model_validator(mode="after")
     def _slots_fit(self) -> WorkloadPlacement:
+        """Slots take whole GPUs or share them, within the instance's GPUs; a MIG layout is
+        one NVIDIA's rules allow on the workload's GPU."""
         slots = self.replica_slots
-        if slots is not None and slots.per_instance * slots.gpus_each > self.gpus_per_instance:
+        if slots is None:
+            return self
+        shared, gpus = slots.shared, self.gpus_per_instance
+        if (slots.gpus_each is None) == (shared is None):
+            raise ValueError("replicaSlots: give gpusEach (whole GPUs) or shared, not both")
+        if slots.gpus_each is not None and slots.per_instance * slots.gpus_each > gpus:
             raise ValueError(
                 f"replicaSlots: {slots.per_instance} slots of {slots.gpus_each} GPU(s) do not fit "
-                f"on {self.gpus_per_instance} GPUs an instance"
+                f"on {gpus} GPUs an instance"
+            )
+        if shared is None:
+            return self
+        if slots.per_instance > gpus * shared.per_gpu:
+            raise ValueError(
+                f"replicaSlots: {slots.per_instance} slots do not fit {shared.per_gpu} a GPU on "
+                f"{gpus} GPUs"
+            )
+        profiles = shared.mig_profiles or []
+        if (shared.mode == "mig") != bool(profiles):
+            raise ValueError("replicaSlots.shared: migProfiles go with mode mig, and only with it")
+        if profiles and (len(profiles) != shared.per_gpu or placed(self.gpu, profiles) is None):
+            raise ValueError(
+                f"replicaSlots.shared.migProfiles: {', '.join(profiles)} is not a MIG layout a "
+                f"{self.gpu} takes ({shared.per_gpu} a GPU)"
             )
         return self
 

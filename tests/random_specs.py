@@ -16,13 +16,16 @@ AUTO_GPUS: tuple[str, ...] = tuple(sorted(n for n in load_catalog().gpu_names() 
 def workload_yaml(index: int, w: dict[str, Any]) -> str:
     """One drawn workload as a spec's ``workloads`` entry. ``managed`` and ``cloud`` are
     optional draws (a managed service takes no schedule and no nodes; it wins over a cloud
-    where it runs the workload's kind), and so is ``per_instance``, the most replicas or
-    workers one instance may run (where they pack: not training, not a managed service)."""
+    where it runs the workload's kind), and so are ``per_instance``, the most replicas or
+    workers one instance may run, and ``sharing`` with ``share_memory``, how they share a GPU
+    and the memory one needs (where they pack: not training, not a managed service)."""
     managed, cloud = w.get("managed"), w.get("cloud")
+    sharing = w.get("sharing")
     lines = [
         f"  - name: w{index}",
         f"    kind: {w['kind']}",
-        f"    gpu: {{name: {w['gpu']}, count: {w['count']}}}",
+        # A replica that shares a GPU uses one.
+        f"    gpu: {{name: {w['gpu']}, count: {1 if sharing else w['count']}}}",
         f"    interruptible: {str(w['interruptible']).lower()}",
     ]
     if managed is not None and w["kind"] in MANAGED_SERVICES[managed].kinds:
@@ -43,4 +46,7 @@ def workload_yaml(index: int, w: dict[str, Any]) -> str:
     managed_here = managed is not None and w["kind"] in MANAGED_SERVICES[managed].kinds
     if w.get("per_instance") is not None and w["kind"] != "training" and not managed_here:
         lines.append(f"    max_replicas_per_instance: {w['per_instance']}")
+    if sharing is not None and w["kind"] != "training" and not managed_here:
+        lines.append(f"    sharing: {sharing}")
+        lines.append(f"    replica_gpu: {{memory_gib: {w.get('share_memory', 8)}}}")
     return "\n".join(lines) + "\n"

@@ -352,6 +352,8 @@ workload_strategy = st.fixed_dictionaries(
         "nodes": st.sampled_from([1, 2]),
         "replicas": st.sampled_from([(1, 1), (1, 3), (0, 2), (3, 12)]),
         "per_instance": st.sampled_from([None, None, 2]),
+        "sharing": st.sampled_from([None, None, "auto", "time_slicing"]),
+        "share_memory": st.sampled_from([4, 9]),
         "always_on": st.booleans(),
     }
 )

@@ -26,6 +26,7 @@ BAD_FINDINGS = {
     ("gpu-no-public-ip", "always-on"),
     ("gpu-no-public-ip", "mega-node"),
     ("gpu-no-public-ip", "train-template"),
+    ("gpu-sharing-config", "mega-node"),
     ("imdsv2-required", "train-template"),
     ("required-tags", "train-template"),
     ("reservation-end-date", "hold-a100"),

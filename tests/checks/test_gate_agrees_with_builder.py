@@ -204,6 +204,8 @@ workload = st.fixed_dictionaries(
         # Up to a dozen: packed several to a machine, a burst spills onto more.
         "replicas": st.sampled_from([(1, 1), (1, 3), (0, 2), (2, 4), (3, 12)]),
         "per_instance": st.sampled_from([None, None, 1, 2]),
+        "sharing": st.sampled_from([None, None, None, "auto", "mps", "time_slicing"]),
+        "share_memory": st.sampled_from([4, 9, 30]),
         "always_on": st.booleans(),
         "cloud": st.sampled_from([None, *CLOUDS]),
         "managed": st.sampled_from([None, None, None, *MANAGED]),

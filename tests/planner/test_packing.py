@@ -190,9 +190,11 @@ def test_packing_never_costs_more_than_one_each_nor_overfills_a_gpu(w: dict[str,
             o.gpu_name: o.min_per_node
             for o in resolve_gpu_need(workload, packed_spec.environments["prod"]).options
         }
-        # Each replica gets at least the GPUs it asked for, and no GPU is given twice.
-        assert p.gpus_per_replica >= need[p.offer.gpu_name]
-        assert p.replicas_per_instance * p.gpus_per_replica <= p.offer.gpu_count
+        # Each replica gets at least the GPUs it asked for, and no GPU is given twice (nothing
+        # here shares a GPU).
+        each = p.gpus_per_replica
+        assert each is not None and each >= need[p.offer.gpu_name]
+        assert p.replicas_per_instance * each <= p.offer.gpu_count
         assert w["cap"] is None or p.replicas_per_instance <= w["cap"]
         # Enough slots for every replica at peak, and no machine beyond what they fill.
         slots = p.replicas_per_instance * (p.instances + (p.burst.instances if p.burst else 0))

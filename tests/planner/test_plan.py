@@ -26,6 +26,7 @@ PLACEMENT_KEYS = {
     "instances",
     "replicas_per_instance",
     "gpus_per_replica",
+    "sharing",
     "pricing",
     "hours_model",
     "idle_hours",

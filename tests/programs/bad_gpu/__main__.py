@@ -73,6 +73,8 @@ gcp.compute.Instance(
     boot_disk={"initialize_params": {"image": "debian-cloud/debian-12"}},
     network_interfaces=[{"network": "default", "access_configs": [{}]}],
     scheduling={"provisioning_model": "SPOT", "preemptible": True, "automatic_restart": False},
+    # A whole-GPU MIG instance and one more: no A100 takes both.
+    metadata_startup_script="#!/bin/bash\nnvidia-smi -mig 1\nnvidia-smi mig -cgi 0,19 -C\n",
     labels=TAGS,
 )
 azure.machinelearningservices.Compute(
