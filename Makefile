@@ -39,6 +39,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/check_bench.py
 	$(BIN)/python benchmarks/cost_bench.py
 	$(BIN)/python benchmarks/hostile_input_bench.py
+	$(BIN)/python benchmarks/rightsize_bench.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis *.egg-info

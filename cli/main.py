@@ -291,6 +291,165 @@ def plan(
         sys.exit(1)
 
 
+def _usage_files(
+    _ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]
+) -> list[tuple[str | None, Path]]:
+    """``[NAME=]FILE`` pairs: the workload a file's samples are all of, if it says."""
+    found: list[tuple[str | None, Path]] = []
+    for value in values:
+        name, sep, file = value.partition("=")
+        if sep and name and "/" not in name and not Path(value).exists():
+            found.append((name, Path(file)))
+        else:
+            found.append((None, Path(value)))
+    return found
+
+
+@main.command()
+@click.argument("spec", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--usage",
+    "usage",
+    multiple=True,
+    metavar="[NAME=]FILE",
+    callback=_usage_files,
+    help="GPU samples: nvidia-smi CSV (--query-gpu=timestamp,index,utilization.gpu,"
+    "memory.used,memory.total --format=csv) or DCGM exporter text (DCGM_FI_DEV_GPU_UTIL, "
+    "DCGM_FI_DEV_FB_USED). NAME= says whose they are; without it a DCGM sample's workload "
+    "label says. Repeatable; read streamed, any size.",
+)
+@click.option(
+    "--cloudwatch",
+    "regions",
+    multiple=True,
+    metavar="REGION",
+    help="Also read the CloudWatch agent's GPU metrics (CWAgent nvidia_smi_*) of instances "
+    "tagged workload=NAME in REGION (AWS credentials: the usual chain). Repeatable.",
+)
+@click.option(
+    "--since-days",
+    type=click.FloatRange(0.01, 63),
+    default=14,
+    show_default=True,
+    help="How far back --cloudwatch reads.",
+)
+@click.option(
+    "--env",
+    "environments",
+    multiple=True,
+    metavar="ENV",
+    help="Environments to price the changes in (repeatable). Default: every one.",
+)
+@click.option(
+    "--min-samples",
+    type=click.IntRange(1, 10**9),
+    default=100,
+    show_default=True,
+    help="Fewer utilization samples than this are not judged.",
+)
+@click.option(
+    "--min-hours",
+    type=click.FloatRange(0, 24 * 366),
+    default=24,
+    show_default=True,
+    help="Samples spanning less than this are not judged.",
+)
+@click.option(
+    "--max-age-days",
+    type=click.FloatRange(0, 3660),
+    default=14,
+    show_default=True,
+    help="A workload whose newest sample is older is not judged.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="table for people; json (documented in the README) for scripts.",
+)
+@click.option(
+    "--write",
+    is_flag=True,
+    help="Make the recommended changes in SPEC, keeping its comments and layout.",
+)
+@catalog_option
+def rightsize(
+    spec: Path,
+    usage: list[tuple[str | None, Path]],
+    regions: tuple[str, ...],
+    since_days: float,
+    environments: tuple[str, ...],
+    min_samples: int,
+    min_hours: float,
+    max_age_days: float,
+    fmt: str,
+    write: bool,
+    catalog_path: Path | None,
+) -> None:
+    """Recommend cheaper GPUs for SPEC's workloads from what their GPUs did.
+
+    Per workload: p50/p95 utilization and memory, then the cheapest change the samples allow
+    (share GPUs by MIG, fewer replicas, fewer GPUs a replica, fewer hours), priced by the
+    planner, and its monthly saving. Too few or too old samples are said so, not guessed.
+    """
+    import time
+    from datetime import UTC, datetime, timedelta
+
+    from gpufleet.cli import rightsize_render
+    from gpufleet.planner.spec_loader import SpecError, parse_spec, read_spec_text
+    from gpufleet.rightsizing.cloudwatch_gpu import CloudWatchError
+    from gpufleet.rightsizing.judgement import Thresholds
+    from gpufleet.rightsizing.recommend import applied
+    from gpufleet.rightsizing.recommend import rightsize as recommend
+    from gpufleet.rightsizing.usage_reading import read_cloudwatch, read_usage
+    from gpufleet.rightsizing.usage_stats import UsageStats
+    from gpufleet.text_input import InputFileError
+
+    if not usage and not regions:
+        _fail_input(["rightsize needs samples: --usage FILE or --cloudwatch REGION"])
+    catalog = _load_catalog(catalog_path)
+    workload_spec = _load_spec(spec, catalog)
+    try:
+        text = read_spec_text(spec)
+    except SpecError as exc:
+        _fail_input([str(p) for p in exc.problems])
+    envs = list(environments) or list(workload_spec.environments)
+    unknown = [e for e in envs if e not in workload_spec.environments]
+    if unknown:
+        defined = ", ".join(workload_spec.environments)
+        _fail_input([f"{spec}: no environment {e!r}; defined: {defined}" for e in unknown])
+    now = time.time()
+    end = datetime.fromtimestamp(now, UTC)
+    names = {w.name for w in workload_spec.workloads}
+    try:
+        stats, unmatched = read_usage(usage)
+        measured = read_cloudwatch(regions, sorted(names), end - timedelta(days=since_days), end)
+    except (InputFileError, CloudWatchError) as exc:
+        _fail_input([str(exc)])
+    for name, found_stats in measured.items():
+        stats.setdefault(name, UsageStats()).merge(found_stats)
+    for name in sorted(set(stats) - names):
+        messages.echo(f"samples of {name!r} match no workload of {spec}", err=True)
+    if unmatched:
+        messages.echo(
+            f"{unmatched:,} samples name no workload (give NAME=FILE, or a workload label)",
+            err=True,
+        )
+    limits = Thresholds(min_samples, min_hours, max_age_days)
+    found = recommend(text, workload_spec, str(spec), catalog, envs, stats, now, limits)
+    rightsize_render.recommendations(found, fmt)
+    if write and any(r.edits for r in found):
+        changed = applied(text, found)
+        try:
+            parse_spec(changed, str(spec), catalog)
+        except SpecError as exc:  # a change gpufleet proposed must parse: say so, write nothing
+            _fail_input([str(p) for p in exc.problems])
+        _write_files([(spec, changed)])
+        messages.echo(f"{spec}: {sum(1 for r in found if r.edits)} workload(s) changed", err=True)
+
+
 @main.command()
 @click.argument("spec", type=click.Path(path_type=Path, dir_okay=False))
 def validate(spec: Path) -> None:

@@ -155,13 +155,17 @@ def parse_spec(text: str, file: str, catalog: Catalog | None = None) -> Workload
     )
 
 
-def load_spec(path: Path, catalog: Catalog | None = None) -> WorkloadSpec:
-    """Read and validate a spec file. Unreadable files raise SpecError too (line 1)."""
+def read_spec_text(path: Path) -> str:
+    """A spec file's text, as ``load_spec`` reads it; an unreadable one raises SpecError."""
     try:
-        text = read_text_file(path, what="a workload spec", limit=MAX_YAML_BYTES)
+        return read_text_file(path, what="a workload spec", limit=MAX_YAML_BYTES)
     except InputFileError as exc:
         raise SpecError([SpecProblem(str(path), exc.line, exc.field, exc.message)]) from None
-    return parse_spec(text, str(path), catalog)
+
+
+def load_spec(path: Path, catalog: Catalog | None = None) -> WorkloadSpec:
+    """Read and validate a spec file. Unreadable files raise SpecError too (line 1)."""
+    return parse_spec(read_spec_text(path), str(path), catalog)
 
 
 def cross_field_problems(spec: WorkloadSpec, catalog: Catalog) -> Iterable[tuple[Loc, str]]:

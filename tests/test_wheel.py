@@ -50,6 +50,7 @@ def test_gpufleet_links_every_top_level_package_folder() -> None:
         "capacity",
         "runs",
         "commitments",
+        "rightsizing",
     }
     for link in (ROOT / "gpufleet").iterdir():
         if link.is_symlink():
