@@ -210,6 +210,7 @@ def main() -> None:
       gpufleet cost --env prod
       gpufleet scale eval-harness --env prod --to 1 --for 8h
       gpufleet runs --env prod
+      gpufleet rightsize examples/workloads.yaml --usage chat-serving=gpu.csv
     """
 
 

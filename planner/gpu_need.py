@@ -20,7 +20,7 @@ from gpufleet.planner.spec import (
     GpuByName,
     Workload,
 )
-from gpufleet.planner.vram import estimate_vram
+from gpufleet.planner.vram import Serving, VramEstimate, estimate_vram
 
 
 @dataclass(frozen=True)
@@ -85,6 +85,19 @@ def resolve_gpu_need(workload: Workload, limits: EnvironmentLimits) -> GpuNeed:
     return GpuNeed(tuple(options), description, None if options else empty)
 
 
+def model_estimate(gpu: GpuByModel) -> VramEstimate:
+    """The VRAM estimate of a workload sized by its model, with every field the spec gives."""
+    serving = Serving(
+        gpu.kv_cache_precision,
+        gpu.layers,
+        gpu.hidden_size,
+        gpu.kv_heads,
+        gpu.context_tokens,
+        gpu.concurrent_sequences,
+    )
+    return estimate_vram(gpu.params_billions, gpu.method, gpu.precision, gpu.batch_tokens, serving)
+
+
 def replica_need(workload: Workload) -> ReplicaNeed:
     """What one replica of a workload that shares GPUs needs of one: its ``replica_gpu``, the
     memory the model's estimate puts on one GPU, or the memory it asks a GPU for."""
@@ -92,8 +105,7 @@ def replica_need(workload: Workload) -> ReplicaNeed:
     memory = given.memory_gib if given is not None else None
     gpu = workload.gpu
     if memory is None and isinstance(gpu, GpuByModel):
-        estimate = estimate_vram(gpu.params_billions, gpu.method, gpu.precision, gpu.batch_tokens)
-        memory = estimate.per_gpu_total_gib(1)
+        memory = model_estimate(gpu).per_gpu_total_gib(1)
     elif memory is None and isinstance(gpu, GpuByMemory):
         memory = gpu.min_memory_gib
     if given is None:
@@ -102,7 +114,7 @@ def replica_need(workload: Workload) -> ReplicaNeed:
 
 
 def _options_for_model(gpu: GpuByModel, nodes: int) -> tuple[list[GpuOption], str, str]:
-    estimate = estimate_vram(gpu.params_billions, gpu.method, gpu.precision, gpu.batch_tokens)
+    estimate = model_estimate(gpu)
     job = f"{gpu.method} fine-tune" if gpu.method else "serving"
     description = (
         f"{gpu.params_billions:g}B {job} in {gpu.precision} (~{estimate.total_gib():.0f} GiB)"
@@ -110,6 +122,8 @@ def _options_for_model(gpu: GpuByModel, nodes: int) -> tuple[list[GpuOption], st
     options: list[GpuOption] = []
     for spec in GPUS.values():
         if not spec.auto or (gpu.precision == "bf16" and not spec.supports_bf16):
+            continue
+        if "fp8" in (gpu.precision, gpu.kv_cache_precision) and not spec.supports_fp8:
             continue
         total = estimate.min_gpus(spec.usable_memory_gib)
         if total is None:

@@ -40,6 +40,11 @@ class GpuSpec:
         return self.compute_capability is not None and self.compute_capability >= 8.0
 
     @property
+    def supports_fp8(self) -> bool:
+        # FP8 tensor cores arrived with Ada and Hopper (sm_89, sm_90).
+        return self.compute_capability is not None and self.compute_capability >= 8.9
+
+    @property
     def usable_memory_gib(self) -> float:
         return self.memory_gib * USABLE_MEMORY_FRACTION
 

@@ -40,7 +40,9 @@ from gpufleet.pricing_models import Commitment
 from gpufleet.workload_kinds import Kind
 
 Method = Literal["full", "lora", "qlora"]
-Precision = Literal["bf16", "fp16", "fp32"]
+# Weights (and, for training, compute); fp8, int8 and int4 are serving's quantized weights.
+Precision = Literal["bf16", "fp16", "fp32", "fp8", "int8", "int4"]
+KvPrecision = Literal["bf16", "fp16", "fp32", "fp8", "int8"]
 
 _DNS_LABEL = re.compile(r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?")
 
@@ -116,12 +118,44 @@ class GpuByModel(SpecModel):
         default=None,
         description="Fine-tuning method (training and batch). Omit for serving (inference).",
     )
-    precision: Precision = Field(default="bf16", description="Weight and activation precision.")
+    precision: Precision = Field(
+        default="bf16",
+        description="Weight precision (and compute, for training: bf16, fp16 or fp32); "
+        "serving may use quantized weights: fp8, int8, int4.",
+    )
     batch_tokens: int = Field(
         default=4096,
         ge=1,
         le=10_000_000,
-        description="Tokens per GPU per micro-batch (batch x sequence).",
+        description="Tokens per GPU per micro-batch (batch x sequence); for serving, the "
+        "tokens the KV cache holds when context_tokens is not given.",
+    )
+    kv_cache_precision: KvPrecision | None = Field(
+        default=None,
+        description="Serving: the KV cache's precision (default: the weights' if 16- or "
+        "32-bit, else fp16).",
+    )
+    context_tokens: int | None = Field(
+        default=None, ge=1, le=10_000_000, description="Serving: tokens of one sequence."
+    )
+    concurrent_sequences: int | None = Field(
+        default=None,
+        ge=1,
+        le=1_000_000,
+        description="Serving: sequences one replica holds at once (default 1).",
+    )
+    layers: int | None = Field(
+        default=None, ge=1, le=10_000, description="The model's layers (its config.json)."
+    )
+    hidden_size: int | None = Field(
+        default=None, ge=64, le=1_000_000, description="The model's hidden size."
+    )
+    kv_heads: int | None = Field(
+        default=None,
+        ge=1,
+        le=100_000,
+        description="Serving: key/value heads (grouped-query attention; default: one per "
+        "128 of hidden size, as without it).",
     )
     count: int | None = Field(
         default=None,

@@ -36,6 +36,7 @@ from gpufleet.planner.spec import (
     Workload,
     WorkloadSpec,
 )
+from gpufleet.planner.vram import TRAINING_PRECISIONS
 from gpufleet.tag_keys import set_by_gpufleet
 from gpufleet.text_input import InputFileError, read_text_file
 from gpufleet.yaml_input import MAX_YAML_BYTES, LocatedDocument, parse_yaml
@@ -282,6 +283,20 @@ def _shape_problems(
                 (*loc, "gpu", "method"),
                 "training sized by model needs method: full, lora or qlora",
             )
+        if gpu.method is not None and gpu.precision not in TRAINING_PRECISIONS:
+            yield (
+                (*loc, "gpu", "precision"),
+                f"fine-tuning computes in bf16, fp16 or fp32, not {gpu.precision} (qlora "
+                "quantizes its base itself)",
+            )
+        if gpu.method is not None:
+            for field in SERVING_FIELDS:
+                if getattr(gpu, field) is not None:
+                    yield (*loc, "gpu", field), f"{field} sizes serving; a fine-tune has method"
+
+
+# GpuByModel's fields that only a serving estimate reads.
+SERVING_FIELDS = ("kv_cache_precision", "context_tokens", "concurrent_sequences", "kv_heads")
 
 
 def _sharing_problems(workload: Workload, loc: Loc) -> Iterable[tuple[Loc, str]]:

@@ -8,8 +8,8 @@ Other metrics and ``#`` lines are skipped. A sample's workload is its ``workload
 (``tag_keys.WORKLOAD``: relabel the instance's tag onto the series), unless the command line
 names the workload for the whole file (``--usage NAME=FILE``); a sample with neither is counted
 as unmatched. A GPU is its ``Hostname`` (or ``instance``) and its ``gpu`` index (or ``UUID``).
-Label sets repeat on every scrape, so each is parsed once, and values repeat too, so each
-distinct one is checked and converted once, on the line it first appears.
+Label sets repeat on every scrape, so each is parsed once; values are counted per rounded
+value, so the counts stay bounded however a file spells them.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from gpufleet.rightsizing.sample_files import MAX_LINE_BYTES
-from gpufleet.rightsizing.usage_stats import MAX_GPUS_TRACKED, UsageStats
+from gpufleet.rightsizing.usage_stats import MAX_GPUS_TRACKED, MAX_MEMORY_MIB, UsageStats
 from gpufleet.tag_keys import WORKLOAD
 from gpufleet.text_input import InputFileError
 
@@ -61,7 +61,7 @@ class _Reading:
         self.path, self.workload = path, workload
         # Label text -> (workload, GPU).
         self.known: dict[bytes, tuple[str | None, str]] = {}
-        self.counts: dict[tuple[str, bool, bytes], int] = {}
+        self.counts: dict[tuple[str, bool, int], int] = {}
         self.times: dict[str, list[int]] = {}
         self.gpus: dict[str, set[str]] = defaultdict(set)
         self.undated: dict[str, int] = defaultdict(int)
@@ -117,13 +117,10 @@ class _Reading:
             if name is None:
                 self.unmatched += 1
                 continue
-            sample = (name, utilization, words[0])
-            seen = counts.get(sample)
-            if seen is None:
-                self._check(first + offset, utilization, words[0])
-                counts[sample] = 1
-            else:
-                counts[sample] = seen + 1
+            # Keyed by the rounded value: however many spellings a file has, the bins are
+            # bounded (101 percents, MiB up to MAX_MEMORY_MIB).
+            sample = (name, utilization, self._value(first + offset, utilization, words[0]))
+            counts[sample] = counts.get(sample, 0) + 1
             if len(words) == 2:
                 try:
                     stamp = int(words[1])
@@ -140,9 +137,8 @@ class _Reading:
                 self.undated[name] += 1
             self.gpus[name].add(found[1])
 
-    def _check(self, number: int, utilization: bool, text: bytes) -> None:
-        """A value seen for the first time is a number a GPU can report (each distinct value
-        is checked once, on the line it first appears)."""
+    def _value(self, number: int, utilization: bool, text: bytes) -> int:
+        """The sample's value, rounded: a number a GPU can report, or the line is bad."""
         metric = UTILIZATION if utilization else MEMORY_USED
         try:
             value = float(text)
@@ -153,15 +149,17 @@ class _Reading:
             raise self._bad(number, f"not a sample value: {shown!r}", metric)
         if utilization and value > 100:
             raise self._bad(number, f"utilization {value:g} is over 100", metric)
+        if not utilization and value > MAX_MEMORY_MIB:
+            raise self._bad(number, f"{value:g} MiB used is more than any GPU has", metric)
+        return round(value)
 
     def fold(self, by_workload: dict[str, UsageStats]) -> None:
-        for (name, utilization, text), count in self.counts.items():
-            value = float(text)  # checked when first seen
+        for (name, utilization, value), count in self.counts.items():
             stats = by_workload.setdefault(name, UsageStats())
             if utilization:
-                stats.utilization[round(value)] += count
+                stats.utilization[value] += count
             else:
-                stats.memory_mib[round(value)] += count
+                stats.memory_mib[value] += count
         for name in set(self.times) | set(self.undated) | set(self.gpus):
             stats = by_workload.setdefault(name, UsageStats())
             span = self.times.get(name)

@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from gpufleet.rightsizing.sample_files import MAX_LINE_BYTES
-from gpufleet.rightsizing.usage_stats import MAX_GPUS_TRACKED, UsageStats
+from gpufleet.rightsizing.usage_stats import MAX_GPUS_TRACKED, MAX_MEMORY_MIB, UsageStats
 from gpufleet.text_input import InputFileError
 
 # The columns read, by the name nvidia-smi gives them (before any " [unit]").
@@ -138,7 +138,7 @@ class _Reading:
             return False  # a row of another width somewhere: the slow path says which
         try:
             busy = _counted(fields[columns[UTILIZATION] :: width], b"%", 100)
-            used = _counted(fields[columns[MEMORY_USED] :: width], b"MiB", None)
+            used = _counted(fields[columns[MEMORY_USED] :: width], b"MiB", MAX_MEMORY_MIB)
         except ValueError:
             return False
         for percent, count in busy.items():
@@ -180,7 +180,7 @@ class _Reading:
                 line=number,
                 field="row",
             )
-        for column, unit, most in ((UTILIZATION, b"%", 100), (MEMORY_USED, b"MiB", None)):
+        for column, unit, most in ((UTILIZATION, b"%", 100), (MEMORY_USED, b"MiB", MAX_MEMORY_MIB)):
             cell = row[columns[column]]
             try:
                 value = _number(cell, unit)

@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 # A GPU is busy in a sample when it is at least this utilized (idle GPUs report 0-2%).
 BUSY_PERCENT = 5
 MAX_GPUS_TRACKED = 100_000
+# More memory than any GPU has (1 TiB, in MiB): a reading above it is not a GPU's. It also
+# bounds the memory histogram's bins.
+MAX_MEMORY_MIB = 1 << 20
 
 
 @dataclass

@@ -99,6 +99,8 @@ def brute_force(
         for n, s in GPUS.items():
             if not s.auto or (gpu.precision == "bf16" and (s.compute_capability or 0.0) < 8.0):
                 continue
+            if gpu.precision == "fp8" and (s.compute_capability or 0.0) < 8.9:
+                continue  # FP8 tensor cores: Ada and Hopper on
             room = s.usable_memory_gib - est.per_gpu_gib
             if room <= 0:
                 continue
@@ -267,8 +269,13 @@ def workloads(draw: st.DrawFn, catalog: Catalog, index: int) -> dict[str, Any]:
     else:
         gpu = {
             "params_billions": draw(st.sampled_from([1, 3, 7, 13, 34, 70])),
-            # fp32 only doubles the memory: the two halves are the interesting cases.
-            "precision": draw(st.sampled_from(["bf16", "fp16"])),
+            # fp32 only doubles the memory: the halves and serving's quantized weights are the
+            # interesting cases.
+            "precision": draw(
+                st.sampled_from(
+                    ["bf16", "fp16", *(["fp8", "int8", "int4"] if kind == "inference" else [])]
+                )
+            ),
             "batch_tokens": draw(st.sampled_from([512, 4096])),
         }
         if kind != "inference":

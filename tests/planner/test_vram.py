@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
-from typing import get_args
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from gpufleet.planner.gpus import GPUS
-from gpufleet.planner.spec import Precision
+from gpufleet.planner.model_sizes import OPEN_MODELS, kv_gib, model_size_table, weights_gib
 from gpufleet.planner.vram import (
     GIB,
+    TRAINING_PRECISIONS,
+    WEIGHT_BYTES,
+    Serving,
     estimate_serving_vram,
     estimate_training_vram,
     estimate_vram,
     model_state_bytes,
     shape_from_params,
 )
+from tests.helpers import ROOT
 
 
 def usable(gpu: str) -> float:
@@ -96,7 +98,7 @@ def test_activations_too_big_for_a_gpu_means_no_count_fits() -> None:
 @given(
     params=st.floats(0.1, 500),
     tokens=st.integers(1, 65536),
-    precision=st.sampled_from(get_args(Precision)),
+    precision=st.sampled_from(sorted(TRAINING_PRECISIONS)),
 )
 def test_methods_order_and_growth(params: float, tokens: int, precision: str) -> None:
     qlora, lora, full = (
@@ -118,3 +120,96 @@ def test_min_gpus_really_fits(params: float, memory: float) -> None:
         assert estimate.per_gpu_total_gib(n) <= memory + 1e-6
         if n > 1:
             assert estimate.per_gpu_total_gib(n - 1) > memory
+
+
+MODELS = {m.name: m for m in OPEN_MODELS}
+
+
+def test_serving_figures_match_published_ones() -> None:
+    llama2 = MODELS["Llama 2 7B"]
+    # NVIDIA Technical Blog, "Mastering LLM Techniques: Inference Optimization" (2023): Llama 2
+    # 7B's KV cache is 0.5 MiB a token in 16-bit, ~2 GB for a 4,096-token sequence.
+    assert kv_gib(llama2, 1) * 1024 == pytest.approx(0.5)
+    assert kv_gib(llama2, 4096) == pytest.approx(2.0)
+    # Llama 3 70B: 80 layers x 8 KV heads x 128 x (K, V) x 2 bytes = 320 KiB a token.
+    assert kv_gib(MODELS["Llama 3.1 70B"], 1) * 2**20 == pytest.approx(320)
+    # bf16 checkpoints on Hugging Face, decimal GB: the weights are the parameters x 2 bytes.
+    for name, published_gb in (
+        ("Llama 2 7B", 13.5),
+        ("Llama 3.1 8B", 16.1),
+        ("Llama 3.1 70B", 141),
+    ):
+        assert weights_gib(MODELS[name], "bf16") * GIB / 1e9 == pytest.approx(
+            published_gb, rel=0.01
+        )
+
+
+def test_quantized_weights_and_grouped_query_attention_shrink_serving() -> None:
+    model = MODELS["Llama 3.1 70B"]
+    shape = dict(layers=model.layers, hidden=model.hidden)
+
+    def total(precision: str, kv_heads: int | None = None, kv: str | None = None) -> float:
+        serving = Serving(kv, kv_heads=kv_heads, context_tokens=8192, sequences=16, **shape)
+        return estimate_vram(model.params_billions, None, precision, 4096, serving).total_gib()
+
+    sizes = [total(p, 8) for p in ("fp32", "bf16", "fp8", "int4")]
+    assert sizes == sorted(sizes, reverse=True)
+    assert total("int8", 8) == total("fp8", 8)  # both one byte a weight
+    # Without kv_heads every one of the 64 heads keeps K and V: 8x the cache of 8 KV heads.
+    cache = lambda heads: total("bf16", heads) - weights_gib(model, "bf16") - 1.0  # noqa: E731
+    assert cache(None) == pytest.approx(8 * cache(8))
+    assert total("bf16", 8, "fp8") < total("bf16", 8)
+    assert WEIGHT_BYTES["int4"] == pytest.approx(4.125 / 8)
+
+
+def test_the_readme_table_is_the_estimators() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert model_size_table() in readme, (
+        "README.md's model-size table differs from planner/model_sizes.py: paste "
+        "model_size_table()'s output"
+    )
+
+
+def _need(gpu: dict[str, object]) -> list[str]:
+    from gpufleet.planner.gpu_need import resolve_gpu_need
+    from gpufleet.planner.spec import EnvironmentLimits, Workload
+
+    workload = Workload.model_validate({"name": "w", "kind": "inference", "gpu": gpu})
+    options = resolve_gpu_need(workload, EnvironmentLimits()).options
+    return [f"{o.min_per_node}x {o.gpu_name}" for o in options]
+
+
+LLAMA_70B = {
+    "params_billions": 70.55,
+    "layers": 80,
+    "hidden_size": 8192,
+    "kv_heads": 8,
+    "context_tokens": 8192,
+    "concurrent_sequences": 8,
+}
+
+
+def test_quantized_serving_needs_fewer_or_smaller_gpus() -> None:
+    bf16 = _need(LLAMA_70B)
+    int4 = _need({**LLAMA_70B, "precision": "int4"})
+    assert "3x H100" in bf16 and "1x H100" in int4, (bf16, int4)
+    # FP8 runs on Ada and Hopper on: no T4, A100 or A10G option.
+    fp8 = _need({"params_billions": 7, "precision": "fp8"})
+    assert fp8 and not any(o.split()[1] in ("T4", "A100", "A10G", "V100") for o in fp8)
+
+
+@pytest.mark.parametrize(
+    ("gpu", "words"),
+    [
+        ("{params_billions: 7, method: lora, precision: int4}", "fine-tuning computes in bf16"),
+        ("{params_billions: 7, method: lora, kv_heads: 8}", "kv_heads sizes serving"),
+    ],
+)
+def test_serving_only_fields_on_a_fine_tune_are_spec_errors(gpu: str, words: str) -> None:
+    from gpufleet.planner.spec_loader import SpecError, parse_spec
+    from tests.helpers import spec_text
+
+    text = spec_text(f"workloads:\n  - {{name: t, kind: training, gpu: {gpu}}}\n")
+    with pytest.raises(SpecError) as caught:
+        parse_spec(text, "s.yaml")
+    assert any(words in p.message for p in caught.value.problems), caught.value.problems

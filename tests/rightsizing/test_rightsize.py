@@ -185,6 +185,14 @@ def test_samples_of_no_workload_are_said(tmp_path: Path) -> None:
         ),
         (samples.HEADER + "2026/11/20 10:00:00.000, 0, 120 %, 1 MiB, 2 MiB\n", "is over 100"),
         (samples.HEADER + "2026/13/20 10:00:00.000, 0, 12 %, 1 MiB, 2 MiB\n", "not a timestamp"),
+        (
+            samples.HEADER + "2026/11/20 10:00:00.000, 0, 12 %, 2000000 MiB, 2 MiB\n",
+            ":2: memory.used: memory.used 2e+06 is over 1048576",
+        ),
+        (
+            'DCGM_FI_DEV_FB_USED{gpu="0"} 2e6 1\n',
+            ":1: DCGM_FI_DEV_FB_USED: 2e+06 MiB used is more than any GPU has",
+        ),
         (samples.HEADER + "2026/11/20 10:00:00.000, 0\n", ":2: row: 2 columns"),
         ("timestamp, utilization.gpu\n", ":1: header: the header lacks index, memory.used"),
         ("2026/11/20 10:00:00.000, 0, 1 %, 1 MiB\n", "not nvidia-smi CSV"),
