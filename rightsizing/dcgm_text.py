@@ -29,8 +29,10 @@ UTILIZATION = "DCGM_FI_DEV_GPU_UTIL"
 MEMORY_USED = "DCGM_FI_DEV_FB_USED"
 _LABEL = re.compile(r'\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"\s*,?')
 _METRIC_NAME = re.compile(rb"^[A-Za-z_:][A-Za-z0-9_:]*")
-# Label sets remembered at once (a file of a few thousand GPUs has that many).
+# Label sets remembered at once (a file of a few thousand GPUs has that many), and value
+# spellings: beyond them, each is parsed again rather than kept.
 MAX_LABEL_SETS = 100_000
+MAX_SPELLINGS = 100_000
 
 
 def _labels(path: Path, number: int, text: str) -> dict[str, str]:
@@ -62,6 +64,8 @@ class _Reading:
         # Label text -> (workload, GPU).
         self.known: dict[bytes, tuple[str | None, str]] = {}
         self.counts: dict[tuple[str, bool, int], int] = {}
+        # Value text -> its checked, rounded value: GPUs report few distinct values.
+        self.values: dict[tuple[bool, bytes], int] = {}
         self.times: dict[str, list[int]] = {}
         self.gpus: dict[str, set[str]] = defaultdict(set)
         self.undated: dict[str, int] = defaultdict(int)
@@ -85,7 +89,7 @@ class _Reading:
         return InputFileError(str(self.path), message, line=number, field=field)
 
     def lines(self, block: bytes, first: int) -> None:
-        known, counts, times = self.known, self.counts, self.times
+        known, counts, times, values = self.known, self.counts, self.times, self.values
         for offset, raw in enumerate(block.split(b"\n")[:-1]):
             if raw[:5] != b"DCGM_":
                 stripped = raw.strip()
@@ -119,7 +123,13 @@ class _Reading:
                 continue
             # Keyed by the rounded value: however many spellings a file has, the bins are
             # bounded (101 percents, MiB up to MAX_MEMORY_MIB).
-            sample = (name, utilization, self._value(first + offset, utilization, words[0]))
+            text = words[0]
+            value = values.get((utilization, text))
+            if value is None:
+                value = self._value(first + offset, utilization, text)
+                if len(values) < MAX_SPELLINGS:
+                    values[(utilization, text)] = value
+            sample = (name, utilization, value)
             counts[sample] = counts.get(sample, 0) + 1
             if len(words) == 2:
                 try:
