@@ -15,7 +15,8 @@ boot: MIG instances do not survive a reboot, nor does the MPS daemon. The boot s
 before the workload's units (which say ``Requires=`` and ``After=gpufleet-gpu-sharing.service``):
 
 - MIG: each GPU in MIG mode (enabling it may need one reboot, taken once), then cut into the
-  plan's instances, largest first, unless it already is; slot ``s`` gets the ``s // gpus``-th
+  plan's instances (one profile for all where that fits as many: the driver places them),
+  unless it already is; slot ``s`` gets the ``s // gpus``-th
   MIG device of GPU ``s % gpus`` (by UUID), so a partly used instance spreads its replicas.
 - MPS: each GPU in exclusive-process mode, the MPS control daemon running; each slot's file
   adds its share of the SMs and its pinned memory limit.
@@ -64,7 +65,7 @@ class SlotLayout:
     gpu_name: str = ""
     mode: str | None = None  # mig | mps | time_slicing
     per_gpu: int = 1
-    mig_profiles: tuple[str, ...] = ()  # one GPU's instances, largest first
+    mig_profiles: tuple[str, ...] = ()  # one GPU's instances, in the order created
     memory_gib: float | None = None
     compute_percent: int | None = None
 
@@ -154,23 +155,28 @@ def sharing_script(layout: SlotLayout) -> str:
         lines += [
             f"state={STATE_DIRECTORY}",
             f"# {MIG_GPU_MARKER} {layout.gpu_name}",
-            f"# One GPU's instances, largest first: {' '.join(layout.mig_profiles)}.",
+            f"# One GPU's instances, in the order created: {' '.join(layout.mig_profiles)}.",
             f'want="{want}"',
             'mkdir -p "$state"',
             "sorted() { tr , '\\n' | sort -n | paste -sd, -; }",
             'want_sorted=$(echo "$want" | sorted)',
             'mig_mode() { nvidia-smi -i "$1" --query-gpu=mig.mode.current --format=csv,noheader; }',
+            "# Every GPU asked for MIG mode first, so one reboot serves them all.",
+            "pending=0",
             "for ((g = 0; g < gpus; g++)); do",
             '  if [ "$(mig_mode "$g")" != Enabled ]; then',
             '    nvidia-smi -i "$g" -mig 1 >/dev/null',
-            '    if [ "$(mig_mode "$g")" != Enabled ]; then',
-            "      # The mode takes effect after a GPU reset: a VM may get one only by rebooting.",
-            '      if [ ! -e "$state/mig-reboot" ]; then',
-            '        touch "$state/mig-reboot"; systemctl reboot; exit 0',
-            "      fi",
-            '      echo "gpufleet: GPU $g is still not in MIG mode after a reboot" >&2; exit 1',
-            "    fi",
+            '    if [ "$(mig_mode "$g")" != Enabled ]; then pending=1; fi',
             "  fi",
+            "done",
+            'if [ "$pending" = 1 ]; then',
+            "  # The mode takes effect after a GPU reset: a VM may get one only by rebooting.",
+            '  if [ ! -e "$state/mig-reboot" ]; then',
+            '    touch "$state/mig-reboot"; systemctl reboot; exit 0',
+            "  fi",
+            '  echo "gpufleet: a GPU is still not in MIG mode after a reboot" >&2; exit 1',
+            "fi",
+            "for ((g = 0; g < gpus; g++)); do",
             '  have=$( (nvidia-smi mig -i "$g" -lgi 2>/dev/null || true) |'
             " awk '$3 == \"MIG\" {print $5}' | paste -sd, - | sorted)",
             '  if [ "$have" != "$want_sorted" ]; then',

@@ -104,8 +104,10 @@ def replica_need(workload: Workload) -> ReplicaNeed:
     given = workload.replica_gpu
     memory = given.memory_gib if given is not None else None
     gpu = workload.gpu
-    if memory is None and isinstance(gpu, GpuByModel):
-        memory = model_estimate(gpu).per_gpu_total_gib(1)
+    if isinstance(gpu, GpuByModel):
+        # A replica holds at least its model: a smaller figure given is not its need.
+        estimate = model_estimate(gpu).per_gpu_total_gib(1)
+        memory = estimate if memory is None else max(memory, estimate)
     elif memory is None and isinstance(gpu, GpuByMemory):
         memory = gpu.min_memory_gib
     if given is None:

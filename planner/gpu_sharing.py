@@ -7,7 +7,9 @@ Three ways to share a GPU (NVIDIA's MIG User Guide, "CUDA Concurrency Mechanisms
   placements whose memory slices do not overlap and whose compute slices sum to at most 7.
   ``mig_layout`` finds the layout with the most instances that each hold one replica (then the
   most compute), as an integer program solved exactly by HiGHS (``highspy``): one binary per
-  (profile, placement), one row per memory slice, one for the compute slices.
+  (profile, placement), one row per memory slice, one for the compute slices. Where one
+  profile alone fits as many, that uniform layout is used instead: ``nvidia-smi`` lets the
+  driver place instances, and a uniform layout fits in any order.
 - **MPS** runs up to 48 client processes in one GPU context (Volta and later), each limited to
   a share of the SMs (``CUDA_MPS_ACTIVE_THREAD_PERCENTAGE``) and a pinned memory limit
   (``CUDA_MPS_PINNED_DEVICE_MEM_LIMIT``). No memory bandwidth or fault isolation.
@@ -62,7 +64,7 @@ class SharedGpu:
 
     mode: ShareMode
     replicas: int
-    # MIG: the GPU's instances, one per replica, largest first (the order they are created).
+    # MIG: the GPU's instances, one per replica, in the order they are created.
     mig_profiles: tuple[str, ...] = ()
     # MPS and time-slicing: each replica's memory and share of the SMs.
     memory_gib: float | None = None
@@ -158,13 +160,21 @@ def _mig_layout(gpu_name: str, need: ReplicaNeed) -> tuple[MigProfile, ...]:
     if solver.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         raise RuntimeError(f"HiGHS found no optimal MIG layout for {gpu_name}")
     values = solver.getSolution().col_value
-    chosen = [profile for (profile, _), value in zip(choices, values, strict=True) if value > 0.5]
-    return tuple(sorted(chosen, key=lambda p: (-p.memory_slices, -p.compute_slices, p.name)))
+    chosen = [choice for choice, value in zip(choices, values, strict=True) if value > 0.5]
+    # nvidia-smi leaves placement to the driver: a layout of one profile fits in any order,
+    # so one of those wins where it holds as many (the most compute among them); a mixed
+    # layout is created in the order of its planned starts.
+    uniform = [p for p, _ in choices if p.max_instances == len(chosen)]
+    if uniform:
+        best = max(uniform, key=lambda p: (p.compute_slices, p.memory_slices))
+        return (best,) * len(chosen)
+    return tuple(profile for profile, _ in sorted(chosen, key=lambda c: c[1]))
 
 
 def mig_layout(gpu_name: str, need: ReplicaNeed) -> tuple[MigProfile, ...]:
     """The MIG instances one GPU of ``gpu_name`` holds for replicas of ``need``: the most
-    instances, then the most compute; () when the GPU has no MIG or no profile holds one."""
+    instances, one profile for all where that fits as many, else the most compute (in the
+    order of their starts); () when the GPU has no MIG or no profile holds one."""
     return _mig_layout(gpu_name, need)
 
 

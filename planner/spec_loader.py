@@ -20,6 +20,7 @@ from gpufleet.clouds import CLOUDS, Cloud
 from gpufleet.planner.capabilities import CAPABILITIES, runs_as_one_job
 from gpufleet.planner.catalog import Catalog, load_catalog
 from gpufleet.planner.environment_profiles import with_profile
+from gpufleet.planner.gpu_sharing import usable_gib
 from gpufleet.planner.hours import HOURS_TOLERANCE, has_base
 from gpufleet.planner.managed_services import MANAGED_SERVICES
 from gpufleet.planner.mig_profiles import MIG_PROFILES, mig_profile
@@ -296,7 +297,14 @@ def _shape_problems(
 
 
 # GpuByModel's fields that only a serving estimate reads.
-SERVING_FIELDS = ("kv_cache_precision", "context_tokens", "concurrent_sequences", "kv_heads")
+SERVING_FIELDS = (
+    "kv_cache_precision",
+    "context_tokens",
+    "concurrent_sequences",
+    "kv_heads",
+    "layers",
+    "hidden_size",
+)
 
 
 def _sharing_problems(workload: Workload, loc: Loc) -> Iterable[tuple[Loc, str]]:
@@ -335,10 +343,22 @@ def _sharing_problems(workload: Workload, loc: Loc) -> Iterable[tuple[Loc, str]]
             yield where, f"a MIG profile needs sharing: mig or auto, not {sharing}"
         elif not isinstance(gpu, GpuByName):
             yield where, "a MIG profile is a GPU's: name the GPU (gpu.name)"
-        elif mig_profile(gpu.name, given.mig_profile) is None:
+        elif (profile := mig_profile(gpu.name, given.mig_profile)) is None:
             names = [p.name for p in MIG_PROFILES.get(gpu.name, ())]
             has = f"it has {', '.join(names)}" if names else "it has no MIG"
             yield where, f"{gpu.name} has no MIG profile {given.mig_profile!r}; {has}"
+        elif given.memory_gib is not None and usable_gib(profile) < given.memory_gib:
+            yield (
+                where,
+                f"{profile.name} holds {usable_gib(profile):g} GiB, less than memory_gib "
+                f"{given.memory_gib:g}",
+            )
+        elif given.compute is not None and profile.compute_fraction < given.compute - 1e-9:
+            yield (
+                where,
+                f"{profile.name} has {profile.compute_fraction:.0%} of the GPU's compute, less "
+                f"than compute {given.compute:g}",
+            )
     if (
         sharing in ("mps", "time_slicing")
         and "memory_isolation" in given.model_fields_set

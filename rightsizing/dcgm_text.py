@@ -33,6 +33,8 @@ _METRIC_NAME = re.compile(rb"^[A-Za-z_:][A-Za-z0-9_:]*")
 # spellings: beyond them, each is parsed again rather than kept.
 MAX_LABEL_SETS = 100_000
 MAX_SPELLINGS = 100_000
+# Milliseconds since 1970 up to the year 9999: anything else is not a sample's time.
+MAX_TIMESTAMP_MS = 253_402_300_799_999
 
 
 def _labels(path: Path, number: int, text: str) -> dict[str, str]:
@@ -133,9 +135,11 @@ class _Reading:
             counts[sample] = counts.get(sample, 0) + 1
             if len(words) == 2:
                 try:
-                    stamp = int(words[1])
+                    stamp = int(words[1]) if len(words[1]) <= 16 else -1
                 except ValueError:
-                    raise self._bad(first + offset, "not a timestamp in milliseconds") from None
+                    stamp = -1
+                if not 0 <= stamp <= MAX_TIMESTAMP_MS:
+                    raise self._bad(first + offset, "not a timestamp in milliseconds")
                 span = times.get(name)
                 if span is None:
                     times[name] = [stamp, stamp]

@@ -57,10 +57,13 @@ def epoch(timestamp: str) -> float:
     date, _, clock = timestamp.partition(" ")
     year, month, day = (int(x) for x in date.split("/"))
     hour, minute, second = clock.split(":")
-    if not (1 <= month <= 12 and 1 <= day <= 31):
+    seconds = float(second)
+    if not (1 <= month <= 12 and 1 <= day <= 31 and 0 <= seconds < 61):  # nan fails too
+        raise ValueError(timestamp)
+    if not (0 <= int(hour) < 24 and 0 <= int(minute) < 60 and 1970 <= year <= 9999):
         raise ValueError(timestamp)
     whole = calendar.timegm((year, month, day, int(hour), int(minute), 0, 0, 0, 0))
-    return whole + float(second)
+    return whole + seconds
 
 
 def _header(path: Path, number: int, row: list[bytes]) -> dict[bytes, int]:
@@ -112,7 +115,8 @@ class _Reading:
         at, line = 0, first_line
         while at < len(data):
             mark = data.find(HEADER_MARK, at)
-            end = len(data) if mark < 0 else data.rfind(b"\n", at, mark) + 1
+            # The header's line starts after the last newline before its mark (or at ``at``).
+            end = len(data) if mark < 0 else max(at, data.rfind(b"\n", at, mark) + 1)
             if end > at:
                 segment = data[at:end]
                 if self.columns is None or not self._fast(segment, line):

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpufleet.planner.catalog import Catalog
-from gpufleet.planner.gpus import GPUS
+from gpufleet.planner.gpus import GPUS, USABLE_MEMORY_FRACTION
 from gpufleet.planner.hours import hours_model
 from gpufleet.planner.optimizer import Planner, workloads_in
 from gpufleet.planner.packing import packs
@@ -100,7 +100,8 @@ def _candidates(w: Workload, m: Measured) -> list[tuple[str, dict[str, Any]]]:
     p95 = (m.utilization_p95 or 0.0) / 100
     load = p95 / TARGET_UTILIZATION
     gpu = w.gpu
-    count = gpu.count or 1
+    # A model sized by the planner may span several GPUs: one GPU's samples are not its need.
+    count = gpu.count if gpu.count is not None else (0 if isinstance(gpu, GpuByModel) else 1)
     memory = m.memory_p95_gib
     if packs(w) and count == 1 and memory is not None and w.sharing == "none":
         need = _up(max(memory, 0.25) * HEADROOM, 0.5)
@@ -126,8 +127,13 @@ def _candidates(w: Workload, m: Measured) -> list[tuple[str, dict[str, Any]]]:
             )
     if packs(w) and count > 1 and load < 1 and not isinstance(gpu, GpuByModel):
         fewer = max(1, math.ceil(count * load - 1e-9))
-        if memory is not None and isinstance(gpu, GpuByName):
-            usable = GPUS[gpu.name].usable_memory_gib
+        # Never below what the memory in use needs, on the smallest GPU the spec allows.
+        usable = (
+            GPUS[gpu.name].usable_memory_gib
+            if isinstance(gpu, GpuByName)
+            else gpu.min_memory_gib * USABLE_MEMORY_FRACTION
+        )
+        if memory is not None:
             fewer = max(fewer, math.ceil(memory * count * HEADROOM / usable - 1e-9))
         if fewer < count:
             found.append((f"fewer GPUs a replica ({count} -> {fewer})", {"gpu": {"count": fewer}}))
@@ -205,6 +211,19 @@ def rightsize(
             if best is None or cost < best[0]:
                 shared = _first_placement(changed, catalog, w.name, environments)
                 best = (cost, what + _shared_words(shared), keys)
+        if current is None:
+            found.append(
+                Recommendation(
+                    w.name,
+                    measured,
+                    None,
+                    "not placed in these environments: gpufleet plan says why",
+                    {},
+                    None,
+                    None,
+                )
+            )
+            continue
         if best is None:
             p95 = measured.utilization_p95
             keep = (

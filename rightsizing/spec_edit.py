@@ -48,6 +48,11 @@ def _merge(target: CommentedMap, key: str, value: Any) -> None:
         target.pop(key, None)
     elif isinstance(value, Mapping) and isinstance(target.get(key), CommentedMap):
         inner = target[key]
+        if inner.anchor.value is not None:
+            # Shared with other workloads (an anchor, which its aliases are): this one gets its
+            # own copy, so a change priced for it changes nothing else.
+            inner = _flow(dict(inner))
+            target[key] = inner
         for name, item in value.items():
             _merge(inner, name, item)
     elif isinstance(value, Mapping):

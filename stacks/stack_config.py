@@ -112,7 +112,7 @@ class SharedGpuSetting(ConfigModel):
 
     mode: ShareMode
     per_gpu: int = Field(ge=2, le=MAX_CLIENTS)
-    # MIG: one GPU's instances, one per replica, largest first.
+    # MIG: one GPU's instances, one per replica, in the order they are created.
     mig_profiles: list[str] | None = None
     # MPS: each replica's pinned memory limit and share of the SMs.
     memory_gib: float | None = Field(default=None, gt=0)

@@ -85,7 +85,17 @@ def test_the_solver_equals_brute_force_and_its_layouts_are_placeable(
     gpu: str, need: ReplicaNeed
 ) -> None:
     layout = mig_layout(gpu, need)
-    assert (len(layout), sum(p.compute_slices for p in layout)) == brute_force(gpu, need)
+    count, compute = brute_force(gpu, need)
+    assert len(layout) == count
+    # One profile for all where it fits as many (the driver places them in any order), the
+    # one with the most compute; else the most compute of any layout.
+    uniform = [p for p in eligible_profiles(gpu, need) if p.max_instances == count]
+    if uniform and count:
+        best = max(p.compute_slices for p in uniform)
+        assert {p.name for p in layout} == {layout[0].name}
+        assert layout[0].compute_slices == best
+    else:
+        assert sum(p.compute_slices for p in layout) == compute
     assert placed(gpu, [p.name for p in layout]) is not None
     for profile in layout:
         assert usable_gib(profile) >= (need.memory_gib or 0)
@@ -165,6 +175,11 @@ def test_forty_replicas_that_use_a_fifth_of_an_a100_share_them() -> None:
             "A100 has no MIG profile '9g.1gb'",
         ),
         ("    replica_gpu: {memory_gib: 4}\n", "workloads[0].replica_gpu", "applies with sharing"),
+        (
+            "    sharing: mig\n    replica_gpu: {mig_profile: 1g.5gb, memory_gib: 30}\n",
+            "workloads[0].replica_gpu.mig_profile",
+            "less than memory_gib 30",
+        ),
         (
             "    sharing: mps\n    replica_gpu: {memory_gib: 4, memory_isolation: true}\n",
             "workloads[0].replica_gpu.memory_isolation",

@@ -185,6 +185,9 @@ def test_samples_of_no_workload_are_said(tmp_path: Path) -> None:
         ),
         (samples.HEADER + "2026/11/20 10:00:00.000, 0, 120 %, 1 MiB, 2 MiB\n", "is over 100"),
         (samples.HEADER + "2026/13/20 10:00:00.000, 0, 12 %, 1 MiB, 2 MiB\n", "not a timestamp"),
+        (samples.HEADER + "2026/11/20 10:00:nan, 0, 12 %, 1 MiB, 2 MiB\n", "not a timestamp"),
+        ('DCGM_FI_DEV_GPU_UTIL{gpu="0"} 1 ' + "9" * 400 + "\n", ":1: sample: not a timestamp"),
+        ('DCGM_FI_DEV_GPU_UTIL{gpu="0"} 1 -5\n', ":1: sample: not a timestamp"),
         (
             samples.HEADER + "2026/11/20 10:00:00.000, 0, 12 %, 2000000 MiB, 2 MiB\n",
             ":2: memory.used: memory.used 2e+06 is over 1048576",
@@ -237,3 +240,35 @@ def test_a_fifo_or_a_missing_file_is_one_line(tmp_path: Path) -> None:
         assert code == 2 and words in err and len(err.splitlines()) == 1
     code, _, err = run(str(spec))
     assert code == 2 and "needs samples" in err
+
+
+def test_a_header_again_right_after_a_header_is_read(tmp_path: Path) -> None:
+    """A collector restarted before its first row leaves two headers in a row."""
+    spec = tmp_path / "seed.yaml"
+    spec.write_text(ONE_EACH)
+    csv = samples.nvidia_smi(tmp_path / "gpu.csv", gpus=8, hours=30, mean=20, memory_mib=6500)
+    text = csv.read_text()
+    csv.write_text(samples.HEADER + text + samples.HEADER + samples.HEADER + text.split("\n", 1)[1])
+    code, out, err = run(str(spec), "--usage", f"serving={csv}", "--format", "json")
+    assert code == 0, err
+    (row,) = json.loads(out)["workloads"]
+    assert row["judged"] and row["samples"] == 2 * (len(text.splitlines()) - 1)
+
+
+def test_write_changes_only_the_workload_judged_where_yaml_shares_a_value(tmp_path: Path) -> None:
+    """An anchor shared by two workloads: the change is made to the judged one's own copy."""
+    spec = tmp_path / "shared.yaml"
+    spec.write_text(
+        EIGHT_EACH.split("workloads:\n")[0]
+        + "workloads:\n"
+        + "  - {name: serving, kind: inference, gpu: &g {name: A100, count: 8}, always_on: true,\n"
+        + "     replicas: {min: 5, max: 5}}\n"
+        + "  - {name: other, kind: inference, gpu: *g, always_on: true}\n"
+    )
+    csv = samples.nvidia_smi(tmp_path / "gpu.csv", gpus=8, hours=30, mean=20, memory_mib=6500)
+    code, _, err = run(str(spec), "--usage", f"serving={csv}", "--write", "--format", "json")
+    assert code == 0, err
+    written = load_spec(spec, load_catalog())
+    serving, other = written.workloads
+    assert serving.gpu != other.gpu or serving.replicas != other.replicas
+    assert other.gpu.count == 8 and other.replicas is None

@@ -141,16 +141,18 @@ def test_mig_setup_is_idempotent_across_runs_and_reboots(tmp_path: Path) -> None
 def test_mig_mode_that_needs_a_reset_reboots_once_then_fails_closed(tmp_path: Path) -> None:
     state, log = tmp_path / "state.json", tmp_path / "log"
     env = fake_gpu_tools.install(
-        tmp_path / "bin", state, log, gpus=1, model="A100", mig_without_reset=False
+        tmp_path / "bin", state, log, gpus=2, model="A100", mig_without_reset=False
     )
+    # Two GPUs: both asked for MIG mode before the one reboot.
     layout = SlotLayout(
-        "s", 2, 1, gpu_name="A100", mode="mig", per_gpu=2, mig_profiles=("3g.20gb", "3g.20gb")
+        "s", 4, 2, gpu_name="A100", mode="mig", per_gpu=2, mig_profiles=("3g.20gb", "3g.20gb")
     )
     script = sharing_script(layout)
     for path, moved in _paths(tmp_path / "root").items():
         script = script.replace(path, moved)
     subprocess.run(["bash", "-c", script], check=True, env=env)
-    assert "systemctl reboot" in _changes(log)
+    assert _changes(log).count("systemctl reboot") == 1
+    assert sum("-mig 1" in line for line in _changes(log)) == 2
     fake_gpu_tools.reboot(state)
     subprocess.run(["bash", "-c", script], check=True, env=env)
     assert not (tmp_path / "root" / STATE_DIRECTORY.lstrip("/") / "mig-reboot").exists()
@@ -160,7 +162,7 @@ def test_mig_mode_that_needs_a_reset_reboots_once_then_fails_closed(tmp_path: Pa
         fresh / "bin",
         fresh / "state.json",
         fresh / "log",
-        gpus=1,
+        gpus=2,
         model="A100",
         mig_without_reset=False,
     )
@@ -169,7 +171,7 @@ def test_mig_mode_that_needs_a_reset_reboots_once_then_fails_closed(tmp_path: Pa
         script = script.replace(path, moved)
     subprocess.run(["bash", "-c", script], check=True, env=env)  # asks for the reboot
     done = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True)
-    assert done.returncode == 1 and "still not in MIG mode" in done.stderr
+    assert done.returncode == 1 and "still not in MIG mode" in done.stderr, done.stderr
     assert not list((fresh / "root" / SLOTS_DIRECTORY.lstrip("/")).glob("*.env"))
 
 
