@@ -145,10 +145,13 @@ class GpuByModel(SpecModel):
         description="Serving: sequences one replica holds at once (default 1).",
     )
     layers: int | None = Field(
-        default=None, ge=1, le=10_000, description="The model's layers (its config.json)."
+        default=None, ge=1, le=10_000, description="Serving: the model's layers (its config.json)."
     )
     hidden_size: int | None = Field(
-        default=None, ge=64, le=1_000_000, description="The model's hidden size."
+        default=None,
+        ge=64,
+        le=1_000_000,
+        description="Serving: the model's hidden size (its config.json).",
     )
     kv_heads: int | None = Field(
         default=None,
