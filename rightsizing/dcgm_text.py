@@ -14,13 +14,11 @@ value, so the counts stay bounded however a file spells them.
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from collections import defaultdict
 from pathlib import Path
 
-from gpufleet.rightsizing.sample_files import MAX_LINE_BYTES
+from gpufleet.rightsizing.sample_files import blocks
 from gpufleet.rightsizing.usage_stats import MAX_GPUS_TRACKED, MAX_MEMORY_MIB, UsageStats
 from gpufleet.tag_keys import WORKLOAD
 from gpufleet.text_input import InputFileError
@@ -52,8 +50,6 @@ def _labels(path: Path, number: int, text: str) -> dict[str, str]:
     return found
 
 
-# Read this much at a time; a block's lines are split at once.
-BLOCK_BYTES = 8 << 20
 _UTILIZATION, _MEMORY = UTILIZATION.encode(), MEMORY_USED.encode()
 
 
@@ -191,36 +187,8 @@ class _Reading:
 def read_into(path: Path, by_workload: dict[str, UsageStats], workload: str | None) -> int:
     """Add the GPU samples of ``path`` to ``by_workload`` (the file's ``workload``, else each
     sample's label); the number of samples no workload claims."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as exc:
-        raise InputFileError(str(path), f"cannot read: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise InputFileError(str(path), "cannot read: not a regular file")
     reading = _Reading(path, workload)
-    carry, line = b"", 1
-    with os.fdopen(fd, "rb", buffering=0) as handle:
-        while True:
-            try:
-                block = handle.read(BLOCK_BYTES)
-            except OSError as exc:
-                raise InputFileError(
-                    str(path), f"cannot read: {exc.strerror or exc}", line=line
-                ) from None
-            data = carry + block
-            if not block and data and not data.endswith(b"\n"):
-                data += b"\n"
-            cut = data.rfind(b"\n") + 1
-            whole, carry = data[:cut], data[cut:]
-            if whole:
-                reading.lines(whole, line)
-                line += whole.count(b"\n")
-            if len(carry) > MAX_LINE_BYTES:
-                raise InputFileError(
-                    str(path), f"a line longer than {MAX_LINE_BYTES:,} bytes", line=line
-                )
-            if not block:
-                break
+    for data, first in blocks(path):
+        reading.lines(data, first)
     reading.fold(by_workload)
     return reading.unmatched

@@ -20,13 +20,11 @@ line at fault.
 from __future__ import annotations
 
 import calendar
-import os
-import stat
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-from gpufleet.rightsizing.sample_files import MAX_LINE_BYTES
+from gpufleet.rightsizing.sample_files import blocks
 from gpufleet.rightsizing.usage_stats import MAX_GPUS_TRACKED, MAX_MEMORY_MIB, UsageStats
 from gpufleet.text_input import InputFileError
 
@@ -238,45 +236,11 @@ def _counted(cells: Iterable[bytes], unit: bytes, most: float | None) -> dict[fl
     return found
 
 
-# Read this much at a time: rows of a block are parsed together.
-BLOCK_BYTES = 8 << 20
-
-
 def read_into(path: Path, stats: UsageStats) -> None:
     """Add every GPU sample of ``path`` to ``stats``, in blocks of whole lines."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as exc:
-        raise InputFileError(str(path), f"cannot read: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise InputFileError(str(path), "cannot read: not a regular file")
     reading = _Reading(path, stats)
-    carry = b""
-    line = 1
-    with os.fdopen(fd, "rb", buffering=0) as handle:
-        while True:
-            try:
-                block = handle.read(BLOCK_BYTES)
-            except OSError as exc:
-                raise InputFileError(
-                    str(path), f"cannot read: {exc.strerror or exc}", line=line
-                ) from None
-            data = carry + block
-            cut = data.rfind(b"\n") + 1 if block else len(data)
-            if not block and data and not data.endswith(b"\n"):
-                data += b"\n"
-                cut = len(data)
-            whole, carry = data[:cut], data[cut:]
-            if whole:
-                reading.chunk(whole, line)
-                line += whole.count(b"\n")
-            if len(carry) > MAX_LINE_BYTES:
-                raise InputFileError(
-                    str(path), f"a line longer than {MAX_LINE_BYTES:,} bytes", line=line
-                )
-            if not block:
-                break
+    for data, first in blocks(path):
+        reading.chunk(data, first)
     reading.finish()
 
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpufleet.rightsizing import dcgm_text, nvidia_smi_csv
+from gpufleet.rightsizing import dcgm_text, nvidia_smi_csv, sample_files
 from gpufleet.rightsizing.usage_stats import UsageStats
 
 COLUMNS = ["timestamp", "index", "utilization.gpu [%]", "memory.used [MiB]", "memory.total [MiB]"]
@@ -64,13 +64,13 @@ def test_nvidia_smi_reads_what_its_rows_say(
         lines.append(", ".join(_cell(c, row) for c in order))
     path = Path(tmp_path_factory.mktemp("smi")) / "gpu.csv"
     path.write_text("\n".join(lines) + "\n")
-    original = nvidia_smi_csv.BLOCK_BYTES
-    nvidia_smi_csv.BLOCK_BYTES = block  # small blocks: rows split across them, both paths run
+    original = sample_files.BLOCK_BYTES
+    sample_files.BLOCK_BYTES = block  # small blocks: rows split across them, both paths run
     try:
         stats = UsageStats()
         nvidia_smi_csv.read_into(path, stats)
     finally:
-        nvidia_smi_csv.BLOCK_BYTES = original
+        sample_files.BLOCK_BYTES = original
     utilization = [u for _, _, u, _ in samples if u is not None]
     memory = sorted(m for _, _, _, m in samples if m is not None)
     assert stats.utilization_samples == len(utilization)
