@@ -38,8 +38,9 @@ from gpufleet.planner.mig_profiles import (
     MigProfile,
 )
 
+# How one GPU is shared; and what a workload's spec may ask (``sharing:``).
 ShareMode = Literal["mig", "mps", "time_slicing"]
-SharingChoice = Literal["none", "mig", "mps", "time_slicing", "auto"]
+SharingChoice = Literal["none", ShareMode, "auto"]
 
 # Client processes per GPU under MPS on Volta and later (MIG User Guide, Table 3); gpufleet
 # holds time-slicing to the same, so a GPU's replicas stay countable.

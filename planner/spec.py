@@ -23,8 +23,10 @@ from pydantic import (
 
 from gpufleet.clouds import CLOUDS, Cloud
 from gpufleet.planner.capabilities import known_component
+from gpufleet.planner.gpu_sharing import SharingChoice
 from gpufleet.planner.gpus import known_gpu_names, normalize_gpu_name
 from gpufleet.planner.managed_services import MANAGED_SERVICES, Managed
+from gpufleet.planner.mig_profiles import MIG_PROFILES
 from gpufleet.planner.schedules import (
     DAY_SETS,
     DAYS,
@@ -270,9 +272,6 @@ class Schedule(SpecModel):
         return from_cron(self.time_zone, self.cron, self.duration_hours)
 
 
-SharingMode = Literal["none", "mig", "mps", "time_slicing", "auto"]
-
-
 class ReplicaGpu(SpecModel):
     """What one replica (serving) or worker (batch) needs of a GPU it shares with others."""
 
@@ -324,12 +323,13 @@ class Workload(SpecModel):
     replicas: Replicas | None = Field(
         default=None, description="Inference replicas (default 1..1)."
     )
-    sharing: SharingMode = Field(
+    sharing: SharingChoice = Field(
         default="none",
         description=(
-            "Several replicas (or batch workers) on one GPU: mig (isolated slices, A100/H100/"
-            "H200/B200), mps or time_slicing (no memory isolation), auto (MIG where the GPU has "
-            "it, MPS or time-slicing where replica_gpu.memory_isolation is false), none."
+            "Several replicas (or batch workers) on one GPU: mig (isolated slices: "
+            + ", ".join(MIG_PROFILES)
+            + "), mps or time_slicing (no memory isolation), auto (MIG where the GPU has it, "
+            "MPS or time-slicing where replica_gpu.memory_isolation is false), none."
         ),
     )
     replica_gpu: ReplicaGpu | None = Field(
