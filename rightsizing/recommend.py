@@ -155,21 +155,23 @@ def _candidates(w: Workload, m: Measured) -> list[tuple[str, dict[str, Any]]]:
     return found
 
 
-def _workload_cost(
-    spec: WorkloadSpec, catalog: Catalog, name: str, envs: Iterable[str]
-) -> float | None:
-    """The workload's monthly cost over ``envs`` (where it runs), None if it does not place."""
-    planner = Planner(spec, catalog)
+def _priced(
+    planner: Planner, name: str, envs: Iterable[str]
+) -> tuple[float | None, Placement | None]:
+    """The workload's monthly cost over ``envs`` (where it runs; None if it does not place
+    in one) and its first placement, planned once."""
+    spec = planner.spec
     workload = next(w for w in spec.workloads if w.name == name)
-    total = 0.0
+    total, first = 0.0, None
     for env in envs:
         if workload not in workloads_in(spec, env):
             continue
         placed = planner.best_placement(workload, env)
         if placed is None:
-            return None
+            return None, None
         total += placed.monthly_usd
-    return total
+        first = first or placed
+    return total, first
 
 
 def _shared_words(placement: Placement | None) -> str:
@@ -191,11 +193,12 @@ def rightsize(
 ) -> list[Recommendation]:
     """A recommendation per workload of ``spec`` (its ``text``, from ``file``)."""
     found: list[Recommendation] = []
+    planner = Planner(spec, catalog)
     for w in spec.workloads:
         reason = why_not_judged(usage.get(w.name), now, limits)
         stats = usage.get(w.name)
         measured = None if stats is None or reason is not None else Measured.of(stats, now)
-        current = _workload_cost(spec, catalog, w.name, environments)
+        current, _ = _priced(planner, w.name, environments)
         if measured is None:
             found.append(Recommendation(w.name, None, reason, "not judged", {}, current, current))
             continue
@@ -205,12 +208,11 @@ def rightsize(
                 changed = parse_spec(edited(text, {w.name: keys}), file, catalog)
             except SpecError:
                 continue  # a change the spec's rules refuse here (sharing a managed job, say)
-            cost = _workload_cost(changed, catalog, w.name, environments)
+            cost, placed = _priced(Planner(changed, catalog), w.name, environments)
             if cost is None or current is None or cost >= current - 0.005:
                 continue
             if best is None or cost < best[0]:
-                shared = _first_placement(changed, catalog, w.name, environments)
-                best = (cost, what + _shared_words(shared), keys)
+                best = (cost, what + _shared_words(placed), keys)
         if current is None:
             found.append(
                 Recommendation(
@@ -235,17 +237,6 @@ def rightsize(
         else:
             found.append(Recommendation(w.name, measured, None, best[1], best[2], current, best[0]))
     return found
-
-
-def _first_placement(
-    spec: WorkloadSpec, catalog: Catalog, name: str, envs: Iterable[str]
-) -> Placement | None:
-    workload = next(w for w in spec.workloads if w.name == name)
-    planner = Planner(spec, catalog)
-    for env in envs:
-        if workload in workloads_in(spec, env):
-            return planner.best_placement(workload, env)
-    return None
 
 
 def applied(text: str, recommendations: Iterable[Recommendation]) -> str:
