@@ -193,6 +193,16 @@ def _load_spec(path: Path, catalog: Catalog) -> WorkloadSpec:
         _fail_input([str(p) for p in exc.problems])
 
 
+def _spec_environments(path: Path, spec: WorkloadSpec, environments: Sequence[str]) -> list[str]:
+    """The environments ``--env`` names (default: every one of the spec), each the spec's."""
+    envs = list(environments) or list(spec.environments)
+    unknown = [e for e in envs if e not in spec.environments]
+    if unknown:
+        defined = ", ".join(spec.environments)
+        _fail_input([f"{path}: no environment {e!r}; defined: {defined}" for e in unknown])
+    return envs
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="gpufleet")
 def main() -> None:
@@ -263,11 +273,7 @@ def plan(
 
     catalog = _load_catalog(catalog_path)
     workload_spec = _load_spec(spec, catalog)
-    envs = list(environments) or list(workload_spec.environments)
-    unknown = [e for e in envs if e not in workload_spec.environments]
-    if unknown:
-        defined = ", ".join(workload_spec.environments)
-        _fail_input([f"{spec}: no environment {e!r}; defined: {defined}" for e in unknown])
+    envs = _spec_environments(spec, workload_spec, environments)
     planner = Planner(workload_spec, catalog)
     if explain is not None:
         workload = next((w for w in workload_spec.workloads if w.name == explain), None)
@@ -416,11 +422,7 @@ def rightsize(
         text = read_spec_text(spec)
     except SpecError as exc:
         _fail_input([str(p) for p in exc.problems])
-    envs = list(environments) or list(workload_spec.environments)
-    unknown = [e for e in envs if e not in workload_spec.environments]
-    if unknown:
-        defined = ", ".join(workload_spec.environments)
-        _fail_input([f"{spec}: no environment {e!r}; defined: {defined}" for e in unknown])
+    envs = _spec_environments(spec, workload_spec, environments)
     now = time.time()
     end = datetime.fromtimestamp(now, UTC)
     names = {w.name for w in workload_spec.workloads}
