@@ -52,6 +52,7 @@ from gpufleet.capacity.property_values import is_unknown
 from gpufleet.capacity.stack_capacity import StackCapacity, stack_capacity
 from gpufleet.capacity.stack_resource import StackResource
 from gpufleet.capacity.taggable import tag_entries, tag_property
+from gpufleet.capacity.zone_names import NO_ZONE_NAMES, ZoneNames, stack_zone_names
 from gpufleet.clouds import cloud_of_type
 from gpufleet.planner.rates import Rate, RateCard
 from gpufleet.planner.runs import runs_per_month
@@ -370,12 +371,16 @@ def price_stack(
     capacity: list[StackCapacity] | None = None,
     commitments: Sequence[HeldCommitment] = (),
     today: date | None = None,
+    zones: ZoneNames = NO_ZONE_NAMES,
 ) -> StackCost:
     """Price every GPU capacity resource of ``resources``. ``plan``: each workload's monthly
     cost in the plan the stack was generated from, to show beside it; ``capacity``: the
     stack's capacity when already read (``stack_capacity(resources)``); ``commitments``: those
-    the account holds (``site:commitments``, ``--commitments``), active on ``today``."""
+    the account holds (``site:commitments``, ``--commitments``), active on ``today``;
+    ``zones``: the zones of its subnets the stack config says (``site:aws``), beside those
+    its subnet resources report."""
     by_urn = {r.urn: r for r in resources}
+    zones = stack_zone_names(resources).merged(zones)
     items = stack_capacity(resources) if capacity is None else capacity
     day = today or datetime.now(UTC).date()
     declared = declared_commitments(resources)
@@ -387,7 +392,7 @@ def price_stack(
     held = [*bought, *(c for c in commitments if (c.cloud, c.region, c.id) not in names)]
     covering = cover(reserved_needs(items), held, rates, day) if held else NO_COVERING
     lines = [
-        _price(item, by_urn, rates, usage, covering.of(_need_key(i, item)))
+        _price(item, by_urn, rates, usage, covering.of(_need_key(i, item)), zones)
         for i, item in enumerate(items)
     ]
     lines += _declared_lines(declared, covering, by_urn)
@@ -498,6 +503,7 @@ def _price(
     rates: RateCard,
     usage: UsageModel,
     coverage: Coverage = NOTHING,
+    zones: ZoneNames = NO_ZONE_NAMES,
 ) -> ResourceCost:
     resource, footprint = item.resource, item.footprint
     tags, unknown_tags = _costing_tags(item, by_urn)
@@ -505,7 +511,7 @@ def _price(
     used = usage(item, tags)
     max_hours = footprint.run_hours if footprint.run_hours is not None else HOURS_PER_MONTH
     held = _held_shares(footprint, coverage)
-    priced = _Pricer(footprint, rates, held)
+    priced = _Pricer(footprint, rates, held, zones.catalog_zone(footprint))
     expected = priced.amount(used.units, used.hours, fmean)
     if used.extra_units and expected.monthly_usd is not None and used.units is not None:
         expected = priced.with_extra(expected, used.units + used.extra_units, used.extra_hours)
@@ -636,9 +642,18 @@ class _Pricer:
     """Prices one footprint's machines at its market's rates, for any size and hours."""
 
     def __init__(
-        self, footprint: GpuFootprint, rates: RateCard, held: Mapping[Pricing, float] | None = None
+        self,
+        footprint: GpuFootprint,
+        rates: RateCard,
+        held: Mapping[Pricing, float] | None = None,
+        zone: str | None = None,
+        one_zone: bool | None = None,
     ) -> None:
+        """``zone``: the catalog zone it runs in, if known; ``one_zone``: whether it runs in
+        one (by default, as the footprint says): then spot is that zone's price."""
         self.footprint = footprint
+        self.zone = zone
+        self.one_zone = footprint.one_zone if one_zone is None else one_zone
         self.estimated: list[str] = []
         self.missing: list[str] = []
         market = footprint.market
@@ -660,7 +675,8 @@ class _Pricer:
         self.share: _Pricer | None = None
         self.share_units = 0.0
         if footprint.fixed_share is not None:
-            self.share = _Pricer(footprint.fixed_share, rates, held)
+            # A version of the same group: in its zones.
+            self.share = _Pricer(footprint.fixed_share, rates, held, zone, self.one_zone)
             self.share_units = footprint.fixed_share.max_units or 0.0
             self.estimated += self.share.estimated
             self.missing += self.share.missing
@@ -683,7 +699,13 @@ class _Pricer:
         if self.free:
             return None
         found = rates.rate(
-            machine.cloud, machine.instance_type, self.footprint.region, pricing, machine.attached
+            machine.cloud,
+            machine.instance_type,
+            self.footprint.region,
+            pricing,
+            machine.attached,
+            self.zone,
+            one_zone=self.one_zone,
         )
         if found is None:
             attached = machine.attached

@@ -38,6 +38,7 @@ from gpufleet.capacity.cost_report import (
     is_report,
 )
 from gpufleet.capacity.stack_resource import stack_resources
+from gpufleet.capacity.zone_names import NO_ZONE_NAMES, ZoneNames
 from gpufleet.checks.analyzer_protocol import PackInfo, PolicyInfo
 from gpufleet.checks.policy_config import PolicyConfigError, load_policy_config, reconcile
 from gpufleet.engine.analyzer_resources import (
@@ -108,15 +109,20 @@ def cost_stack(request: CostRequest) -> CostOutcome:
         # The base is priced with the head's rate card and commitments, so the diff shows what
         # the change does to the resources, not a difference in assumptions.
         rates = shipped_rate_card(limits.commitment_discounts if limits else None)
+        zones = limits.zones if limits else NO_ZONE_NAMES
         base, base_resources = (
-            _base(base_file, rates, held) if base_file is not None else (None, [])
+            _base(base_file, rates, held, zones) if base_file is not None else (None, [])
         )
     except (ProgramError, DeploymentError, ReportError) as exc:
         raise CostInputError([str(exc)]) from None
     except (PolicyConfigError, CommitmentsFileError) as exc:
         raise CostInputError(exc.problems) from None
     cost = price_stack(
-        stack_resources(loaded.resources), rates, plan=planned(loaded.config), commitments=held
+        stack_resources(loaded.resources),
+        rates,
+        plan=planned(loaded.config),
+        commitments=held,
+        zones=zones,
     )
     budget = _budget(setting, limits)
     report = CostReport(
@@ -227,7 +233,10 @@ def _read_base(path: Path) -> tuple[Path, Any, str]:
 
 
 def _base(
-    base_file: tuple[Path, Any, str], rates: RateCard, held: list[HeldCommitment]
+    base_file: tuple[Path, Any, str],
+    rates: RateCard,
+    held: list[HeldCommitment],
+    zones: ZoneNames,
 ) -> tuple[dict[str, Any], list[AnalyzerResource]]:
     """The base to compare with: a saved cost report, or a stack export priced here; and the
     export's resources (their secrets are masked too)."""
@@ -237,7 +246,7 @@ def _base(
     if isinstance(data, dict) and "deployment" in data:
         resources = from_deployment(data, str(path), text)
         stack = resources[0].urn.split("::", 1)[0].rsplit(":", 1)[-1] if resources else ""
-        cost = price_stack(stack_resources(resources), rates, commitments=held)
+        cost = price_stack(stack_resources(resources), rates, commitments=held, zones=zones)
         return CostReport(project_of(resources), stack, cost).as_dict(), resources
     raise ReportError(
         f"{path}:1: json: neither a gpufleet cost report (--format json) nor a pulumi stack export"

@@ -276,6 +276,9 @@ def _explanation_table(console: Console, env: str, ev: Evaluation, top: int) -> 
             why,
         )
     tables.print_table(console, table)
+    spot = _spot_priced_in(ranked[0])
+    if spot:
+        console.print(f"  {spot}")
     by_pricing = ev.best_by_pricing()
     if len(by_pricing) > 1:
         console.print("  best per pricing model:")
@@ -287,6 +290,27 @@ def _explanation_table(console: Console, env: str, ev: Evaluation, top: int) -> 
                 f"{p.instance_type}  ({delta})"
             )
     console.print()
+
+
+def _spot_priced_in(p: Placement) -> str:
+    """Where the chosen placement's spot price is read, and why there."""
+    o = p.offer
+    if p.spot_scope == "zone" and o.zone:
+        return (
+            f"spot priced in zone {o.zone}: its capacity runs in that one zone, which offers "
+            f"{o.instance_type} on spot"
+        )
+    if p.spot_scope == "region" and p.spot_zones > 1:
+        return (
+            f"spot priced at the mean of the {p.spot_zones} zones of {o.region} that offer "
+            f"{o.instance_type} on spot: its capacity may run in any of them"
+        )
+    if p.spot_scope == "region" and o.zone:
+        return (
+            f"spot priced at the one zone of {o.region} that offers {o.instance_type} on "
+            "spot: its capacity may run in any zone of the region"
+        )
+    return ""
 
 
 def offers(rows: Iterable[Offer], fmt: str) -> None:

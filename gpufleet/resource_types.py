@@ -9,6 +9,8 @@ from __future__ import annotations
 
 # AWS
 AWS_SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup"
+# Subnets whose zone a stack reports (``capacity.zone_names``).
+AWS_SUBNETS = ("aws:ec2/subnet:Subnet", "aws:ec2/defaultSubnet:DefaultSubnet")
 AWS_IAM_ROLE = "aws:iam/role:Role"
 AWS_INSTANCE_PROFILE = "aws:iam/instanceProfile:InstanceProfile"
 AWS_SQS_QUEUE = "aws:sqs/queue:Queue"

@@ -18,7 +18,10 @@ A component (``components/<cloud>/<module>.py``, named ``<cloud>:<Class>``) says
   SDK): the cost engine prices one run, outside the monthly totals;
 - ``site_keys``: the ``site:`` settings it needs (``gpufleet generate`` warns when missing);
 - ``preference``: among the components that realize a placement on a cloud with its pricing,
-  the lowest is chosen, unless the workload names one (``runs_on``).
+  the lowest is chosen, unless the workload names one (``runs_on``);
+- ``one_zone``: its capacity runs in the one zone the plan names (a placement group, a
+  zonal group), so it pays that zone's spot price, and cannot use spot in a zone without a
+  spot offer; otherwise it spans the region's zones (``planner.rates``, ``SpotScope``).
 
 Adding a component: its module, its entry here, its builder in ``stacks/component_registry``
 (CONTRIBUTING, "Add a component"). No pulumi and no pydantic here: ``gpufleet plan`` and
@@ -32,7 +35,8 @@ from typing import Literal, get_args
 
 from gpufleet.clouds import Cloud, is_cloud
 from gpufleet.planner.managed_services import Managed
-from gpufleet.pricing_models import COMMITMENT_TERMS, Pricing
+from gpufleet.planner.rates import SpotScope
+from gpufleet.pricing_models import COMMITMENT_TERMS, Pricing, is_commitment
 
 # How the stacks size one group to realize the plan's hours (``components.scaling``): fixed
 # all month, at zero until a run asks, on the schedule, or (a serving burst) on its always-on
@@ -63,6 +67,7 @@ class Capability:
     follows: frozenset[ScalingMode] = frozenset()
     holds_gpus: bool = True
     preference: int = 0
+    one_zone: bool = False
 
     cloud: Cloud = field(init=False)  # from the name's prefix
 
@@ -89,6 +94,10 @@ class Capability:
         with ``pricing``."""
         realized = self.managed == need or need in self.realizes
         return realized and pricing in self.pricings
+
+    @property
+    def spot_scope(self) -> SpotScope:
+        return "zone" if self.one_zone else "region"
 
 
 _ALL_SCALING: frozenset[ScalingMode] = frozenset({"on_request", "schedule"})
@@ -123,6 +132,7 @@ CAPABILITIES: dict[str, Capability] = {
             group="aws_group_in_nodes",
             site_keys=(_AWS_REGION,),
             follows=_ALL_SCALING,
+            one_zone=True,
         ),
         Capability(
             name="aws:CapacityPool",
@@ -131,6 +141,7 @@ CAPABILITIES: dict[str, Capability] = {
             pricings=_COMMITTED,
             group=None,
             site_keys=(_AWS_REGION,),
+            one_zone=True,
         ),
         Capability(
             name="aws:SageMakerSpotTraining",
@@ -151,6 +162,7 @@ CAPABILITIES: dict[str, Capability] = {
             site_keys=(_GCP_REGION, *_GCP_VM),
             # on_load as its base group's burst version.
             follows=_BURST_SCALING,
+            one_zone=True,
         ),
         Capability(
             name="gcp:CompactCluster",
@@ -160,6 +172,7 @@ CAPABILITIES: dict[str, Capability] = {
             group="gcp_nodes",
             site_keys=(_GCP_REGION, *_GCP_VM),
             follows=frozenset({"on_request"}),
+            one_zone=True,
         ),
         Capability(
             name="gcp:ReservationPool",
@@ -168,6 +181,7 @@ CAPABILITIES: dict[str, Capability] = {
             pricings=_COMMITTED,
             group=None,
             site_keys=(_GCP_REGION, *_GCP_VM),
+            one_zone=True,
         ),
         Capability(
             name="azure:LowPriorityCluster",
@@ -204,6 +218,20 @@ def runs_as_one_job(kind: str, instances: int) -> bool:
     """Training or batch on more than one instance: a multi-node job (``multi_node``), whose
     nodes run together (fewer would be a different job)."""
     return kind != "inference" and instances > 1
+
+
+def capacity_need(
+    kind: str, managed: Managed | None, instances: int, pricing: Pricing
+) -> PlacementKind | Managed:
+    """The kind of capacity a placement's base needs: its managed service's; a multi-node
+    job's; reserved for a commitment; else a fleet."""
+    if managed is not None:
+        return managed
+    if runs_as_one_job(kind, instances):
+        return "multi_node"
+    if is_commitment(pricing):
+        return "reserved"
+    return "fleet"
 
 
 def known_component(name: str) -> str:

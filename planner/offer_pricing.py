@@ -10,8 +10,10 @@ On an offer, replicas and batch workers pack several to an instance where its GP
 (``sizer``, with ``planner.packing``): the counts above become instances, rounded up.
 
 An offer is priced (``offer_pricer``) at its rates (``planner.rates``, shared with the cost
-engine: spot as the region's mean, SageMaker markups, commitment discounts) as a candidate per
-pricing model its base capacity may use, each with the cheapest burst:
+engine: SageMaker markups, commitment discounts, and spot where the component that would build
+it runs — the offer's own zone for capacity pinned to one zone, the mean over the region's
+zones that offer it for capacity spanning them: ``spot_scope``) as a candidate per pricing
+model its base capacity may use, each with the cheapest burst:
 
 - ``spot`` (only for ``interruptible`` work, where the offer has a spot price, and never for
   the always-on base of serving): expected cost, spot x (1 + overhead x nodes), ``pricing``;
@@ -29,9 +31,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from typing import get_args
 
 from gpufleet.clouds import CLOUDS, Cloud
-from gpufleet.planner.capabilities import CAPABILITIES
+from gpufleet.planner.capabilities import CAPABILITIES, capacity_need, component_for
 from gpufleet.planner.catalog import Offer
 from gpufleet.planner.gpu_need import GpuOption
 from gpufleet.planner.gpu_sharing import SharedGpu
@@ -39,7 +42,7 @@ from gpufleet.planner.hours import has_base, hours_model, idle_hours, variable_h
 from gpufleet.planner.packing import replicas_per_instance
 from gpufleet.planner.plan import Burst, Placement
 from gpufleet.planner.pricing import PricingAssumptions
-from gpufleet.planner.rates import RateCard
+from gpufleet.planner.rates import RateCard, SpotScope
 from gpufleet.planner.spec import EnvironmentLimits, Workload
 from gpufleet.pricing_models import (
     HOURS_PER_MONTH,
@@ -161,12 +164,15 @@ class OfferBucket:
     min_on_demand: float = math.inf
     min_spot: float = math.inf
 
-    def add(self, offer: Offer, spot: float | None) -> None:
-        """Add ``offer``, whose spot rate (``RateCard.spot``) is ``spot``."""
+    def add(self, offer: Offer, rates: RateCard) -> None:
+        """Add ``offer``: its spot rate in either scope (its zone's, its region's mean) is at
+        least the bucket's cheapest, whichever a workload pays."""
         self.offers.append(offer)
         self.min_on_demand = min(self.min_on_demand, offer.on_demand_hourly)
-        if spot is not None:
-            self.min_spot = min(self.min_spot, spot)
+        for scope in get_args(SpotScope):
+            spot = rates.spot(offer, scope)
+            if spot is not None:
+                self.min_spot = min(self.min_spot, spot)
 
 
 def _spot_factors(
@@ -209,6 +215,20 @@ class _SpotFactors:
         return found
 
 
+def spot_scope(workload: Workload, cloud: Cloud, instances: int, burst: bool = False) -> SpotScope:
+    """Where spot capacity of ``workload`` on ``cloud`` is priced: in its zone when the
+    component that would build it (its base of ``instances``, or its ``burst``: a fleet) runs
+    in one zone, else over the region's zones. A placement no component builds on spot is
+    held to its zone: the stricter of the two."""
+    base = capacity_need(workload.kind, workload.managed, instances, "spot")
+    need = "fleet" if burst else base
+    try:
+        found = component_for(cloud, need, "spot", None if burst else workload.runs_on)
+    except LookupError:
+        return "zone"
+    return found.spot_scope
+
+
 def offer_pricer(
     workload: Workload,
     limits: EnvironmentLimits,
@@ -228,6 +248,14 @@ def offer_pricer(
     ]
     cap = workload.max_price_per_hour
     chosen = CAPABILITIES[workload.runs_on] if workload.runs_on is not None else None
+    scopes: dict[tuple[Cloud, int, bool], SpotScope] = {}
+
+    def scope(cloud: Cloud, instances: int, burst: bool) -> SpotScope:
+        key = (cloud, instances > 1, burst)
+        found = scopes.get(key)
+        if found is None:
+            found = scopes[key] = spot_scope(workload, cloud, instances, burst)
+        return found
 
     def price(offer: Offer) -> list[Candidate] | None:
         on_demand = rates.hourly(offer, "on_demand", sagemaker=sagemaker)
@@ -241,8 +269,10 @@ def offer_pricer(
         spot_burst = workload.interruptible and burst_instances > 0
         # Per pricing index: what an instance's idle hours after its runs cost a month.
         idle: dict[int, float] = {}
-        spot = rates.hourly(offer, "spot", sagemaker=sagemaker)
         cloud = offer.cloud
+        spot = rates.hourly(
+            offer, "spot", sagemaker=sagemaker, scope=scope(cloud, instances, False)
+        )
         # (pricing index, expected hourly per instance, list price per instance for the cap)
         base: list[tuple[int, float, float]] = []
         if spot_base and spot is not None:
@@ -259,8 +289,11 @@ def offer_pricer(
                     base.append((index, committed, committed))
         burst: list[tuple[int, float, float]] = []
         if burst_instances:
-            if spot_burst and spot is not None:
-                burst.append((_SPOT, spot * factors(size, burst_hours)[cloud], spot))
+            burst_spot = rates.hourly(
+                offer, "spot", sagemaker=sagemaker, scope=scope(cloud, instances, True)
+            )
+            if spot_burst and burst_spot is not None:
+                burst.append((_SPOT, burst_spot * factors(size, burst_hours)[cloud], burst_spot))
             if allow_on_demand:
                 burst.append((_ON_DEMAND, on_demand, on_demand))
         if chosen is not None:
@@ -376,6 +409,11 @@ def to_placement(
         )
     on_demand = rates.hourly(offer, "on_demand", sagemaker=workload.managed == "sagemaker")
     assert on_demand is not None, "offer_pricer prices only offers with an on-demand rate"
+    scope: SpotScope | None = None
+    if pricing == "spot":
+        scope = spot_scope(workload, offer.cloud, size.instances)
+    elif burst is not None and burst.pricing == "spot":
+        scope = spot_scope(workload, offer.cloud, size.instances, burst=True)
     billed = size.base_hours * (factor if pricing == "spot" else 1.0)
     saving = 0.0
     if is_commitment(pricing):
@@ -404,4 +442,6 @@ def to_placement(
         burst=burst,
         hours_model=hours_model(workload),
         schedule=workload.schedule.weekly() if workload.schedule is not None else None,
+        spot_scope=scope,
+        spot_zones=0 if scope is None else 1 if scope == "zone" else rates.spot_zones(offer),
     )

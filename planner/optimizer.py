@@ -57,7 +57,7 @@ class Planner:
         for offer in catalog.offers:
             self._by_gpu[offer.gpu_name].append(offer)
             by_count = self._buckets[(offer.gpu_name, offer.cloud, offer.region)]
-            by_count.setdefault(offer.gpu_count, OfferBucket([])).add(offer, self.rates.spot(offer))
+            by_count.setdefault(offer.gpu_count, OfferBucket([])).add(offer, self.rates)
         self._position = {id(offer): i for i, offer in enumerate(catalog.offers)}
         self._all_regions: dict[Cloud, frozenset[str]] = {
             cloud: frozenset(catalog.regions(cloud)) for cloud in CLOUDS

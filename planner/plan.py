@@ -10,6 +10,7 @@ from gpufleet.planner.gpu_sharing import SharedGpu
 from gpufleet.planner.hours import HoursModel
 from gpufleet.planner.managed_services import Managed
 from gpufleet.planner.pricing import PricingAssumptions
+from gpufleet.planner.rates import SpotScope
 from gpufleet.planner.schedules import WeeklySchedule
 from gpufleet.planner.spec import EnvironmentLimits
 from gpufleet.pricing_models import PRICING_ORDER, Pricing
@@ -61,6 +62,10 @@ class Placement:
     commitment_saving_usd: float = 0.0
     # The component the spec says builds its base (``runs_on``); None: the preferred one.
     runs_on: str | None = None
+    # Where its spot capacity (the base's, else the burst's) is priced (``planner.rates``):
+    # in its zone, or at the mean over ``spot_zones`` zones of its region; None: no spot.
+    spot_scope: SpotScope | None = None
+    spot_zones: int = 0
 
     @property
     def cloud(self) -> Cloud:
@@ -121,6 +126,7 @@ class Placement:
             "baseline_monthly_usd": round(self.baseline_monthly_usd, 2),
             "savings_usd": round(self.savings_usd, 2),
             "commitment_saving_usd": round(self.commitment_saving_usd, 2),
+            "spot_priced_in": self.spot_scope,
             # Only when the spec chose one: plans that do not are as they were.
             **({"runs_on": self.runs_on} if self.runs_on is not None else {}),
             "burst": None

@@ -4,10 +4,12 @@ cost engine share, so a plan and the stack built from it are priced alike.
 A rate is a catalog list price per instance-hour, per region:
 
 - ``on_demand``: the catalog's on-demand price (the same in every zone of a region);
-- ``spot``: the mean of the spot prices of the region's zones. AWS prices spot per
-  availability zone, but capacity that may run in any zone of the region — an Auto Scaling
-  group over several subnets, a SageMaker job — pays something like their mean, and a stack's
-  resources rarely say which zone (subnets are ids); GCP and Azure price spot per region;
+- ``spot``: where the capacity runs. AWS prices spot per availability zone (GCP and Azure per
+  region, the same in each zone). Capacity pinned to one zone — a placement cluster, a compact
+  placement, a single-subnet group, a VM — pays that zone's price, and has none in a zone
+  without a spot offer (``SpotScope`` "zone"). Capacity that may run in any zone of the region
+  — an Auto Scaling group over several subnets, a SageMaker job — pays something like the mean
+  over the zones that offer it ("region");
 - ``reserved_1y`` / ``reserved_3y``: on-demand x (1 - the commitment discount,
   ``PricingAssumptions``).
 
@@ -29,6 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from statistics import fmean
+from typing import Literal
 
 from gpufleet.clouds import Cloud, is_cloud
 from gpufleet.planner.catalog import Catalog, Offer, load_catalog
@@ -39,6 +42,11 @@ SAGEMAKER_PREFIX = "ml."
 
 # (cloud, region, instance type in lower case, GPU name, GPUs per instance)
 _RegionKey = tuple[str, str, str, str, int]
+
+# Where a spot rate is read: "zone", capacity pinned to one zone pays that zone's price (none
+# where the zone has no spot offer); "region", capacity spanning the region's zones pays the
+# mean over those that offer it.
+SpotScope = Literal["zone", "region"]
 
 
 @dataclass(frozen=True)
@@ -70,32 +78,51 @@ class RateCard:
         spots: dict[_RegionKey, list[float]] = defaultdict(list)
         self._region_offer: dict[_RegionKey, Offer] = {}
         self._regions_of: dict[tuple[str, str], list[_RegionKey]] = defaultdict(list)
+        # Each zone's own spot price (None: the zone offers the machine, not on spot).
+        self._zone_spot: dict[tuple[_RegionKey, str], float | None] = {}
         for offer in catalog.offers:
             key = _key(offer)
+            self._zone_spot.setdefault((key, offer.zone), offer.spot_hourly)
             if offer.spot_hourly is not None:
                 spots[key].append(offer.spot_hourly)
             if key not in self._region_offer:
                 self._region_offer[key] = offer
                 self._regions_of[(offer.cloud, key[2])].append(key)
         self._spot: dict[_RegionKey, float] = {key: fmean(v) for key, v in spots.items()}
+        self._dearest_zone: dict[_RegionKey, float] = {key: max(v) for key, v in spots.items()}
+        self._spot_zones = {key: len(v) for key, v in spots.items()}
         # The planner asks per offer, thousands of times a plan: by identity first (the catalog
         # holds its offers, so ids stay theirs), by key for offers from elsewhere.
         self._offer_spot = {id(o): self._spot.get(_key(o)) for o in catalog.offers}
 
     # --- by offer: the planner's lookups -----------------------------------------------------
 
-    def spot(self, offer: Offer) -> float | None:
-        """The spot rate of ``offer``'s machine in its region (the mean over the region's
-        zones), before any SageMaker markup; None where the catalog has no spot price."""
+    def spot(self, offer: Offer, scope: SpotScope = "region") -> float | None:
+        """The spot rate of ``offer``'s machine, before any SageMaker markup: in its zone
+        (``scope`` "zone": the offer's own price) or over its region (the mean over the
+        region's zones that offer it); None where there is no spot price."""
+        if scope == "zone":
+            return offer.spot_hourly
         held = id(offer)
         if held in self._offer_spot:
             return self._offer_spot[held]
         return self._spot.get(_key(offer))
 
-    def hourly(self, offer: Offer, pricing: Pricing, *, sagemaker: bool = False) -> float | None:
+    def spot_zones(self, offer: Offer) -> int:
+        """How many zones of ``offer``'s region offer its machine on spot."""
+        return self._spot_zones.get(_key(offer), 0)
+
+    def hourly(
+        self,
+        offer: Offer,
+        pricing: Pricing,
+        *,
+        sagemaker: bool = False,
+        scope: SpotScope = "region",
+    ) -> float | None:
         """The rate of ``offer``'s machine in its region under ``pricing``; ``sagemaker``: as
-        the ``ml.`` type of the same machine. None where spot has no price (or SageMaker does
-        not offer the family)."""
+        the ``ml.`` type of the same machine; ``scope``: where a spot rate is read. None where
+        spot has no price (or SageMaker does not offer the family)."""
         markup = 1.0
         if sagemaker:
             found = sagemaker_markup(offer.instance_type)
@@ -103,7 +130,7 @@ class RateCard:
                 return None
             markup = found
         if pricing == "spot":
-            spot = self.spot(offer)
+            spot = self.spot(offer, scope)
             return None if spot is None else spot * markup
         on_demand = offer.on_demand_hourly * markup
         if pricing == "on_demand":
@@ -119,11 +146,16 @@ class RateCard:
         region: str | None,
         pricing: Pricing,
         gpu: tuple[str, int] | None = None,
+        zone: str | None = None,
+        *,
+        one_zone: bool = False,
     ) -> Rate | None:
         """The rate of ``instance_type`` (``ml.*`` for SageMaker; ``gpu``: the GPUs attached to
         a GCP N1 machine) in ``region`` under ``pricing``. Where the region has no price, the
         highest catalog rate for the type, marked estimated; None when the catalog does not
-        know the type (or the pairing) at all."""
+        know the type (or the pairing) at all. ``one_zone``: the capacity runs in one zone,
+        ``zone`` (a catalog zone; None when not known), so spot is that zone's price; where
+        the zone has none (or is not known), the region's dearest zone's, marked estimated."""
         sagemaker = cloud == "aws" and is_sagemaker_type(instance_type)
         base = ec2_type(instance_type) if sagemaker else instance_type
         keys = [
@@ -143,6 +175,14 @@ class RateCard:
         if pricing == "spot" and not any(k in self._spot for k in keys):
             notes.append(f"no spot price for {instance_type} in the catalog: on-demand rate")
             wanted = "on_demand"
+        if wanted == "spot" and one_zone and local:
+            zonal = self._zonal_spot(local, region, zone)
+            if zonal is not None:
+                hourly, note = zonal
+                if sagemaker:
+                    hourly *= sagemaker_markup(base) or 1.0
+                notes += [note] if note else []
+                return Rate(hourly, local[0][1], "; ".join(notes) or None)
         rated = [
             (price, k[1])
             for k in (local or keys)
@@ -166,6 +206,26 @@ class RateCard:
         hourly, source = max(rated)
         estimated = "; ".join(n.replace("{region}", source) for n in notes) or None
         return Rate(hourly, source, estimated)
+
+    def _zonal_spot(
+        self, keys: list[_RegionKey], region: str | None, zone: str | None
+    ) -> tuple[float, str | None] | None:
+        """The spot price in ``zone`` of the machine ``keys`` name in one region, and why it
+        is estimated, if it is; None when no zone of the region offers it on spot."""
+        if zone is not None:
+            found = [p for k in keys if (p := self._zone_spot.get((k, zone))) is not None]
+            if found:
+                return max(found), None
+        dearest = [self._dearest_zone[k] for k in keys if k in self._dearest_zone]
+        if not dearest:
+            return None
+        if zone is None:
+            why = "it runs in one zone, which its settings do not name"
+        elif any((k, zone) in self._zone_spot for k in keys):
+            why = f"zone {zone} has no spot offer for it"
+        else:
+            why = f"zone {zone} is not in the catalog"
+        return max(dearest), f"{why}: the dearest spot rate of {region}'s zones"
 
 
 def _key(offer: Offer) -> _RegionKey:

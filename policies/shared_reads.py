@@ -110,7 +110,11 @@ def _price(resources: list[StackResource]) -> StackCost:
     limits = stack_limits()
     rates = shipped_rate_card(limits.commitment_discounts)
     return price_stack(
-        resources, rates, capacity=stack_capacity(resources), commitments=limits.commitments
+        resources,
+        rates,
+        capacity=stack_capacity(resources),
+        commitments=limits.commitments,
+        zones=limits.zones,
     )
 
 

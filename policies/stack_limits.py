@@ -32,6 +32,7 @@ from typing import Any
 import pulumi
 
 from gpufleet.capacity.commitments import HeldCommitment, parse_commitments
+from gpufleet.capacity.zone_names import NO_ZONE_NAMES, ZoneNames, site_zone_names
 from gpufleet.pricing_models import COMMITMENT_TERMS
 from gpufleet.stacks import config_keys
 
@@ -59,6 +60,9 @@ class StackLimits:
     # The commitments the account holds (``site:commitments``); entries that are not one are
     # left out, so they price nothing at a committed rate (``gpufleet cost`` names them).
     commitments: tuple[HeldCommitment, ...] = ()
+    # The zones of the subnets the site settings name (``site:aws``): where a group in one
+    # subnet runs, so which zone's spot price it pays.
+    zones: ZoneNames = NO_ZONE_NAMES
 
 
 _current: ContextVar[StackLimits | None] = ContextVar("gpufleet_stack_limits", default=None)
@@ -71,9 +75,10 @@ def limits_in(config: Mapping[str, str]) -> StackLimits | None:
     discounts = config.get(config_keys.COMMITMENT_DISCOUNTS_KEY) or ""
     workloads = config.get(config_keys.WORKLOADS_KEY) or ""
     held = config.get(config_keys.COMMITMENTS_KEY) or ""
-    if not (text or discounts or workloads or held):
+    site_aws = config.get(config_keys.AWS_SITE_KEY) or ""
+    if not (text or discounts or workloads or held or site_aws):
         return None
-    return _parse(text, discounts, workloads, held)
+    return _parse(text, discounts, workloads, held, site_aws)
 
 
 @contextmanager
@@ -96,14 +101,21 @@ def stack_limits() -> StackLimits:
     text = config.get(config_keys.LIMITS)
     discounts = config.get(config_keys.COMMITMENT_DISCOUNTS) or ""
     workloads = config.get(config_keys.WORKLOADS) or ""
-    held = pulumi.Config(config_keys.SITE).get(config_keys.COMMITMENTS) or ""
-    return _parse(text or "", discounts, workloads, held)
+    site = pulumi.Config(config_keys.SITE)
+    held = site.get(config_keys.COMMITMENTS) or ""
+    site_aws = site.get(config_keys.AWS_SITE) or ""
+    return _parse(text or "", discounts, workloads, held, site_aws)
 
 
 @cache
 def _parse(
-    text: str, discounts_text: str, workloads_text: str = "", held_text: str = ""
+    text: str,
+    discounts_text: str,
+    workloads_text: str = "",
+    held_text: str = "",
+    site_aws_text: str = "",
 ) -> StackLimits:
+    zones = site_zone_names(config_json(site_aws_text))
     discounts = _discounts(discounts_text)
     held = tuple(parse_commitments(config_json(held_text))[0])
     workloads = _workloads(workloads_text)
@@ -134,6 +146,7 @@ def _parse(
             planned_monthly_usd=planned,
             planned_workloads=frozenset(workloads),
             commitments=held,
+            zones=zones,
         )
     budget = limits.get(config_keys.MONTHLY_BUDGET_USD)
     allowed = limits.get(config_keys.ALLOWED_GPUS)
@@ -146,6 +159,7 @@ def _parse(
         planned_monthly_usd=planned,
         planned_workloads=frozenset(workloads),
         commitments=held,
+        zones=zones,
     )
 
 

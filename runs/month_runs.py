@@ -113,9 +113,13 @@ def _hourly(target: StackTarget, workload: WorkloadPlacement, part: Part) -> flo
         else {cloud: dict(terms.items()) for cloud, terms in discounts.items()}
     )
     attached = (workload.gpu, workload.gpus_per_instance) if workload.cloud == "gcp" else None
+    # Spot where the part runs: its zone's price when its component holds it in one zone.
+    where = {"zone": workload.zone, "one_zone": CAPABILITIES[part.component].one_zone}
     rate = rates.rate(
-        workload.cloud, workload.instance_type, workload.region, part.pricing, attached
+        workload.cloud, workload.instance_type, workload.region, part.pricing, attached, **where
     )
     if rate is None and attached is not None:
-        rate = rates.rate(workload.cloud, workload.instance_type, workload.region, part.pricing)
+        rate = rates.rate(
+            workload.cloud, workload.instance_type, workload.region, part.pricing, None, **where
+        )
     return None if rate is None else rate.hourly * part.instances

@@ -27,6 +27,10 @@ COMMITMENT_DISCOUNTS_KEY = f"{GPUFLEET}:{COMMITMENT_DISCOUNTS}"
 # (``site:commitments``): the user's, kept by regeneration; the committed rate needs one.
 COMMITMENTS = "commitments"
 COMMITMENTS_KEY = f"{SITE}:{COMMITMENTS}"
+# The user's AWS site settings (``site:aws``): the cost engine reads each subnet's zone from
+# them (``capacity.zone_names``).
+AWS_SITE = "aws"
+AWS_SITE_KEY = f"{SITE}:{AWS_SITE}"
 # How a part of a workload is bought (``gpufleet:workloads[].parts[].pricing``).
 PART_PRICING = "pricing"
 # Fields of ``gpufleet:limits`` the policies read.

@@ -26,25 +26,19 @@ from gpufleet.planner.capabilities import (
     Capability,
     PlacementKind,
     ScalingMode,
+    capacity_need,
     component_for,
-    runs_as_one_job,
 )
 from gpufleet.planner.hours import HoursModel
 from gpufleet.planner.managed_services import Managed
 from gpufleet.planner.plan import Placement
-from gpufleet.pricing_models import HOURS_PER_MONTH, Pricing, is_commitment
+from gpufleet.pricing_models import HOURS_PER_MONTH, Pricing
 from gpufleet.stacks.stack_config import Part
 
 
 def base_need(placement: Placement) -> PlacementKind | Managed:
     """The kind of capacity a placement's base needs."""
-    if placement.managed is not None:
-        return placement.managed
-    if runs_as_one_job(placement.kind, placement.instances):
-        return "multi_node"
-    if is_commitment(placement.pricing):
-        return "reserved"
-    return "fleet"
+    return capacity_need(placement.kind, placement.managed, placement.instances, placement.pricing)
 
 
 def placement_parts(placement: Placement) -> list[Part]:

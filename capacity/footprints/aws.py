@@ -59,6 +59,17 @@ def _zone(r: Reading) -> str | None:
     return zone if isinstance(zone, str) and not is_unknown(zone) else None
 
 
+def _subnets(value: Any) -> tuple[str, ...]:
+    """The subnet ids a group or instance names (unknown ones left out)."""
+    return tuple(s for s in as_list(value) if isinstance(s, str) and s and not is_unknown(s))
+
+
+def _in_one_subnet(value: Any) -> bool:
+    """Whether the subnets setting names exactly one subnet (known or not): one zone."""
+    listed = as_list(value)
+    return len(listed) == 1 and not isinstance(listed[0], list | dict)
+
+
 def _unit(value: Any) -> str:
     return _CAPACITY_UNITS.get(str(value).lower(), "units") if isinstance(value, str) else "units"
 
@@ -222,6 +233,8 @@ def _instance(r: Reading, kind: str, bought: Market | None) -> GpuFootprint | No
         template_properties=("launchTemplate",) if from_template else (),
         region=_region(r),
         zone=_zone(r),
+        one_zone=True,
+        subnets=_subnets(r.get("subnetId")),
         **_reservation_fields(r, bought or (None if from_template else "on_demand")),
     )
 
@@ -285,6 +298,8 @@ def autoscaling_group(r: Reading) -> GpuFootprint | None:
         on_demand_base=base,
         on_demand_percent=percent,
         region=_region(r),
+        one_zone=_in_one_subnet(r.get("vpcZoneIdentifiers")),
+        subnets=_subnets(r.get("vpcZoneIdentifiers")),
         notes=notes,
         never_scales_in=held,
         schedules_suspended=schedules_off,

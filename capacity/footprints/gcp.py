@@ -47,6 +47,10 @@ def _zone(r: Reading) -> str | None:
     zone = r.get("zone")
     if isinstance(zone, str) and zone and not is_unknown(zone):
         return zone.rsplit("/", 1)[-1]
+    # A regional group held to one zone by its distribution policy.
+    listed = as_list(r.get("distributionPolicyZones"))
+    if len(listed) == 1 and isinstance(listed[0], str) and not is_unknown(listed[0]):
+        return listed[0].rsplit("/", 1)[-1]
     return None
 
 
@@ -181,6 +185,7 @@ def instance(r: Reading) -> GpuFootprint | None:
         template_properties=("sourceInstanceTemplate",) if from_template else (),
         region=gcp_region(r),
         zone=_zone(r),
+        one_zone=True,
         **_reservation_fields(r),
     )
 
@@ -227,8 +232,16 @@ def instance_group_manager(r: Reading) -> GpuFootprint | None:
         template_properties=() if flexible else ("versions", "instanceTemplate"),
         region=gcp_region(r),
         zone=_zone(r),
+        one_zone=_one_zone(r),
         versions=_versions(r),
     )
+
+
+def _one_zone(r: Reading) -> bool:
+    """A zonal group, or a regional one distributed over one zone (known or not)."""
+    if r.get("zone") is not None:
+        return True
+    return len(as_list(r.get("distributionPolicyZones"))) == 1
 
 
 def _selections(value: Any) -> list[Any]:
@@ -297,6 +310,7 @@ def reservation(r: Reading) -> GpuFootprint | None:
         market="reserved",
         region=gcp_region(r),
         zone=_zone(r),
+        one_zone=True,
     )
 
 

@@ -112,7 +112,12 @@ class GpuFootprint:
     on_demand_base: float | None = None
     on_demand_percent: float | None = None
     region: str | None = None
+    # The zone its settings name (an AWS AZ name or id, a GCP zone), and whether its capacity
+    # runs in one zone: then spot is that zone's price (``planner.rates``), not the region's.
     zone: str | None = None
+    one_zone: bool = False
+    # The AWS subnets it launches into (their zones are the stack's to say: ``ZoneNames``).
+    subnets: tuple[str, ...] = ()
     # A job billed per run for at most this many hours (a SageMaker training job); None for
     # capacity held while the resource exists.
     run_hours: float | None = None

@@ -25,6 +25,7 @@ from gpufleet.capacity.cost_engine import (
 )
 from gpufleet.capacity.stack_capacity import StackCapacity
 from gpufleet.capacity.stack_resource import stack_resources
+from gpufleet.capacity.zone_names import site_zone_names
 from gpufleet.components.aws.sagemaker_spot_training import (
     SageMakerSpotTraining,
     SageMakerSpotTrainingArgs,
@@ -83,6 +84,86 @@ def test_an_on_demand_instance_is_rate_times_730_hours() -> None:
     assert cost.total("expected") == pytest.approx(rate * HOURS_PER_MONTH)
 
 
+def spot_group(subnets: list[str], *, subnet_zone: str | None = None) -> Callable[[], None]:
+    """A spot group of one p4d.24xlarge in ``subnets``; ``subnet_zone``: a subnet resource of
+    the stack, ``subnet-in-stack``, in that AZ id."""
+
+    def program() -> None:
+        if subnet_zone is not None:
+            aws.ec2.Subnet(
+                "mine", vpc_id="vpc-1", cidr_block="10.0.0.0/24", availability_zone_id=subnet_zone
+            )
+        template = aws.ec2.LaunchTemplate(
+            "workers",
+            image_id="ami-1",
+            instance_type="p4d.24xlarge",
+            instance_market_options={"market_type": "spot"},
+            tags=TAGS,
+        )
+        aws.autoscaling.Group(
+            "evals",
+            desired_capacity=1,
+            min_size=1,
+            max_size=1,
+            vpc_zone_identifiers=subnets,
+            launch_template={"id": template.id},
+            tags=[{"key": "workload", "value": "evals", "propagate_at_launch": True}],
+        )
+
+    return program
+
+
+def test_a_group_in_one_subnet_pays_its_zones_spot_price() -> None:
+    """AWS prices spot per zone: a group in one subnet pays that subnet's zone's price, which
+    the site settings (``site:aws``) say; over several subnets, the mean of the zones with
+    an offer; in one subnet nothing maps, the dearest zone's, marked estimated."""
+    rows = [o for o in catalog_rows("aws", "p4d.24xlarge", "us-east-1") if o.spot_hourly]
+    assert len({o.spot_hourly for o in rows}) > 1, "needs zones priced apart"
+    cheapest = min(rows, key=lambda o: o.spot_hourly or 0.0)
+    site = site_zone_names(
+        {"regions": {"us-east-1": {"subnets": [{"id": "subnet-9", "zoneId": cheapest.zone}]}}}
+    )
+    pinned = line(price(spot_group(["subnet-9"]), zones=site), "evals")
+    assert (pinned.pricing, pinned.rate_usd, pinned.estimated) == (
+        "spot",
+        cheapest.spot_hourly,
+        (),
+    )
+    spanning = line(price(spot_group(["subnet-9", "subnet-8"]), zones=site), "evals")
+    assert spanning.rate_usd == pytest.approx(spot("aws", "p4d.24xlarge", "us-east-1"))
+    unknown = line(price(spot_group(["subnet-7"]), zones=site), "evals")
+    assert unknown.rate_usd == max(o.spot_hourly or 0.0 for o in rows)
+    assert unknown.estimated and "which its settings do not name" in unknown.estimated[0]
+
+
+def test_a_subnet_of_the_stack_says_its_zone_and_a_zone_without_spot_is_estimated() -> None:
+    """The stack's own subnet resource maps its id to its zone (an export's ids are known; in
+    a preview the id is not, so the zone is not either); a zone that offers the machine but
+    not on spot is priced at the dearest zone, marked so."""
+    offered = catalog_rows("aws", "p4d.24xlarge", "us-east-1")
+    with_spot = [o for o in offered if o.spot_hourly]
+    mapped = site_zone_names(
+        {"regions": {"r": {"subnets": [{"id": "subnet-1", "zoneId": "use1-az99"}]}}}
+    )
+    odd = line(price(spot_group(["subnet-1"]), zones=mapped), "evals")
+    assert odd.rate_usd == max(o.spot_hourly or 0.0 for o in with_spot)
+    assert odd.estimated and "zone use1-az99 is not in the catalog" in odd.estimated[0]
+    # The offline engine gives a subnet an id; the stack's own subnet maps it to its zone.
+    cheapest = min(with_spot, key=lambda o: o.spot_hourly or 0.0)
+    captured = capture_program(
+        spot_group(["placeholder"], subnet_zone=cheapest.zone), config=CONFIG
+    ).capture
+    resources = stack_resources(from_capture(captured))
+    (subnet,) = [r for r in resources if r.type == "aws:ec2/subnet:Subnet"]
+    subnet_id = subnet.props.get("id")
+    assert isinstance(subnet_id, str)
+    for r in resources:
+        if r.type == "aws:autoscaling/group:Group":
+            r.props["vpcZoneIdentifiers"] = [subnet_id]
+    found = line(price_stack(resources, shipped_rate_card()), "evals")
+    assert (found.rate_usd, found.estimated) == (cheapest.spot_hourly, ())
+
+
 def weighted_group(desired: int, most: int, **distribution: Any) -> Callable[[], None]:
     def program() -> None:
         template = aws.ec2.LaunchTemplate("workers", image_id="ami-1", tags=TAGS)
@@ -92,7 +173,8 @@ def weighted_group(desired: int, most: int, **distribution: Any) -> Callable[[],
             desired_capacity=desired,
             min_size=0,
             max_size=most,
-            vpc_zone_identifiers=["subnet-1"],
+            # Two subnets: it may run in either zone, so spot is the region's mean.
+            vpc_zone_identifiers=["subnet-1", "subnet-2"],
             mixed_instances_policy=aws.autoscaling.GroupMixedInstancesPolicyArgs(
                 instances_distribution=aws.autoscaling.GroupMixedInstancesPolicyInstancesDistributionArgs(
                     **distribution

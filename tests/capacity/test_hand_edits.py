@@ -77,7 +77,7 @@ def price(stack: Stack, edited: Deployment) -> StackCost:
     assert limits is not None
     rates = shipped_rate_card(limits.commitment_discounts)
     resources = stack_resources(from_deployment(edited, "export"))
-    return price_stack(resources, rates, plan=dict(limits.planned_monthly_usd))
+    return price_stack(resources, rates, plan=dict(limits.planned_monthly_usd), zones=limits.zones)
 
 
 def resources(dep: Deployment) -> list[Resource]:

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from gpufleet.capacity.cost_engine import StackCost, Usage, UsageModel, price_stack
 from gpufleet.capacity.stack_capacity import StackCapacity
 from gpufleet.capacity.stack_resource import stack_resources
+from gpufleet.capacity.zone_names import NO_ZONE_NAMES
 from gpufleet.cli.main import main
 from gpufleet.engine.analyzer_resources import from_capture
 from gpufleet.planner.catalog import load_catalog
@@ -94,7 +95,10 @@ def assert_priced_alike(spec: Path, project: Path, env: str) -> None:
     # The engine's rates come from the stack (its commitment discounts), not from the planner.
     rates = shipped_rate_card(limits.commitment_discounts if limits else None)
     cost = price_stack(
-        stack_resources(from_capture(capture)), rates, usage=plan_hours(plan, planner.assumptions)
+        stack_resources(from_capture(capture)),
+        rates,
+        usage=plan_hours(plan, planner.assumptions),
+        zones=limits.zones if limits else NO_ZONE_NAMES,
     )
     engine = {w.name: w for w in cost.workloads}
     assert sorted(engine) == sorted(p.name for p in plan.placements)
@@ -144,7 +148,11 @@ def assert_costs_its_plan(
     capture, setup = capture_generated(project, env)
     limits = limits_in(setup.config)
     rates = shipped_rate_card(limits.commitment_discounts if limits else None)
-    cost = price_stack(stack_resources(from_capture(capture)), rates)
+    cost = price_stack(
+        stack_resources(from_capture(capture)),
+        rates,
+        zones=limits.zones if limits else NO_ZONE_NAMES,
+    )
     engine = {w.name: w.total("expected") for w in cost.workloads}
     awaiting = {w.name: sum(r.uncommitted_usd for r in w.resources) for w in cost.workloads}
     until_bought = 0.0

@@ -30,6 +30,7 @@ from gpufleet.capacity.cost_engine import price_stack
 from gpufleet.capacity.cost_report import CostReport
 from gpufleet.capacity.footprints.reading import READERS
 from gpufleet.capacity.stack_resource import stack_resources
+from gpufleet.capacity.zone_names import NO_ZONE_NAMES
 from gpufleet.clouds import CLOUDS
 from gpufleet.engine.analyzer_resources import AnalyzerResource, from_capture, from_deployment
 from gpufleet.engine.stack_export import deployment
@@ -106,9 +107,10 @@ def assert_prices_alike(
     stack's outputs, a provider, or a component's registered outputs."""
     limits = limits_in(config)
     rates = shipped_rate_card(limits.commitment_discounts if limits else None)
-    head = CostReport("gate", env, price_stack(stack_resources(program), rates)).as_dict()
-    base = CostReport("gate", env, price_stack(stack_resources(exported), rates)).as_dict()
-    diff = diff_reports(base, head)
+    zones = limits.zones if limits else NO_ZONE_NAMES
+    head = CostReport("gate", env, price_stack(stack_resources(program), rates, zones=zones))
+    base = CostReport("gate", env, price_stack(stack_resources(exported), rates, zones=zones))
+    diff = diff_reports(base.as_dict(), head.as_dict())
     assert diff.changed == [], [(c.status, c.name, c.changes) for c in diff.changed]
     assert diff.unpriced("base") == diff.unpriced("head") == 0
     holders = {
@@ -116,7 +118,7 @@ def assert_prices_alike(
         for r in program
         if not r.type.startswith("pulumi:") and (r.provider is not None or r.type in READERS)
     }
-    lines = [line for w in head["workloads"] for line in w["resources"]]
+    lines = [line for w in head.as_dict()["workloads"] for line in w["resources"]]
     assert lines and all(line["urn"] in holders for line in lines), lines
 
 

@@ -300,7 +300,7 @@ def test_a_buckets_bound_never_exceeds_what_its_offers_cost(
     rates = rates_for(*offers)
     bucket = OfferBucket([])
     for offer in offers:
-        bucket.add(offer, rates.spot(offer))
+        bucket.add(offer, rates)
     bound = bucket_lower_bound(work, limits, rates, size)(bucket)
     price = offer_pricer(work, limits, rates, size, {id(o): i for i, o in enumerate(offers)})
     costs = [c[0] for offer in offers for c in price(offer) or ()]

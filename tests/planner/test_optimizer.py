@@ -139,7 +139,7 @@ def brute_force(
     }
     for c, d in spec.defaults.commitment_discounts.items():
         discounts[c].update({k: v for k, v in d.model_dump().items() if v is not None})
-    # Spot is the mean of the region's zones (capacity may land in any of them).
+    # Spot spanning a region's zones is their mean (capacity may land in any of them).
     zone_spots: dict[tuple, list[float]] = {}
     for o in catalog.offers:
         if o.spot_hourly is not None:
@@ -182,9 +182,17 @@ def brute_force(
             (o.cloud, o.region, o.instance_type.lower(), o.gpu_name, o.gpu_count)
         )
         spot = None if spots is None else sum(spots) / len(spots) * markup
+        # Capacity held in one zone pays that zone's own spot price, and none where the zone
+        # has no spot offer: every GCP group (one zone each), an AWS multi-node job (its
+        # placement group). AWS fleets and SageMaker, and Azure (one price a region), span.
+        own = None if o.spot_hourly is None else o.spot_hourly * markup
+        multi_node = w.kind != "inference" and base_n > 1 and w.managed is None
+        base_spot = own if o.cloud == "gcp" or (o.cloud == "aws" and multi_node) else spot
+        burst_spot = own if o.cloud == "gcp" else spot
         spot_nodes = 1 if w.kind == "inference" else base_n
         base = []
-        if w.interruptible and spot is not None and not w.always_on:
+        if w.interruptible and base_spot is not None and not w.always_on:
+            spot = base_spot
             factor = _billed(1 + overhead[o.cloud] * spot_nodes, base_hours)
             base.append(("spot", spot * factor, spot))
         if limits.allow_on_demand:
@@ -193,8 +201,10 @@ def brute_force(
             for t in TERMS_UP_TO[limits.max_commitment]:
                 base.append((t, od * (1 - discounts[o.cloud][t]), od * (1 - discounts[o.cloud][t])))
         burst = []
-        if burst_n and w.interruptible and spot is not None:
-            burst.append((spot * _billed(1 + overhead[o.cloud], w.hours_per_month), 0, spot))
+        if burst_n and w.interruptible and burst_spot is not None:
+            burst.append(
+                (burst_spot * _billed(1 + overhead[o.cloud], w.hours_per_month), 0, burst_spot)
+            )
         if burst_n and limits.allow_on_demand:
             burst.append((od, 1, od))
         if w.max_price_per_hour is not None:

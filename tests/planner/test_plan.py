@@ -14,6 +14,7 @@ from tests.helpers import ROOT, catalog_of, make_offer
 from tests.planner.planning import TRAIN, plan_one
 
 PLACEMENT_KEYS = {
+    "spot_priced_in",
     "name",
     "kind",
     "managed",
