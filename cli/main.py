@@ -22,7 +22,7 @@ from gpufleet import __version__
 # program, which must not get to rewrite the module that writes it.
 from gpufleet.atomic_write import STDOUT, write_files
 from gpufleet.cli import messages
-from gpufleet.clouds import CLOUDS, Cloud
+from gpufleet.clouds import CLOUDS, Cloud, is_cloud
 from gpufleet.engine.run_limits import DEFAULT_TIMEOUT_SECONDS
 
 if TYPE_CHECKING:
@@ -519,6 +519,146 @@ def catalog_list(
 
             _fail_input([f"unknown region {region!r}{did_you_mean(region, sorted(known))}"])
     render.offers(offer_catalog.filter(cloud=cloud, gpu=gpu_name, region=region), fmt)
+
+
+def _cloud_regions(
+    _ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]
+) -> dict[Cloud, list[str]]:
+    """``CLOUD:REGION`` pairs, by cloud."""
+    found: dict[Cloud, list[str]] = {}
+    for value in values:
+        cloud, sep, region = value.partition(":")
+        if not sep or not region or not is_cloud(cloud):
+            raise click.BadParameter(
+                f"{value!r} is not CLOUD:REGION (CLOUD one of {', '.join(CLOUDS)})"
+            )
+        found.setdefault(cloud, []).append(region)
+    return found
+
+
+@catalog.command("refresh")
+@click.option(
+    "--cloud",
+    "clouds",
+    type=CLOUD_CHOICE,
+    multiple=True,
+    help="Refresh this cloud's offers (repeatable; default: all three). The others are kept "
+    "from the catalog in use.",
+)
+@click.option(
+    "--region",
+    "regions",
+    multiple=True,
+    metavar="CLOUD:REGION",
+    callback=_cloud_regions,
+    help="Read only these regions of a cloud (repeatable; default: the regions the catalog in "
+    "use has for it).",
+)
+@click.option(
+    "--output",
+    "output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    envvar="GPUFLEET_CATALOG",
+    show_envvar=True,
+    help="Where to write the refreshed catalog (replaced in one step; nothing is written when "
+    "the refresh fails). Point GPUFLEET_CATALOG at it and plan, generate, cost and the policy "
+    "pack all price from it.",
+)
+@click.option(
+    "--max-move",
+    type=click.FloatRange(min=1.0, min_open=True, max=1000.0),
+    default=2.0,
+    show_default=True,
+    help="A price that moves more than this factor either way, or a region that had offers "
+    "and has none, stops the refresh unless --accept-moves.",
+)
+@click.option("--accept-moves", is_flag=True, help="Take the moves past --max-move.")
+@click.option(
+    "--gcp-project",
+    help="The project whose Compute Engine API lists GCP's machine and accelerator types "
+    "(default: GOOGLE_CLOUD_PROJECT).",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
+)
+@catalog_option
+def catalog_refresh(
+    clouds: tuple[Cloud, ...],
+    regions: dict[Cloud, list[str]],
+    output: Path | None,
+    max_move: float,
+    accept_moves: bool,
+    gcp_project: str | None,
+    fmt: str,
+    catalog_path: Path | None,
+) -> None:
+    """Rebuild the catalog from the clouds' own price APIs.
+
+    \b
+    AWS: the Price List (on-demand), EC2 instance types, offerings per zone and spot price
+      history (boto3; AWS_PROFILE, keys, SSO or a role).
+    GCP: Compute Engine machine and accelerator types per zone, prices from the Cloud Billing
+      Catalog (Application Default Credentials).
+    Azure: the public Retail Prices API, sizes from Compute resource SKUs (azure-identity;
+      AZURE_SUBSCRIPTION_ID).
+
+    Each row keeps its source and the time it was read. The new catalog is checked (positive,
+    finite, spot at most on-demand, no move past --max-move unaccepted) and written all or
+    nothing.
+    """
+    from datetime import UTC, datetime
+
+    from gpufleet.cli import catalog_render
+    from gpufleet.live_prices.price_source import RefreshError
+    from gpufleet.live_prices.refresh import refresh_catalog, write_refreshed
+
+    if output is None:
+        _fail_input(
+            ["say where to write the refreshed catalog: --output FILE (or GPUFLEET_CATALOG)"]
+        )
+    unknown = sorted(set(regions) - set(clouds or CLOUDS))
+    if unknown:
+        _fail_input([f"--region names {', '.join(unknown)}, which this refresh does not read"])
+    base = _load_catalog(catalog_path)
+    started = datetime.now(UTC).replace(microsecond=0)
+    try:
+        refreshed = refresh_catalog(
+            base,
+            clouds or CLOUDS,
+            started,
+            regions=regions,
+            gcp_project=gcp_project or os.environ.get("GOOGLE_CLOUD_PROJECT"),
+            max_move=max_move,
+            accept_moves=accept_moves,
+        )
+    except RefreshError as exc:
+        for line in exc.problems:
+            messages.echo(line, err=True)
+        messages.echo(f"{output}: not written (the catalog in use is unchanged)", err=True)
+        sys.exit(1)
+    try:
+        write_refreshed(output, refreshed)
+    except OSError as exc:
+        _fail_input([f"{output}: cannot write: {exc.strerror or exc} (nothing written)"])
+    catalog_render.refreshed(refreshed, output, fmt)
+
+
+@catalog.command("diff")
+@click.argument("old", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("new", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+)
+def catalog_diff(old: Path, new: Path, fmt: str) -> None:
+    """What moved between two catalogs: offers added and removed, prices changed."""
+    from gpufleet.cli import catalog_render
+    from gpufleet.live_prices.catalog_diff import diff_catalogs
+
+    catalog_render.diff(diff_catalogs(_load_catalog(old), _load_catalog(new)), fmt)
 
 
 @main.command()

@@ -2,7 +2,11 @@
 
 The catalog is built offline by ``planner.catalog_build`` from a price snapshot and shipped as
 ``planner/data/catalog.csv``; loading it is a plain CSV read (a few milliseconds), so
-``gpufleet plan`` stays fast. Zone is empty where a cloud prices per region (Azure); AWS zones are
+``gpufleet plan`` stays fast. ``gpufleet catalog refresh`` (``live_prices``) writes a catalog of
+the same columns from the clouds' own price APIs; ``GPUFLEET_CATALOG`` names the file every
+command (plan, generate, cost, the policy pack) then prices from instead of the shipped one.
+
+Zone is empty where a cloud prices per region (Azure); AWS zones are
 AZ ids (``use1-az4``), which name the same physical zone in every account, unlike AZ names.
 """
 
@@ -11,8 +15,10 @@ from __future__ import annotations
 import csv
 import io
 import math
+import os
 from collections.abc import Iterable, Iterator
 from dataclasses import astuple, dataclass
+from datetime import date
 from functools import cache, cached_property
 from pathlib import Path
 
@@ -36,11 +42,16 @@ COLUMNS = (
 )
 
 DEFAULT_CATALOG_PATH = Path(__file__).parent / "data" / "catalog.csv"
-# The shipped catalog is 2,759 rows, 365 KB; a catalog of every offer of every cloud stays well
-# under these. Rows bound memory and time: each is an object, a table renders them all (10,000
-# rows: 4 s) and planning looks at each offer for each workload.
-MAX_CATALOG_BYTES = 16 * 1024 * 1024
-MAX_CATALOG_ROWS = 10_000
+# The catalog every command prices from when set (a refreshed one), else the shipped one.
+CATALOG_ENV = "GPUFLEET_CATALOG"
+# A catalog older than this many days is warned of (``GPUFLEET_CATALOG_MAX_AGE_DAYS``).
+MAX_AGE_ENV = "GPUFLEET_CATALOG_MAX_AGE_DAYS"
+DEFAULT_MAX_AGE_DAYS = 14
+# The shipped catalog is 2,759 rows, 365 KB; a refresh of every GPU offer of the three clouds
+# in every zone is some 15,000. Rows bound memory and time: each is an object, a table renders
+# them all and planning looks at each offer for each workload.
+MAX_CATALOG_BYTES = 32 * 1024 * 1024
+MAX_CATALOG_ROWS = 50_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,15 +272,47 @@ class Catalog:
         ]
 
 
+def parse_catalog_text(text: str, name: str) -> Catalog:
+    """A catalog from its CSV text (``name``: the file it is, for messages); CatalogError for
+    a bad one."""
+    return Catalog(tuple(_parse_rows(io.StringIO(text, newline=""), name)))
+
+
+def catalog_age_days(as_of: str, today: date) -> int | None:
+    """Whole days since ``as_of`` (a date, or a time whose first ten characters are one);
+    None when it is not one."""
+    try:
+        return (today - date.fromisoformat(as_of[:10])).days
+    except ValueError:
+        return None
+
+
+def max_catalog_age_days() -> int:
+    """The age past which a catalog is warned of: ``GPUFLEET_CATALOG_MAX_AGE_DAYS``, else 14.
+    A value that is not a whole number of days is the default (the warning is advice)."""
+    text = os.environ.get(MAX_AGE_ENV, "")
+    return int(text) if text.isdigit() and len(text) < 6 else DEFAULT_MAX_AGE_DAYS
+
+
 def load_catalog(path: Path | None = None) -> Catalog:
-    """Load a catalog CSV (the shipped one by default); CatalogError for a bad file."""
+    """Load a catalog CSV (``GPUFLEET_CATALOG``'s, else the shipped one, by default);
+    CatalogError for a bad file."""
     if path is None:
+        chosen = os.environ.get(CATALOG_ENV)
+        if chosen:
+            return _load_named(chosen)
         return _load_default()
     try:
         text = read_text_file(path, what="a catalog", limit=MAX_CATALOG_BYTES)
-        return Catalog(tuple(_parse_rows(io.StringIO(text, newline=""), str(path))))
+        return parse_catalog_text(text, str(path))
     except MemoryError:
         raise CatalogError(str(path), "too large to read as a catalog: out of memory") from None
+
+
+@cache
+def _load_named(path: str) -> Catalog:
+    # One read per process: the planner, the cost engine and the pack ask for it many times.
+    return load_catalog(Path(path))
 
 
 @cache

@@ -104,6 +104,18 @@ def normalize_gpu_name(name: str) -> str | None:
     return _BY_LOWER.get(name.strip().lower())
 
 
+def gpu_by_name_and_memory(name: str, memory_gib: float | None) -> str | None:
+    """The canonical name of a GPU a cloud reports by its chip name and memory (AWS's
+    ``GpuInfo``: ``A100`` with 80 GiB is the A100-80GB); None for an unknown chip."""
+    canonical = normalize_gpu_name(name)
+    if canonical is None or memory_gib is None:
+        return canonical
+    variants = [
+        g for g in GPUS.values() if g.name == canonical or g.name.startswith(f"{canonical}-")
+    ]
+    return min(variants, key=lambda g: (abs(g.memory_gib - memory_gib), g.name)).name
+
+
 def gpu_spec(name: str) -> GpuSpec:
     """The facts for a canonical GPU name; raises KeyError for names not in the vocabulary."""
     return GPUS[name]

@@ -51,6 +51,7 @@ def test_gpufleet_links_every_top_level_package_folder() -> None:
         "runs",
         "commitments",
         "rightsizing",
+        "live_prices",
     }
     for link in (ROOT / "gpufleet").iterdir():
         if link.is_symlink():

@@ -30,6 +30,8 @@ class ArmState:
     identity: bool = True  # whether the managed identity gives tokens
     # The tenant's reservations, as Microsoft.Capacity lists them (a page at a time).
     reservations: list[dict[str, Any]] = field(default_factory=list)
+    # Compute resource SKUs, as Microsoft.Compute/skus lists them (filtered by location).
+    skus: list[dict[str, Any]] = field(default_factory=list)
 
 
 class ArmApi:
@@ -95,6 +97,12 @@ class ArmApi:
             (f"{scope}/providers/{INSIGHTS}", "GET", f"{INSIGHTS}/read", self._list_settings),
             (f"{scope}/providers/{INSIGHTS}/([^/]+)", "PUT", f"{INSIGHTS}/write", self._put),
             (f"/providers/{RESERVATIONS}", "GET", f"{RESERVATIONS}/read", self._reservations),
+            (
+                "/subscriptions/[^/]+/providers/Microsoft.Compute/skus",
+                "GET",
+                "Microsoft.Compute/skus/read",
+                self._skus,
+            ),
         ]
         for pattern, method, action, handler in routes:
             found = re.fullmatch(pattern, request.path, flags=re.IGNORECASE)
@@ -135,6 +143,18 @@ class ArmApi:
                 f"&$skiptoken={start + 2}"
             )
         return Reply(200, page)
+
+    def _skus(self, request: Request) -> Reply:
+        """The SKUs in the location ``$filter`` names (``location eq 'x'``), all of them
+        without one."""
+        found = re.search(r"location eq '([^']*)'", request.query.get("$filter", ""))
+        where = found.group(1).lower() if found else None
+        chosen = [
+            s
+            for s in self.state.skus
+            if where is None or where in [x.lower() for x in s["locations"]]
+        ]
+        return Reply(200, {"value": chosen})
 
     def _list_sets(self, request: Request) -> Reply:
         return Reply(200, {"value": list(self.state.scale_sets.values())})
