@@ -1,6 +1,5 @@
-"""Fixtures for ``gpufleet commitments``: the local cloud APIs of ``tests/runs`` (Compute
-Engine, Resource Manager) and a local AWS one, with the environment that points the SDKs at
-them."""
+"""Fixtures for ``gpufleet commitments``: a local AWS API (Compute Engine and Resource Manager
+are the root conftest's), with the environment that points the SDKs at it."""
 
 from __future__ import annotations
 
@@ -10,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from tests.commitments.aws_commitments_server import AwsCommitmentsApi
-from tests.runs.conftest import arm, certificate, compute  # noqa: F401  (fixtures)
 from tests.runs.local_https import LocalServer
 
 
