@@ -174,6 +174,22 @@ def _write_files(files: Sequence[tuple[Path, str]]) -> None:
         _fail_input([f"{exc.filename}: cannot write: {exc.strerror or exc}{written}"])
 
 
+def _warn_if_old(as_of: str) -> None:
+    """On stderr, the catalog's age when it is past ``GPUFLEET_CATALOG_MAX_AGE_DAYS``."""
+    from datetime import UTC, datetime
+
+    from gpufleet.planner.catalog import MAX_AGE_ENV, catalog_age_days, max_catalog_age_days
+
+    age = catalog_age_days(as_of, datetime.now(UTC).date())
+    limit = max_catalog_age_days()
+    if age is not None and age > limit:
+        messages.echo(
+            f"warning: prices as of {as_of} are {age} days old (more than {limit}, "
+            f"{MAX_AGE_ENV}): refresh them with gpufleet catalog refresh",
+            err=True,
+        )
+
+
 def _load_catalog(path: Path | None) -> Catalog:
     from gpufleet.planner.catalog import load_catalog
     from gpufleet.text_input import InputFileError
@@ -294,6 +310,7 @@ def plan(
         return
     result = planner.plan(envs)
     render.plan(result, fmt)
+    _warn_if_old(catalog.as_of)
     if not result.ok:
         sys.exit(1)
 
@@ -1129,6 +1146,7 @@ def cost(
     _emit_report(rendered.text, output, job_summary=rendered.summary)
     for note in rendered.notes:
         messages.echo(note, err=True)
+    _warn_if_old(outcome.report.cost.catalog_as_of)
     sys.exit(1 if outcome.report.fails_budget else 0)
 
 
