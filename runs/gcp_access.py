@@ -86,12 +86,12 @@ def gcp_access(project: str) -> GcpAccess:
     return GcpAccess(
         project,
         credentials,
-        _endpoint_options(ENDPOINT_OVERRIDE, "https://compute.googleapis.com/compute/v1/"),
-        _endpoint_options(TASKS_ENDPOINT_OVERRIDE, "https://cloudtasks.googleapis.com/"),
+        endpoint_options(ENDPOINT_OVERRIDE, "https://compute.googleapis.com/compute/v1/"),
+        endpoint_options(TASKS_ENDPOINT_OVERRIDE, "https://cloudtasks.googleapis.com/"),
     )
 
 
-def _endpoint_options(variable: str, example: str) -> ClientOptions | None:
+def endpoint_options(variable: str, example: str) -> ClientOptions | None:
     override = os.environ.get(variable)
     if not override:
         return None

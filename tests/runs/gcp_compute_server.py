@@ -40,6 +40,9 @@ class ComputeState:
     operations: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Region -> its commitments, as regionCommitments.list returns them (a page at a time).
     commitments: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # Zone -> its machine types and accelerator types, as the aggregated lists return them.
+    machine_types: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    accelerator_types: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 class ComputeApi:
@@ -175,6 +178,8 @@ class ComputeApi:
             (f"{vms}/{name}/stop", "POST", "instances.stop", self._stop),
             (f"{zone}/operations/{name}/wait", "POST", "zoneOperations.get", self._op),
             (f"{region}/commitments", "GET", "commitments.list", self._commitments),
+            ("aggregated/machineTypes", "GET", "machineTypes.list", self._machine_types),
+            ("aggregated/acceleratorTypes", "GET", "acceleratorTypes.list", self._accelerators),
         ]
 
     def _commitments(self, request: Request, region: str) -> Reply:
@@ -185,6 +190,12 @@ class ComputeApi:
         if start + 2 < len(items):
             page["nextPageToken"] = str(start + 2)
         return Reply(200, page)
+
+    def _machine_types(self, request: Request) -> Reply:
+        return _aggregated(request, self.state.machine_types, "machineTypes")
+
+    def _accelerators(self, request: Request) -> Reply:
+        return _aggregated(request, self.state.accelerator_types, "acceleratorTypes")
 
     def _templates(self, request: Request) -> Reply:
         wanted = dict(re.findall(r'labels\.(\S+) = "([^"]*)"', request.query.get("filter", "")))
@@ -293,3 +304,16 @@ def _error(status: int, message: str, reason: str = "required") -> Reply:
             }
         },
     )
+
+
+def _aggregated(request: Request, by_zone: dict[str, list[dict[str, Any]]], key: str) -> Reply:
+    """An aggregated list, two zones a page (``pageToken`` / ``nextPageToken``)."""
+    zones = sorted(by_zone)
+    start = int(request.query.get("pageToken") or 0)
+    page: dict[str, Any] = {
+        "kind": f"compute#{key[:-1]}AggregatedList",
+        "items": {f"zones/{z}": {key: by_zone[z]} for z in zones[start : start + 2]},
+    }
+    if start + 2 < len(zones):
+        page["nextPageToken"] = str(start + 2)
+    return Reply(200, page)
