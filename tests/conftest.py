@@ -17,12 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
 from hypothesis import HealthCheck, settings
 
 from tests.helpers import PACKAGE_FOLDERS, Snapshot
-from tests.runs.stack_files import AZURE_GROUP, AZURE_REGION, AZURE_SUBSCRIPTION, GCP_PROJECT
 
 settings.register_profile("gpufleet", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("gpufleet")
@@ -48,6 +45,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 if TYPE_CHECKING:
     from gpufleet.engine.program_process import ProgramRun
+    from tests.local_clouds import LocalEnv
     from tests.runs.azure_arm_server import ArmApi
     from tests.runs.gcp_compute_server import ComputeApi
 
@@ -113,73 +111,28 @@ def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 def compute(
     certificate: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[ComputeApi]:
-    """A local Compute Engine API, and the environment a run finds it by: gcloud's endpoint
-    override, a service account key whose JWTs the server verifies, the server's CA."""
-    from gpufleet.runs.gcp_access import ENDPOINT_OVERRIDE, TASKS_ENDPOINT_OVERRIDE
-    from tests.runs.gcp_compute_server import ComputeApi
-    from tests.runs.local_https import LocalServer
+    """A local Compute Engine API, and the environment that points the SDK at it."""
+    from tests.local_clouds import local_compute
 
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    public = key.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-    )
-    api = ComputeApi(GCP_PROJECT, public.decode())
-    server = LocalServer(api.route, certificate)
-    api.received = server.received
-    private = key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    )
-    credentials = tmp_path / "service-account.json"
-    credentials.write_text(
-        json.dumps(
-            {
-                "type": "service_account",
-                "project_id": GCP_PROJECT,
-                "private_key_id": "test-key",
-                "private_key": private.decode(),
-                "client_email": f"runner@{GCP_PROJECT}.iam.gserviceaccount.com",
-                "client_id": "1",
-                "token_uri": f"{server.url}/token",
-            }
-        )
-    )
-    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(credentials))
-    monkeypatch.setenv(ENDPOINT_OVERRIDE, f"{server.url}/compute/v1/")
-    monkeypatch.setenv(TASKS_ENDPOINT_OVERRIDE, f"{server.url}/")
-    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(certificate[0]))
-    monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path / "gcloud"))
-    monkeypatch.delenv("GOOGLE_CLOUD_PROJECT", raising=False)
-    # What google-auth looks up on its own (a service account's access boundary) goes to a
-    # proxy that is not there: nothing leaves this machine; the API server is reached direct.
-    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
-    yield api
-    server.close()
+    with local_compute(certificate, tmp_path) as (api, env):
+        _apply(env, monkeypatch)
+        yield api
 
 
 @pytest.fixture
 def arm(
     certificate: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[ArmApi]:
-    """A local Resource Manager API, and the environment a run finds it by: the endpoint
-    override, a managed identity endpoint, the server's CA."""
-    from gpufleet.runs.azure_access import ENDPOINT_OVERRIDE
-    from tests.runs.azure_arm_server import IDENTITY_HEADER, ArmApi
-    from tests.runs.local_https import LocalServer
+    """A local Resource Manager API, and the environment that points the SDKs at it."""
+    from tests.local_clouds import local_arm
 
-    api = ArmApi(AZURE_SUBSCRIPTION, AZURE_GROUP, AZURE_REGION)
-    server = LocalServer(api.route, certificate)
-    identity = LocalServer(api.route, None)  # as App Service serves it: plain HTTP, local
-    api.received, api.base = server.received, server.url
-    for name in ("AZURE_CLIENT_ID", "AZURE_TENANT_ID", "AZURE_CLIENT_SECRET", "MSI_ENDPOINT"):
+    with local_arm(certificate, tmp_path) as (api, env):
+        _apply(env, monkeypatch)
+        yield api
+
+
+def _apply(env: LocalEnv, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in env.unset:
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("IDENTITY_ENDPOINT", f"{identity.url}/msi/token")
-    monkeypatch.setenv("IDENTITY_HEADER", IDENTITY_HEADER)
-    monkeypatch.setenv(ENDPOINT_OVERRIDE, server.url)
-    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(certificate[0]))
-    monkeypatch.setenv("AZURE_CONFIG_DIR", str(tmp_path / "azure"))
-    yield api
-    server.close()
-    identity.close()
+    for name, value in env.set.items():
+        monkeypatch.setenv(name, value)

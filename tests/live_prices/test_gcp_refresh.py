@@ -94,24 +94,21 @@ def skus() -> list[dict[str, Any]]:
     return found
 
 
-def expected(zone: str, name: str, parts: dict[str, float], gpu: str, count: int) -> dict:
-    vcpus, memory = parts["core"], parts["ram"]
-    series = {"a2": "A2", "g2": "G2", "a3": "A3", "n1": "N1"}[name[:2]]
-    core = f"{series} Instance Core" if series != "N1" else "N1 Predefined Instance Core"
+def expected(
+    zone: str, name: str, vcpus: int, memory: int, gpu_sku: str, gpu: str, count: int
+) -> dict[str, str]:
+    """The row the price model gives: vCPUs x core + GiB x memory + GPUs x GPU, per usage."""
+    series = name.split("-", 1)[0].upper()
+    core = "N1 Predefined Instance Core" if series == "N1" else f"{series} Instance Core"
     ram = core.replace("Core", "Ram")
-    totals = []
+    totals: list[float | None] = []
     for usage in (0, 1):
-        prices = [PARTS[core][usage], PARTS[ram][usage], PARTS[parts["gpu_sku"]][usage]]
-        totals.append(
-            None
-            if any(p is None for p in prices)
-            else round(
-                vcpus * PARTS[core][usage]
-                + memory * PARTS[ram][usage]  # type: ignore[operator]
-                + count * PARTS[parts["gpu_sku"]][usage],  # type: ignore[operator]
-                6,
-            )
-        )
+        prices = [PARTS[core][usage], PARTS[ram][usage], PARTS[gpu_sku][usage]]
+        if any(p is None for p in prices):
+            totals.append(None)
+            continue
+        per_core, per_gib, per_gpu = (p or 0.0 for p in prices)
+        totals.append(round(vcpus * per_core + memory * per_gib + count * per_gpu, 6))
     memory_per_gpu = {"A100": 40, "L4": 24, "H100": 80, "T4": 16}[gpu]
     return {
         "zone": zone,
@@ -126,45 +123,16 @@ def expected(zone: str, name: str, parts: dict[str, float], gpu: str, count: int
     }
 
 
+A = "us-central1-a"
 EXPECTED = sorted(
     [
-        expected(
-            "us-central1-a",
-            "a2-highgpu-1g",
-            {"core": 12, "ram": 85, "gpu_sku": "Nvidia Tesla A100 GPU"},
-            "A100",
-            1,
-        ),
-        expected(
-            "us-central1-a",
-            "g2-standard-4",
-            {"core": 4, "ram": 16, "gpu_sku": "Nvidia L4 GPU"},
-            "L4",
-            1,
-        ),
-        expected(
-            "us-central1-b",
-            "g2-standard-4",
-            {"core": 4, "ram": 16, "gpu_sku": "Nvidia L4 GPU"},
-            "L4",
-            1,
-        ),
-        expected(
-            "us-central1-a",
-            "a3-megagpu-8g",
-            {"core": 208, "ram": 1872, "gpu_sku": "Nvidia H100 80GB Mega GPU"},
-            "H100",
-            8,
-        ),
+        expected(A, "a2-highgpu-1g", 12, 85, "Nvidia Tesla A100 GPU", "A100", 1),
+        expected(A, "g2-standard-4", 4, 16, "Nvidia L4 GPU", "L4", 1),
+        expected("us-central1-b", "g2-standard-4", 4, 16, "Nvidia L4 GPU", "L4", 1),
+        expected(A, "a3-megagpu-8g", 208, 1872, "Nvidia H100 80GB Mega GPU", "H100", 8),
         # T4 on N1 hosts of 8 vCPUs and 30 GiB a GPU, in the counts an N1 takes (up to 4).
         *(
-            expected(
-                "us-central1-a",
-                f"n1-standard-{8 * n}",
-                {"core": 8 * n, "ram": 30 * n, "gpu_sku": "Nvidia Tesla T4 GPU"},
-                "T4",
-                n,
-            )
+            expected(A, f"n1-standard-{8 * n}", 8 * n, 30 * n, "Nvidia Tesla T4 GPU", "T4", n)
             for n in (1, 2, 4)
         ),
     ],
