@@ -269,6 +269,14 @@ def main() -> None:
     show_default=True,
     help="How many candidates --explain lists.",
 )
+@click.option(
+    "--respect-quotas",
+    "quota_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    help="Plan within the account's quotas a saved `gpufleet preflight --format json` found: "
+    "each environment's workloads, in spec order, take what they place from what is free.",
+)
 @catalog_option
 def plan(
     spec: Path,
@@ -276,6 +284,7 @@ def plan(
     fmt: str,
     explain: str | None,
     top: int,
+    quota_file: Path | None,
     catalog_path: Path | None,
 ) -> None:
     """Choose the cheapest cloud, region, instance and pricing for every workload in SPEC.
@@ -286,11 +295,16 @@ def plan(
     """
     from gpufleet.cli import render
     from gpufleet.planner.optimizer import Planner
+    from gpufleet.planner.quotas import QuotaFileError, load_quota_book
 
     catalog = _load_catalog(catalog_path)
     workload_spec = _load_spec(spec, catalog)
     envs = _spec_environments(spec, workload_spec, environments)
-    planner = Planner(workload_spec, catalog)
+    try:
+        quotas = load_quota_book(quota_file) if quota_file is not None else None
+    except QuotaFileError as exc:
+        _fail_input([str(exc)])
+    planner = Planner(workload_spec, catalog, quotas)
     if explain is not None:
         workload = next((w for w in workload_spec.workloads if w.name == explain), None)
         if workload is None:
@@ -1245,6 +1259,54 @@ def commitments(
         files.append((output, json.dumps(document, indent=2) + "\n"))
     _emit_report(commitments_render.render(found, fmt), None, also=files)
     sys.exit(0 if found.all_covered else 1)
+
+
+@main.command()
+@_program_options
+@stack_config_option
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="table for people; json for scripts and for plan --respect-quotas.",
+)
+@click.option(
+    "--output",
+    "output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Also write the preflight as JSON to this file, for gpufleet plan --respect-quotas.",
+)
+def preflight(
+    stack: str | None, program: Path, config_file: Path | None, fmt: str, output: Path | None
+) -> None:
+    """Check, before pulumi up, that the account's quotas let it run the stack's plan.
+
+    Reads, through the clouds' own SDKs, the quotas the stack's capacity counts against in the
+    regions it uses: EC2 vCPU quotas per instance class (Service Quotas), GCP regional GPU
+    quotas (site:gcp project), Azure vCPU quotas per VM family and for Spot (site:azure
+    subscription). Each part counts at its most instances. Read only.
+
+    \b
+    Exit status: 0 everything fits; 1 a quota is short, a need has no quota read, or a cloud
+    could not be read (listed with why); 2 bad input.
+    """
+    if stack is None:
+        _fail_input(["give --env ENV (or --stack NAME): which stack's plan to check"])
+    from gpufleet.cli import preflight_render
+    from gpufleet.preflight.preflight_run import preflight as run_preflight
+    from gpufleet.runs.run_parts import ScaleInputError
+
+    try:
+        found = run_preflight(program, stack, config_file)
+    except ScaleInputError as exc:
+        _fail_input(exc.problems)
+    files = []
+    if output is not None:
+        files.append((output, json.dumps(found.as_dict(), indent=2) + "\n"))
+    _emit_report(preflight_render.render(found, fmt), None, also=files)
+    sys.exit(0 if found.ok else 1)
 
 
 @main.command()

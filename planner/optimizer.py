@@ -15,17 +15,19 @@ workload lands where it does, or cannot be placed, in ``planner.explanation``.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from gpufleet.clouds import CLOUDS, Cloud
 from gpufleet.planner.catalog import Catalog, Offer
 from gpufleet.planner.explanation import Evaluation, evaluate
-from gpufleet.planner.offer_pricing import Candidate, OfferBucket, to_placement
+from gpufleet.planner.offer_pricing import Candidate, OfferBucket, Sizing, to_placement
 from gpufleet.planner.placement_criteria import Criteria, criteria_for
-from gpufleet.planner.plan import EnvironmentPlan, Placement, Plan, Unplaced
+from gpufleet.planner.plan import Burst, EnvironmentPlan, Placement, Plan, Unplaced
 from gpufleet.planner.pricing import resolve_assumptions
+from gpufleet.planner.quotas import Market, Quota, QuotaBook, demand, machine_covers, market_of
 from gpufleet.planner.rates import RateCard
 from gpufleet.planner.spec import Workload, WorkloadSpec
+from gpufleet.pricing_models import PRICING_ORDER, Pricing
 
 
 def workloads_in(spec: WorkloadSpec, environment: str) -> list[Workload]:
@@ -40,9 +42,14 @@ class Planner:
     what each excludes, for ``--explain`` and for the reason a workload cannot be placed.
     """
 
-    def __init__(self, spec: WorkloadSpec, catalog: Catalog) -> None:
+    def __init__(
+        self, spec: WorkloadSpec, catalog: Catalog, quotas: QuotaBook | None = None
+    ) -> None:
         self.spec = spec
         self.catalog = catalog
+        # The account's quotas (a saved preflight): each environment is planned within them,
+        # its workloads in spec order, each taking what it places from what is left.
+        self.quotas = quotas
         self.assumptions = resolve_assumptions(
             spec.defaults.interruption_overhead,
             {
@@ -79,13 +86,19 @@ class Planner:
         limits = self.spec.environments[environment]
         placements: list[Placement] = []
         unplaced: list[Unplaced] = []
+        book = self.quotas.fresh() if self.quotas is not None else None
         for workload in workloads_in(self.spec, environment):
-            best = self.best_placement(workload, environment)
+            over: list[Quota] = []
+            best = self.best_placement(workload, environment, book, over)
             if best is None:
                 reason = self.evaluate(workload, environment).reason or ""
+                if over:
+                    reason = _over_quota(over)
                 unplaced.append(Unplaced(workload.name, workload.kind, reason))
             else:
                 placements.append(best)
+                if book is not None and workload.managed is None:
+                    book.place(*_quota_use(best))
         return EnvironmentPlan(environment, limits, tuple(placements), tuple(unplaced))
 
     def allowed_regions(self, workload: Workload, cloud: Cloud) -> frozenset[str]:
@@ -95,12 +108,23 @@ class Planner:
             return frozenset(self.spec.defaults.regions[cloud])
         return self._all_regions[cloud]
 
-    def best_placement(self, workload: Workload, environment: str) -> Placement | None:
+    def best_placement(
+        self,
+        workload: Workload,
+        environment: str,
+        quotas: QuotaBook | None = None,
+        over: list[Quota] | None = None,
+    ) -> Placement | None:
         """The cheapest placement, or None when nothing qualifies (``evaluate`` says why).
+        With ``quotas``, only candidates that fit in what is left of them (a managed service's
+        capacity counts against the service's own quotas, not read here); those that do not
+        are skipped, and the quotas they overran added to ``over``.
 
         Buckets are visited cheapest lower bound first; once a bound exceeds the best cost found,
         no later bucket can win (a bound equal to it still can, on the tie-break), so we stop.
         """
+        if workload.managed is not None:
+            quotas = None
         c = self._criteria(workload, environment)
         bounded: list[tuple[float, int, OfferBucket]] = []
         for option in c.need.options:
@@ -126,6 +150,12 @@ class Planner:
                     continue
                 for candidate in c.price(offer) or ():
                     if best is None or candidate < best:
+                        if quotas is not None:
+                            short = quotas.short(*_candidate_use(candidate, c.size_on))
+                            if short is not None:
+                                if over is not None:
+                                    over.append(short)
+                                continue
                         best = candidate
         if best is None:
             return None
@@ -161,6 +191,38 @@ class Planner:
             allowed_regions=lambda cloud: self.allowed_regions(workload, cloud),
             mirrored=self._mirrored(workload, environment),
         )
+
+
+QuotaUse = tuple[Cloud, str, str | None, list[tuple[Market, float]]]
+
+
+def _uses(offer: Offer, pricing: Pricing, instances: int, burst: Burst | None) -> QuotaUse:
+    """What ``instances`` of ``offer`` (and a burst) use of the quotas they count against."""
+    cloud = offer.cloud
+    amounts: list[tuple[Market, float]] = [
+        (market_of(pricing), demand(cloud, offer.vcpus, offer.gpu_count, instances))
+    ]
+    if burst is not None and burst.instances:
+        amount = demand(cloud, offer.vcpus, offer.gpu_count, burst.instances)
+        amounts.append((market_of(burst.pricing), amount))
+    covered = machine_covers(cloud, offer.instance_type, offer.gpu_name)
+    return cloud, offer.region, covered, amounts
+
+
+def _candidate_use(candidate: Candidate, size_on: Callable[[Offer], Sizing]) -> QuotaUse:
+    offer = candidate[8]
+    return _uses(offer, PRICING_ORDER[candidate[5]], size_on(offer).instances, candidate[10])
+
+
+def _quota_use(placement: Placement) -> QuotaUse:
+    return _uses(placement.offer, placement.pricing, placement.instances, placement.burst)
+
+
+def _over_quota(over: list[Quota]) -> str:
+    """Why a workload that has offers cannot be placed within the account's quotas."""
+    names = sorted({f"{q.cloud} {q.region} {q.name} ({q.free:g} {q.unit} free)" for q in over})
+    shown = "; ".join(names[:3]) + (f"; and {len(names) - 3} more" if len(names) > 3 else "")
+    return f"every offer that fits would overrun a quota the preflight found: {shown}"
 
 
 def plan_spec(

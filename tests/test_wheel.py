@@ -52,6 +52,7 @@ def test_gpufleet_links_every_top_level_package_folder() -> None:
         "commitments",
         "rightsizing",
         "live_prices",
+        "preflight",
     }
     for link in (ROOT / "gpufleet").iterdir():
         if link.is_symlink():

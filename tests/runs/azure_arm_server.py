@@ -32,6 +32,8 @@ class ArmState:
     reservations: list[dict[str, Any]] = field(default_factory=list)
     # Compute resource SKUs, as Microsoft.Compute/skus lists them (filtered by location).
     skus: list[dict[str, Any]] = field(default_factory=list)
+    # Location -> its compute usages (quota name, current value, limit).
+    usages: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 class ArmApi:
@@ -98,6 +100,12 @@ class ArmApi:
             (f"{scope}/providers/{INSIGHTS}/([^/]+)", "PUT", f"{INSIGHTS}/write", self._put),
             (f"/providers/{RESERVATIONS}", "GET", f"{RESERVATIONS}/read", self._reservations),
             (
+                "/subscriptions/[^/]+/providers/Microsoft.Compute/locations/([^/]+)/usages",
+                "GET",
+                "Microsoft.Compute/locations/usages/read",
+                self._usages,
+            ),
+            (
                 "/subscriptions/[^/]+/providers/Microsoft.Compute/skus",
                 "GET",
                 "Microsoft.Compute/skus/read",
@@ -143,6 +151,9 @@ class ArmApi:
                 f"&$skiptoken={start + 2}"
             )
         return Reply(200, page)
+
+    def _usages(self, request: Request, location: str) -> Reply:
+        return Reply(200, {"value": self.state.usages.get(location, [])})
 
     def _skus(self, request: Request) -> Reply:
         """The SKUs in the location ``$filter`` names (``location eq 'x'``), all of them

@@ -43,6 +43,8 @@ class ComputeState:
     # Zone -> its machine types and accelerator types, as the aggregated lists return them.
     machine_types: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     accelerator_types: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # Region -> its quotas, as regions.get returns them ({metric, limit, usage}).
+    region_quotas: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 class ComputeApi:
@@ -179,6 +181,7 @@ class ComputeApi:
             (f"{zone}/operations/{name}/wait", "POST", "zoneOperations.get", self._op),
             (f"{region}/commitments", "GET", "commitments.list", self._commitments),
             ("aggregated/machineTypes", "GET", "machineTypes.list", self._machine_types),
+            (region, "GET", "regions.get", self._region),
             ("aggregated/acceleratorTypes", "GET", "acceleratorTypes.list", self._accelerators),
         ]
 
@@ -190,6 +193,17 @@ class ComputeApi:
         if start + 2 < len(items):
             page["nextPageToken"] = str(start + 2)
         return Reply(200, page)
+
+    def _region(self, request: Request, region: str) -> Reply:
+        return Reply(
+            200,
+            {
+                "kind": "compute#region",
+                "name": region,
+                "status": "UP",
+                "quotas": self.state.region_quotas.get(region, []),
+            },
+        )
 
     def _machine_types(self, request: Request) -> Reply:
         return _aggregated(request, self.state.machine_types, "machineTypes")
