@@ -47,6 +47,13 @@ def render(found: Preflight, fmt: str) -> str:
         console.print(f"problem: {line}")
     for line in found.skipped:
         console.print(f"not checked here: {line}")
+    for score in found.spot_scores:
+        where = f"{score.instances} x {score.instance_type} in {score.region}"
+        if score.score is None:
+            console.print(f"spot placement score of {where}: not read ({score.why})")
+        else:
+            low = " (low: a request this size is unlikely to succeed now)" if score.low else ""
+            console.print(f"spot placement score of {where}: {score.score}/10{low}")
     short = sum(c.short for c in found.checks)
     verdict = "fits" if found.ok else "does not fit"
     console.print(

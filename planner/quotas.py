@@ -210,11 +210,28 @@ class QuotaBook:
         covered: str | None,
         uses: Iterable[tuple[Market, float]],
     ) -> Quota | None:
-        """The first quota that ``uses`` (amounts per market) would overrun; None if all fit."""
+        """The first quota that ``uses`` (amounts per market) would overrun; None if all fit.
+        Where the preflight read the region's quotas and none covers the machine, it cannot
+        be known to fit: that is short too (a quota of 0 named for what is missing)."""
         totals: dict[int, float] = {}
+        read_here = any(q.cloud == cloud and q.region == region for q in self.quotas)
         for market, amount in uses:
-            for i, quota in enumerate(self.quotas):
-                if amount and quota.applies(cloud, region, covered, market):
+            applying = [
+                i for i, q in enumerate(self.quotas) if q.applies(cloud, region, covered, market)
+            ]
+            if amount and read_here and not applying:
+                return Quota(
+                    cloud,
+                    region,
+                    f"no quota read covers {covered or 'it'} ({market})",
+                    market,
+                    UNITS[cloud],
+                    frozenset(),
+                    0.0,
+                    None,
+                )
+            for i in applying:
+                if amount:
                     totals[i] = totals.get(i, 0.0) + amount
         for i, amount in totals.items():
             if self.placed.get(i, 0.0) + amount > self.quotas[i].free + 1e-9:

@@ -26,6 +26,7 @@ class QuotaNeed:
     instance_type: str
     market: Market
     amount: float = 0.0
+    instances: int = 0
     workloads: list[str] = field(default_factory=list)
 
 
@@ -65,6 +66,7 @@ def stack_needs(workloads: Iterable[WorkloadPlacement], catalog: Catalog) -> Nee
                 ),
             )
             need.amount += demand(w.cloud, vcpus or 0.0, w.gpus_per_instance, part.instances)
+            need.instances += part.instances
             if w.name not in need.workloads:
                 need.workloads.append(w.name)
     return Needs(

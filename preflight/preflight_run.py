@@ -20,6 +20,7 @@ from gpufleet.clouds import CLOUDS, Cloud
 from gpufleet.planner.catalog import load_catalog
 from gpufleet.planner.quotas import Quota
 from gpufleet.preflight.needs import QuotaNeed, stack_needs
+from gpufleet.preflight.spot_scores import SpotScore, spot_scores
 from gpufleet.runs.cloud_error import CloudError
 from gpufleet.runs.stack_target import StackTarget, read_stack
 from gpufleet.stacks.stack_config import StackConfigError
@@ -53,6 +54,8 @@ class Preflight:
     unchecked: list[str]  # needs no quota read covers
     skipped: list[str]  # parts not checked here, and why
     problems: list[str]  # clouds that could not be read
+    # AWS's spot placement scores of the stack's spot needs: advice, never a failure.
+    spot_scores: list[SpotScore] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -68,6 +71,7 @@ class Preflight:
             "unchecked": self.unchecked,
             "skipped": self.skipped,
             "problems": self.problems,
+            "spot_scores": [s.as_dict() for s in self.spot_scores],
             "quotas": [q.as_dict() for q in self.quotas],
         }
 
@@ -126,6 +130,9 @@ def preflight(program: Path, stack: str, config_file: Path | None) -> Preflight:
             check = checks.setdefault(i, QuotaCheck(quotas[i]))
             check.needed += need.amount
             check.workloads += [w for w in need.workloads if w not in check.workloads]
+    scores: list[SpotScore] = []
+    if any(n.cloud == "aws" and n.market == "spot" for n in needs.needs):
+        scores = spot_scores(needs.needs)
     return Preflight(
         stack,
         datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -134,6 +141,7 @@ def preflight(program: Path, stack: str, config_file: Path | None) -> Preflight:
         unchecked,
         needs.skipped,
         problems,
+        scores,
     )
 
 

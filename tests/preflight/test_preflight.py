@@ -16,6 +16,7 @@ from gpufleet.cli.main import main
 from gpufleet.planner.catalog import load_catalog
 from tests.helpers import ROOT, spec_text
 from tests.preflight.service_quotas import ServiceQuotasApi, quota
+from tests.preflight.spot_placement_scores import SpotScoresApi
 from tests.runs.azure_arm_server import ArmApi
 from tests.runs.gcp_compute_server import ComputeApi
 from tests.runs.local_https import LocalServer
@@ -36,6 +37,7 @@ def service_quotas(
 ) -> Iterator[ServiceQuotasApi]:
     api = ServiceQuotasApi({AWS_REGION: [quota("L-3819A6DF", AWS_SPOT_G, 600)]})
     server = LocalServer(api.route, certificate)
+    scores = LocalServer(SpotScoresApi({AWS_REGION: 2}).route, certificate)
     for name in ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "aws-config"))
@@ -44,9 +46,11 @@ def service_quotas(
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
     monkeypatch.setenv("AWS_ENDPOINT_URL_SERVICE_QUOTAS", server.url)
+    monkeypatch.setenv("AWS_ENDPOINT_URL_EC2", scores.url)
     monkeypatch.setenv("AWS_CA_BUNDLE", str(certificate[0]))
     yield api
     server.close()
+    scores.close()
 
 
 @pytest.fixture
@@ -58,6 +62,8 @@ def clouds(
         {"metric": "NVIDIA_H100_GPUS", "limit": 64, "usage": 0},
         # 16 Spot H100s, 10 of them in use: the stack's 8 do not fit.
         {"metric": "PREEMPTIBLE_NVIDIA_H100_GPUS", "limit": 16, "usage": 10},
+        {"metric": "NVIDIA_H100_MEGA_GPUS", "limit": 0, "usage": 0},
+        {"metric": "PREEMPTIBLE_NVIDIA_H100_MEGA_GPUS", "limit": 0, "usage": 0},
     ]
     arm.state.skus = [
         {
@@ -127,9 +133,18 @@ def test_preflight_finds_a_missing_quota_on_each_cloud(
     assert not found["problems"] and not found["unchecked"]
     assert any("aws-sagemaker" in line for line in found["skipped"])
     assert any("azure-ml" in line for line in found["skipped"])
+    # AWS's spot capacity signal for each spot need: advice, said, not a failure.
+    (score,) = found["spot_scores"]
+    assert (score["instance_type"], score["instances"], score["score"], score["low"]) == (
+        "g6.12xlarge",
+        11,
+        2,
+        True,
+    )
     table = preflight(config)
     assert table.exit_code == 1
     assert "SHORT" in table.output and "does not fit" in table.output
+    assert "spot placement score of 11 x g6.12xlarge in us-west-2: 2/10 (low" in table.output
 
 
 def test_a_cloud_that_cannot_be_read_fails_closed(
@@ -233,3 +248,56 @@ def test_a_saved_preflight_that_is_not_one_is_one_line(
     assert result.exit_code == 2
     (line,) = result.stderr.strip().splitlines()
     assert line.startswith(f"{saved}:") and said in line
+
+
+ACROSS_CLOUDS = """
+workloads:
+  - name: train-gcp
+    kind: training
+    gpu: {name: H100, count: 8}
+    interruptible: true
+    hours_per_month: 100
+    clouds: [gcp]
+    regions: {gcp: [us-east4, europe-west4]}
+  - name: serve-azure
+    kind: inference
+    gpu: {name: A100-80GB, count: 1}
+    replicas: {min: 6, max: 6}
+    interruptible: true
+    hours_per_month: 100
+    clouds: [azure]
+    regions: {azure: [eastus2, westus2]}
+"""
+
+
+def test_a_saved_preflight_steers_the_plan_off_each_short_quota(
+    clouds: tuple[ComputeApi, ArmApi], tmp_path: Path
+) -> None:
+    """End to end: the preflight of the stack finds GCP's Spot H100s and Azure's Spot vCPUs
+    short; planning with it, workloads that would use them go where nothing was found short."""
+    saved = tmp_path / "preflight.json"
+    assert preflight(write_stack_config(tmp_path), "--output", str(saved)).exit_code == 1
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(spec_text(ACROSS_CLOUDS))
+    runner = CliRunner()
+
+    def placed(*extra: str) -> dict[str, str]:
+        result = runner.invoke(main, ["plan", str(spec), "--format", "json", *extra])
+        assert result.exit_code == 0, result.output
+        workloads = json.loads(result.stdout)["environments"][0]["workloads"]
+        return {w["name"]: w["region"] for w in workloads}
+
+    # Without the quotas, both go to the regions the preflight found short.
+    assert placed() == {"train-gcp": GCP_REGION, "serve-azure": AZURE_REGION}
+    # With them: GCP's H100s (A3 High and Mega alike) go to the other region; Azure's six
+    # one-GPU replicas (144 vCPUs) pack onto one 8-GPU size of 96 vCPUs, within its 100.
+    within = runner.invoke(
+        main, ["plan", str(spec), "--format", "json", "--respect-quotas", str(saved)]
+    )
+    assert within.exit_code == 0, within.output
+    workloads = {w["name"]: w for w in json.loads(within.stdout)["environments"][0]["workloads"]}
+    assert workloads["train-gcp"]["region"] == "europe-west4"
+    azure = workloads["serve-azure"]
+    shape = load_catalog().shape("azure", azure["instance_type"])
+    assert shape is not None
+    assert azure["region"] != AZURE_REGION or azure["instances"] * shape.vcpus <= 100
