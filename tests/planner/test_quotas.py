@@ -14,6 +14,7 @@ from gpufleet.planner.catalog import load_catalog
 from gpufleet.planner.optimizer import Planner
 from gpufleet.planner.quotas import (
     ANY_MACHINE,
+    Market,
     Quota,
     QuotaBook,
     aws_family,
@@ -139,7 +140,7 @@ def test_a_plan_within_quotas_never_overruns_one(
             if p.managed is not None:
                 continue  # a managed service's capacity counts against its own quotas
             covered = machine_covers(p.cloud, p.offer.instance_type, p.offer.gpu_name)
-            uses = [(market_of(p.pricing), p.instances)]
+            uses: list[tuple[Market, int]] = [(market_of(p.pricing), p.instances)]
             if p.burst is not None:
                 uses.append((market_of(p.burst.pricing), p.burst.instances))
             for market, instances in uses:
