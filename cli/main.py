@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -31,6 +31,23 @@ if TYPE_CHECKING:
     from gpufleet.planner.spec import WorkloadSpec
 
 CLOUD_CHOICE = click.Choice(CLOUDS)
+
+
+class FiniteFloatRange(click.FloatRange):
+    """A ``FloatRange`` that refuses NaN (every comparison with it is false, so a plain range
+    lets it through) and the infinities."""
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        import math
+
+        number = float(super().convert(value, param, ctx))
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
+
+
 # The report formats of `check` and `cost`.
 CHECK_FORMATS = ("table", "json", "sarif", "junit", "github")
 COST_FORMATS = ("table", "json", "markdown", "github")
@@ -366,7 +383,7 @@ def _usage_files(
 )
 @click.option(
     "--since-days",
-    type=click.FloatRange(0.01, 63),
+    type=FiniteFloatRange(0.01, 63),
     default=14,
     show_default=True,
     help="How far back --cloudwatch reads.",
@@ -387,14 +404,14 @@ def _usage_files(
 )
 @click.option(
     "--min-hours",
-    type=click.FloatRange(0, 24 * 366),
+    type=FiniteFloatRange(0, 24 * 366),
     default=24,
     show_default=True,
     help="Samples spanning less than this are not judged.",
 )
 @click.option(
     "--max-age-days",
-    type=click.FloatRange(0, 3660),
+    type=FiniteFloatRange(0, 3660),
     default=14,
     show_default=True,
     help="A workload whose newest sample is older is not judged.",
@@ -597,7 +614,7 @@ def _cloud_regions(
 )
 @click.option(
     "--max-move",
-    type=click.FloatRange(min=1.0, min_open=True, max=1000.0),
+    type=FiniteFloatRange(min=1.0, min_open=True, max=1000.0),
     default=2.0,
     show_default=True,
     help="A price that moves more than this factor either way, or a region that had offers "
@@ -943,7 +960,7 @@ def preview(
 @click.option(
     "--timeout",
     "timeout",
-    type=click.FloatRange(min=1, max=3600),
+    type=FiniteFloatRange(min=1, max=3600),
     default=DEFAULT_TIMEOUT_SECONDS,
     show_default=True,
     metavar="SECONDS",

@@ -172,13 +172,20 @@ def test_throttling_is_retried_with_retry_after(
         ("a page then errors", "retail prices"),
         ("a price that is not a number", "is not a number"),
         ("no identity", "azure: no credential found"),
+        ("no subscription", "azure: set AZURE_SUBSCRIPTION_ID"),
     ],
 )
 def test_a_bad_or_partial_answer_leaves_the_old_catalog_untouched(
-    azure: tuple[ArmApi, RetailPricesApi], tmp_path: Path, fault: str, said: str
+    azure: tuple[ArmApi, RetailPricesApi],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    fault: str,
+    said: str,
 ) -> None:
     arm, retail = azure
-    if fault == "a page then errors":
+    if fault == "no subscription":
+        monkeypatch.delenv("AZURE_SUBSCRIPTION_ID")
+    elif fault == "a page then errors":
         retail.fail_after_pages = 2
     elif fault == "a price that is not a number":
         retail.items.append(meter("Standard_NC4as_T4_v3", REGION, "0.5"))
@@ -223,3 +230,14 @@ def test_moves_past_the_limit_need_accepting_and_diff_shows_them(
     removed = {o["instance_type"] for o in found["removed"]}
     assert "Standard_NC8as_T4_v3" in removed  # not available to the subscription
     assert all(o["region"] == REGION for o in found["removed"])
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "1"])
+def test_a_move_limit_that_is_not_a_finite_factor_above_one_is_refused(
+    tmp_path: Path, value: str
+) -> None:
+    result = CliRunner().invoke(
+        main, ["catalog", "refresh", "--max-move", value, "--output", str(tmp_path / "c.csv")]
+    )
+    assert result.exit_code == 2
+    assert "--max-move" in result.output and not (tmp_path / "c.csv").exists()
