@@ -135,7 +135,7 @@ def azure_skus() -> list[dict[str, object]]:
 def gcp_state(rng: random.Random) -> tuple[dict, dict, list[dict[str, object]]]:
     """Machine and accelerator types in three zones of each region, their parts' SKUs, and
     filler SKUs to some 15,000."""
-    from tests.live_prices.test_gcp_refresh import PARTS, accelerator, machine
+    from tests.live_prices.test_gcp_refresh import PARTS, _spot_description, accelerator, machine
 
     machines, accelerators = {}, {}
     for region in GCP_REGIONS:
@@ -167,9 +167,7 @@ def gcp_state(rng: random.Random) -> tuple[dict, dict, list[dict[str, object]]]:
         unit = "GiBy.h" if part.endswith("Ram") else "h"
         skus.append(sku(f"{part} running in Americas", GCP_REGIONS, price, unit=unit))
         if spot is not None:
-            skus.append(
-                sku(f"Spot Preemptible {part} running in Americas", GCP_REGIONS, spot, unit=unit)
-            )
+            skus.append(sku(_spot_description(part), GCP_REGIONS, spot, unit=unit))
     for n in range(15_000):
         skus.append(
             sku(

@@ -9,7 +9,8 @@
   service ``6F81-5844-456A``). GCP bills a GPU VM in parts, each a SKU priced per region: its
   vCPUs (``<Series> ... Instance Core running in ...``), its memory per GiB (``... Instance
   Ram ...``) and its GPUs (``Nvidia ... GPU running in ...``); ``OnDemand`` SKUs give the
-  on-demand price, ``Preemptible`` ones (``Spot Preemptible ...``) spot. A machine missing a
+  on-demand price, ``Preemptible`` ones spot (``Spot Preemptible A2 Instance Core ...``,
+  ``Nvidia L4 GPU attached to Spot Preemptible VMs ...``). A machine missing a
   part's on-demand price is left out, said so; missing a spot part, it has no spot price.
 
 Credentials are Application Default Credentials; ``CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE``
@@ -52,7 +53,11 @@ _RETRY = Retry(
     maximum=10.0,
     timeout=60.0,
 )
-_PART = re.compile(r"^(?:Spot Preemptible )?(?P<what>.+?) running in ")
+# "Spot Preemptible A2 Instance Core running in Americas" (a VM's spot cores and memory) and
+# "Nvidia L4 GPU attached to Spot Preemptible VMs running in Virginia" (its spot GPUs).
+_PART = re.compile(
+    r"^(?:Spot Preemptible )?(?P<what>.+?)(?: attached to Spot Preemptible VMs)? running in "
+)
 _USAGE = {"OnDemand": 0, "Preemptible": 1}
 
 

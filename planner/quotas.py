@@ -4,15 +4,16 @@ preflight's quotas as limits the planner plans within (``gpufleet plan --respect
 Each cloud caps GPU capacity per region, in its own unit, separately for spot:
 
 - AWS: vCPUs of running instances per instance class (Service Quotas, ``ec2``): "Running
-  On-Demand P instances", "All P Spot Instance Requests", "... G and VT ..." and so on; a
-  machine counts against the quota whose class names its family letters (``p5`` -> P).
+  On-Demand P instances", "All P5 Spot Instance Requests", "All P4, P3 and P2 Spot Instance
+  Requests", "... G and VT ..." and so on; a machine counts against the quota whose name
+  lists its family, by letters or with its generation (``p5.48xlarge``: P, P5).
 - GCP: GPUs per accelerator type per region (``NVIDIA_A100_GPUS``; Spot and preemptible VMs
   against ``PREEMPTIBLE_NVIDIA_A100_GPUS``).
 - Azure: vCPUs per VM family per region (``standardNCADSA100v4Family``; the family is the
   size's resource SKU's), and Spot against the region's ``lowPriorityCores``.
 
 Reserved and committed capacity counts as on-demand. A quota is ``Quota``: where it applies,
-to which machines (``covers``: AWS family letters, GCP accelerator types, Azure sizes, or
+to which machines (``covers``: AWS families, GCP accelerator types, Azure sizes, or
 ``*``), its limit and what is in use; ``QuotaBook`` holds a preflight's and says whether a
 placement still fits, counting what the plan has already placed against it.
 """
@@ -59,8 +60,21 @@ def market_of(pricing: Pricing) -> Market:
 
 
 def aws_family(instance_type: str) -> str:
-    """An EC2 type's family letters (``p5.48xlarge`` -> ``p``, ``g6e.xlarge`` -> ``g``)."""
-    return re.match(r"[a-z]*", instance_type.removeprefix("ml.").lower())[0]  # type: ignore[index]
+    """An EC2 type's family and generation (``p5.48xlarge`` -> ``p5``, ``g4dn.xlarge`` ->
+    ``g4``, ``inf2.xlarge`` -> ``inf2``): what EC2's quota names are written in."""
+    found = re.match(r"[a-z]*[0-9]*", instance_type.removeprefix("ml.").lower())
+    return found[0] if found else ""
+
+
+# Families EC2's quotas count under another's letters: Gr6 counts as G.
+AWS_FAMILY_ALIASES: dict[str, str] = {"gr": "g"}
+
+
+def aws_names(family: str) -> set[str]:
+    """What a quota may name an EC2 family by: with its generation (``p5``), its letters
+    (``p``), and their alias."""
+    letters = re.match(r"[a-z]*", family)[0]  # type: ignore[index]
+    return {family, letters, AWS_FAMILY_ALIASES.get(letters, letters)}
 
 
 _AWS_QUOTA = re.compile(
@@ -69,16 +83,17 @@ _AWS_QUOTA = re.compile(
 
 
 def aws_quota_families(name: str) -> tuple[Market, frozenset[str]] | None:
-    """The market and family letters an EC2 vCPU quota's name covers ("Running On-Demand G
-    and VT instances" -> on-demand, {g, vt}; "All Standard (A, C, D, ...) Spot Instance
-    Requests" -> spot, {a, c, d, ...}); None for another quota."""
+    """The market and families an EC2 vCPU quota's name covers ("Running On-Demand G and VT
+    instances" -> on-demand, {g, vt}; "All P4, P3 and P2 Spot Instance Requests" -> spot,
+    {p4, p3, p2}; "All Standard (A, C, D, ...) Spot Instance Requests" -> spot, {a, c, d, ...});
+    None for another quota."""
     found = _AWS_QUOTA.match(name.strip())
     if found is None:
         return None
     market: Market = "on_demand" if found["od"] else "spot"
     classes = found["od"] or found["spot"]
     inside = re.search(r"\(([^)]*)\)", classes)
-    words = inside[1].split(",") if inside else classes.split(" and ")
+    words = re.split(r",| and ", inside[1] if inside else classes)
     return market, frozenset(w.strip().lower() for w in words if w.strip())
 
 
@@ -133,12 +148,16 @@ class Quota:
         return self.limit - (self.used or 0.0)
 
     def applies(self, cloud: Cloud, region: str, covered: str | None, market: Market) -> bool:
-        return (
-            self.cloud == cloud
-            and self.region == region
-            and (self.market is None or self.market == market)
-            and (ANY_MACHINE in self.covers or (covered is not None and covered in self.covers))
-        )
+        if self.cloud != cloud or self.region != region:
+            return False
+        if self.market is not None and self.market != market:
+            return False
+        if ANY_MACHINE in self.covers:
+            return True
+        if covered is None:
+            return False
+        names = aws_names(covered) if cloud == "aws" else {covered}
+        return not names.isdisjoint(self.covers)
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -182,6 +182,15 @@ def _build_spot_fleet(ctx: BuildContext) -> dict[str, Any]:
     from gpufleet.components.aws.spot_fleet import SpotFleet, SpotFleetArgs
 
     w, part, region = ctx.workload, ctx.part, _aws_region(ctx)
+    zones = {s.zone_id for s in region.subnets}
+    if part.pricing == "spot" and len(zones) == 1:
+        # The plan prices a fleet's spot over the region's zones (it may run in any); a fleet
+        # in one zone pays that zone's price, or finds no spot there at all.
+        raise StackConfigError(
+            f"site:aws: regions.{w.region}.subnets are all in zone {zones.pop()}: {w.name}'s "
+            "spot fleet is priced over the region's zones, so it needs subnets in at least "
+            "two of them"
+        )
     gpus = part.instances * w.gpus_per_instance
     scaling = part_scaling(ctx)
     on_demand = part.pricing == "on_demand"

@@ -17,8 +17,8 @@ SERVICE = "6F81-5844-456A"
 
 
 def sku(description: str, regions: list[str], price: float, *, unit: str = "h") -> dict[str, Any]:
-    """One Compute Engine SKU; ``Spot Preemptible ...`` descriptions are Preemptible usage."""
-    usage = "Preemptible" if description.startswith("Spot Preemptible") else "OnDemand"
+    """One Compute Engine SKU; descriptions that say Spot Preemptible are Preemptible usage."""
+    usage = "Preemptible" if "Spot Preemptible" in description else "OnDemand"
     group = "GPU" if "GPU" in description else "RAM" if "Ram" in description else "CPU"
     units = int(price)
     return {

@@ -76,15 +76,21 @@ PARTS = {
 }
 
 
+def _spot_description(part: str) -> str:
+    """As the Billing Catalog words spot SKUs: a GPU "attached to Spot Preemptible VMs", a
+    VM's cores and memory "Spot Preemptible ..."."""
+    if part.endswith(" GPU"):
+        return f"{part} attached to Spot Preemptible VMs running in Americas"
+    return f"Spot Preemptible {part} running in Americas"
+
+
 def skus() -> list[dict[str, Any]]:
     found = []
     for part, (price, spot) in PARTS.items():
         unit = "GiBy.h" if part.endswith("Ram") else "h"
         found.append(sku(f"{part} running in Americas", [REGION, "us-east4"], price, unit=unit))
         if spot is not None:
-            found.append(
-                sku(f"Spot Preemptible {part} running in Americas", [REGION], spot, unit=unit)
-            )
+            found.append(sku(_spot_description(part), [REGION], spot, unit=unit))
     # SKUs a GPU VM is not billed by.
     found.append(sku("N1 Custom Instance Core running in Americas", [REGION], 0.033))
     found.append(sku("Storage PD Capacity", [REGION], 0.04, unit="GiBy.mo"))

@@ -41,6 +41,8 @@ CATALOG = load_catalog()
             ("on_demand", {"a", "c", "d", "h", "i", "m", "r", "t", "z"}),
         ),
         ("All Inf Spot Instance Requests", ("spot", {"inf"})),
+        ("All P4, P3 and P2 Spot Instance Requests", ("spot", {"p4", "p3", "p2"})),
+        ("All P5 Spot Instance Requests", ("spot", {"p5"})),
         ("Number of EIPs - VPC EIPs", None),
     ],
 )
@@ -50,8 +52,29 @@ def test_an_ec2_quota_name_says_the_families_it_covers(name: str, found: Any) ->
 
 
 def test_machines_name_their_quota() -> None:
-    assert aws_family("p5.48xlarge") == "p" and aws_family("ml.g5.xlarge") == "g"
-    assert aws_family("inf2.xlarge") == "inf" and aws_family("vt1.3xlarge") == "vt"
+    assert aws_family("p5.48xlarge") == "p5" and aws_family("ml.g5.xlarge") == "g5"
+    assert aws_family("inf2.xlarge") == "inf2" and aws_family("g4dn.xlarge") == "g4"
+    # A quota covers a family by letters or with its generation; Gr6 counts as G.
+    p5_spot = Quota("aws", "r", "All P5 ...", "spot", "vcpus", frozenset({"p5"}), 8, None)
+    older = Quota(
+        "aws", "r", "All P4, P3 and P2 ...", "spot", "vcpus", frozenset({"p4", "p3"}), 8, None
+    )
+    g = Quota(
+        "aws",
+        "r",
+        "Running On-Demand G and VT ...",
+        "on_demand",
+        "vcpus",
+        frozenset({"g", "vt"}),
+        8,
+        None,
+    )
+    assert p5_spot.applies("aws", "r", aws_family("p5.48xlarge"), "spot")
+    assert not older.applies("aws", "r", aws_family("p5.48xlarge"), "spot")
+    assert older.applies("aws", "r", aws_family("p4d.24xlarge"), "spot")
+    assert g.applies("aws", "r", aws_family("gr6.4xlarge"), "on_demand")
+    assert g.applies("aws", "r", aws_family("vt1.3xlarge"), "on_demand")
+    assert not g.applies("aws", "r", aws_family("g6.xlarge"), "spot")
     assert machine_covers("gcp", "a3-highgpu-8g", "H100") == "nvidia-h100-80gb"
     assert machine_covers("gcp", "n1-standard-8", "T4") == "nvidia-tesla-t4"
     assert gcp_metric("nvidia-tesla-t4", "spot") == "PREEMPTIBLE_NVIDIA_T4_GPUS"

@@ -26,13 +26,14 @@ def quota(code: str, name: str, value: float) -> dict[str, Any]:
     }
 
 
-# EC2's vCPU quotas at their documented defaults.
+# EC2's vCPU quotas, named as AWS names them, at their defaults.
 DEFAULTS = [
     quota("L-1216C47A", "Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances", 5),
     quota("L-417A185B", "Running On-Demand P instances", 0),
     quota("L-DB2E81BA", "Running On-Demand G and VT instances", 0),
     quota("L-34B43A08", "All Standard (A, C, D, H, I, M, R, T, Z) Spot Instance Requests", 5),
-    quota("L-7212CCBC", "All P Spot Instance Requests", 0),
+    quota("L-7212CCBC", "All P4, P3 and P2 Spot Instance Requests", 0),
+    quota("L-C4BD4855", "All P5 Spot Instance Requests", 0),
     quota("L-3819A6DF", "All G and VT Spot Instance Requests", 0),
     quota("L-0263D0A3", "Number of EIPs - VPC EIPs", 5),
 ]

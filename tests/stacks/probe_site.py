@@ -29,8 +29,15 @@ def probe_site(offer: Offer, clouds: Collection[Cloud] = CLOUDS, **strict: Any) 
         regions={
             region: AwsRegion(
                 vpc_id="vpc-0123456789abcdef0",
+                # The offer's zone (a placement cluster's), and another: a spot fleet spans
+                # zones.
                 subnets=[
-                    AwsSubnet(id="subnet-0123456789abcdef0", zone_id=offer.zone, zone=f"{region}a")
+                    AwsSubnet(id="subnet-0123456789abcdef0", zone_id=offer.zone, zone=f"{region}a"),
+                    AwsSubnet(
+                        id="subnet-0123456789abcdef1",
+                        zone_id=f"{offer.zone}-other",
+                        zone=f"{region}b",
+                    ),
                 ],
             )
         },

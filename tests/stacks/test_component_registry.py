@@ -45,6 +45,7 @@ from gpufleet.stacks.stack_config import (
     Part,
     ProviderSetting,
     Site,
+    StackConfigError,
     StackSettings,
     WorkloadPlacement,
 )
@@ -241,6 +242,23 @@ def test_component_for_names_what_is_missing() -> None:
         component_for("aws", "reserved", "spot")
     with pytest.raises(LookupError, match="aws:SpotFleet does not build reserved capacity"):
         component_for("aws", "reserved", "reserved_1y", chosen="aws:SpotFleet")
+
+
+def test_a_spot_fleet_in_one_zone_is_refused() -> None:
+    """The plan prices a spot fleet over the region's zones: subnets all in one zone would
+    pay that zone's price, or find no spot there; the builder says so instead."""
+    entry = COMPONENTS["aws:SpotFleet"]
+    offer = _offer_for(entry)
+    site = _site(offer, entry)
+    aws = site.aws()
+    region = aws.regions[offer.region]
+    one_zone = region.model_copy(update={"subnets": region.subnets[:1]})
+    narrowed = replace(site, aws_site=aws.model_copy(update={"regions": {offer.region: one_zone}}))
+    settings = _settings(entry, offer, "spot")
+    with pytest.raises(StackConfigError, match="needs subnets in at least two of them"):
+        capture_program(lambda: build_stack(settings, narrowed))
+    # On-demand costs the same in every zone: one is enough.
+    capture_program(lambda: build_stack(_settings(entry, offer, "on_demand"), narrowed))
 
 
 def _held(cloud: Cloud, offer: Offer, machine: str, pricing: Pricing) -> list[HeldCommitment]:
