@@ -580,7 +580,8 @@ def _cloud_regions(
             raise click.BadParameter(
                 f"{value!r} is not CLOUD:REGION (CLOUD one of {', '.join(CLOUDS)})"
             )
-        found.setdefault(cloud, []).append(region)
+        if region not in found.setdefault(cloud, []):
+            found[cloud].append(region)
     return found
 
 
@@ -667,6 +668,15 @@ def catalog_refresh(
     unknown = sorted(set(regions) - set(clouds or CLOUDS))
     if unknown:
         _fail_input([f"--region names {', '.join(unknown)}, which this refresh does not read"])
+    from gpufleet.planner.catalog import DEFAULT_CATALOG_PATH
+
+    if (
+        catalog_path is None
+        and output == Path(os.environ.get("GPUFLEET_CATALOG") or "/")
+        and not output.exists()
+    ):
+        # The first refresh into GPUFLEET_CATALOG: it builds on the shipped catalog.
+        catalog_path = DEFAULT_CATALOG_PATH
     base = _load_catalog(catalog_path)
     started = datetime.now(UTC).replace(microsecond=0)
     try:
@@ -1004,6 +1014,8 @@ def check(
     """
     if stack is None:
         _fail_input(["give --env ENV (or --stack NAME): which stack to check"])
+    # The catalog it prices from (GPUFLEET_CATALOG's), read now: a bad one is one line.
+    _load_catalog(None)
     from gpufleet.checks.stack_check import CheckInputError, CheckRequest, check_stack
     from gpufleet.cli import check_render
     from gpufleet.policies.pack import PACK_DIR
@@ -1145,6 +1157,8 @@ def cost(
     """
     if stack is None:
         _fail_input(["give --env ENV (or --stack NAME): which stack to price"])
+    # The catalog it prices from (GPUFLEET_CATALOG's), read now: a bad one is one line.
+    _load_catalog(None)
     from gpufleet.capacity.stack_cost import CostInputError, CostRequest, cost_stack
     from gpufleet.cli import cost_render
     from gpufleet.engine.program_dir import ProgramRunError
@@ -1209,6 +1223,8 @@ def runs(
     """
     if stack is None:
         _fail_input(["give --env ENV (or --stack NAME): which stack's runs to list"])
+    # The catalog it prices from (GPUFLEET_CATALOG's), read now: a bad one is one line.
+    _load_catalog(None)
     from gpufleet.cli import runs_render
     from gpufleet.runs.month_runs import month_runs
     from gpufleet.runs.run_parts import ScaleInputError
@@ -1261,6 +1277,8 @@ def commitments(
     """
     if stack is None:
         _fail_input(["give --env ENV (or --stack NAME): which stack's commitments to verify"])
+    # The catalog it prices from (GPUFLEET_CATALOG's), read now: a bad one is one line.
+    _load_catalog(None)
     from gpufleet.capacity.commitments_file import commitments_document
     from gpufleet.cli import commitments_render
     from gpufleet.commitments.account_commitments import account_commitments
@@ -1311,6 +1329,8 @@ def preflight(
     """
     if stack is None:
         _fail_input(["give --env ENV (or --stack NAME): which stack's plan to check"])
+    # The catalog it prices from (GPUFLEET_CATALOG's), read now: a bad one is one line.
+    _load_catalog(None)
     from gpufleet.cli import preflight_render
     from gpufleet.preflight.preflight_run import preflight as run_preflight
     from gpufleet.runs.run_parts import ScaleInputError
@@ -1391,6 +1411,8 @@ def scale(
     """
     if stack is None:
         _fail_input(["give --env ENV (or --stack NAME): which stack's workload to scale"])
+    # The catalog it prices from (GPUFLEET_CATALOG's), read now: a bad one is one line.
+    _load_catalog(None)
     from gpufleet.cli import scale_render
     from gpufleet.runs.cloud_error import CloudError
     from gpufleet.runs.run_parts import ScaleInputError

@@ -215,10 +215,11 @@ def _product_price(entry: Any, call: str) -> tuple[str, float | None]:
         for dimension in dimensions.values() if isinstance(dimensions, dict) else ():
             if not isinstance(dimension, dict) or dimension.get("unit") not in ("Hrs", "Hours"):
                 continue
-            usd = dimension.get("pricePerUnit", {}).get("USD")
+            per_unit = dimension.get("pricePerUnit")
+            usd = per_unit.get("USD") if isinstance(per_unit, dict) else None
             try:
-                price = float(usd)
-            except (TypeError, ValueError):
+                price = float(usd if isinstance(usd, str | int | float) else "none")
+            except ValueError:
                 raise _shape_error(call, f"{itype}: price {usd!r} is not a number") from None
             return itype, price if price > 0 else None
     return itype, None

@@ -4,8 +4,8 @@ Every offer: a GPU the vocabulary knows, at least one GPU, positive and finite n
 most on-demand (a cloud echoing its on-demand price as spot has no spot market there: the spot
 price is dropped, as the snapshot's cleaning does, and said). Against the catalog it replaces:
 no price of an offer both have moving by more than ``max_move`` times either way, and no region
-of a refreshed cloud that had offers coming back with none (a partial answer looks like that),
-unless the user accepts the moves (``--accept-moves``).
+read again losing all its offers, more than half of them, or more than half of its spot prices
+(a partial answer looks like that), unless the user accepts the moves (``--accept-moves``).
 """
 
 from __future__ import annotations
@@ -110,9 +110,29 @@ def check_moves(
                     f"{now.cloud} {now.location} {now.instance_type}: {column} {a:g} -> {b:g} "
                     f"(more than {max_move:g}x)"
                 )
+    # A partial answer looks like offers or spot prices gone: a region losing more than half of
+    # either, or all its offers, is a move to accept.
     had = Counter((o.cloud, o.region) for o in before.values())
-    has = Counter((o.cloud, o.region) for o in after.values())
+    kept = Counter((o.cloud, o.region) for k, o in before.items() if k in after)
+    had_spot = Counter((o.cloud, o.region) for o in before.values() if o.spot_hourly is not None)
+    kept_spot = Counter(
+        (o.cloud, o.region)
+        for k, o in before.items()
+        if o.spot_hourly is not None and k in after and after[k].spot_hourly is not None
+    )
     for (cloud, region), count in sorted(had.items()):
-        if not has[(cloud, region)]:
+        if not kept[(cloud, region)] and not any(
+            (o.cloud, o.region) == (cloud, region) for o in after.values()
+        ):
             moves.append(f"{cloud} {region}: {count} offers before, none read now")
+        elif kept[(cloud, region)] * 2 < count:
+            moves.append(
+                f"{cloud} {region}: {count - kept[(cloud, region)]} of its {count} offers gone"
+            )
+        spot = had_spot[(cloud, region)]
+        if spot and kept_spot[(cloud, region)] * 2 < spot:
+            moves.append(
+                f"{cloud} {region}: {spot - kept_spot[(cloud, region)]} of its {spot} spot "
+                "prices gone"
+            )
     return moves

@@ -175,10 +175,23 @@ def _parse_rows(lines: Iterable[str], file: str) -> Iterator[Offer]:
 
 def _sensible(offer: Offer) -> bool:
     numbers = [getattr(offer, column) for column in _POSITIVE]
-    return offer.gpu_count >= 1 and all(
-        n is None or (math.isfinite(n) and n > 0)
-        for n in numbers  # None: no spot offer
+    return (
+        offer.gpu_count >= 1
+        and all(
+            n is None or (math.isfinite(n) and n > 0)
+            for n in numbers  # None: no spot offer
+        )
+        and _dated(offer.as_of)
     )
+
+
+def _dated(as_of: str) -> bool:
+    """A date, or a time whose first ten characters are one: what the catalog's age is."""
+    try:
+        date.fromisoformat(as_of[:10])
+    except ValueError:
+        return False
+    return True
 
 
 def _row_problem(row: list[str]) -> tuple[str, str]:
@@ -201,6 +214,8 @@ def _row_problem(row: list[str]) -> tuple[str, str]:
             return column, f"{field[column]!r} is not a number"
         if not (math.isfinite(number) and number > 0):
             return column, f"{field[column]!r} must be a positive number"
+    if not _dated(field["as_of"]):
+        return "as_of", f"{field['as_of']!r} is not a date (YYYY-MM-DD, or a time from one)"
     return "row", "unreadable row"
 
 

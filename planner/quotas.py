@@ -280,6 +280,16 @@ def load_quota_book(path: Path) -> QuotaBook:
         data, _ = read_json_file(path, what="a saved preflight")
     except JsonInputError as exc:
         raise QuotaFileError.of(exc) from None
+    problems = data.get("problems") if isinstance(data, dict) else None
+    if isinstance(problems, list) and problems:
+        # Clouds it could not read would be planned as if they had no quotas at all.
+        unread = "; ".join(str(p) for p in problems[:3])
+        raise QuotaFileError(
+            str(path),
+            f"the preflight could not read every cloud ({unread}): run it again where it can",
+            line=1,
+            field="problems",
+        )
     quotas = data.get("quotas") if isinstance(data, dict) else None
     if not isinstance(quotas, list):
         raise QuotaFileError(

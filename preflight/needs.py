@@ -33,12 +33,14 @@ class QuotaNeed:
 @dataclass(frozen=True)
 class Needs:
     needs: list[QuotaNeed]
-    skipped: list[str]  # parts not checked, and why
+    skipped: list[str]  # parts a managed service's own quotas hold, not read here
+    unsized: list[str]  # parts whose size in quota units is not known: unchecked
 
 
 def stack_needs(workloads: Iterable[WorkloadPlacement], catalog: Catalog) -> Needs:
     found: dict[tuple[Cloud, str, str, Market], QuotaNeed] = {}
     skipped: list[str] = []
+    unsized: list[str] = []
     for w in workloads:
         for part in w.parts:
             capability = CAPABILITIES.get(part.component)
@@ -51,7 +53,10 @@ def stack_needs(workloads: Iterable[WorkloadPlacement], catalog: Catalog) -> Nee
             shape = catalog.shape(w.cloud, w.instance_type)
             vcpus = shape.vcpus if shape is not None else None
             if w.cloud != "gcp" and vcpus is None:
-                skipped.append(f"{w.name}: {w.instance_type} is not in the catalog: vCPUs unknown")
+                unsized.append(
+                    f"{w.name}: {w.instance_type} is not in the catalog in use: its vCPUs are "
+                    "not known (GPUFLEET_CATALOG: the catalog the stack was generated from)"
+                )
                 continue
             market = market_of(part.pricing)
             key = (w.cloud, w.region, w.instance_type, market)
@@ -72,4 +77,5 @@ def stack_needs(workloads: Iterable[WorkloadPlacement], catalog: Catalog) -> Nee
     return Needs(
         sorted(found.values(), key=lambda n: (n.cloud, n.region, n.instance_type, n.market)),
         skipped,
+        unsized,
     )

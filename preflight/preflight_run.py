@@ -116,7 +116,7 @@ def preflight(program: Path, stack: str, config_file: Path | None) -> Preflight:
         except (CloudError, StackConfigError) as exc:
             problems.append(f"{cloud}: quotas not read: {exc}")
     checks: dict[int, QuotaCheck] = {}
-    unchecked: list[str] = []
+    unchecked: list[str] = list(needs.unsized)
     unread = {p.split(":", 1)[0] for p in problems}
     for need in needs.needs:
         applying = [

@@ -183,6 +183,7 @@ def test_throttling_is_retried_by_the_sdk(aws: PriceListApi, tmp_path: Path) -> 
         ("a page then errors", "InternalFailure"),
         ("a price that is not a number", "is not a number"),
         ("a product without attributes", "not in the documented shape"),
+        ("a price that is not an object", "is not a number"),
     ],
 )
 def test_a_bad_or_partial_answer_leaves_the_old_catalog_untouched(
@@ -194,8 +195,14 @@ def test_a_bad_or_partial_answer_leaves_the_old_catalog_untouched(
         aws.fail_after_pages = 1
     elif fault == "a price that is not a number":
         aws.products.append((REGION, product("g6.2xlarge", REGION, "n/a")))
-    else:
+    elif fault == "a product without attributes":
         aws.products.insert(0, (REGION, json.dumps({"product": {}})))
+    else:
+        odd = json.loads(product("g6.4xlarge", REGION, 1.0))
+        for term in odd["terms"]["OnDemand"].values():
+            for dimension in term["priceDimensions"].values():
+                dimension["pricePerUnit"] = "1.0 USD"
+        aws.products.append((REGION, json.dumps(odd)))
     result = refresh("--output", str(out), "--accept-moves")
     assert result.exit_code == 1
     assert said in result.output, result.output
@@ -212,3 +219,10 @@ def test_missing_credentials_are_one_line_naming_what_to_set(
     assert result.exit_code == 1
     assert "aws: no credentials found (AWS_PROFILE" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_region_named_twice_is_read_once(aws: PriceListApi, tmp_path: Path) -> None:
+    out = tmp_path / "catalog.csv"
+    result = refresh("--region", f"aws:{REGION}", "--output", str(out), "--accept-moves")
+    assert result.exit_code == 0, result.output
+    assert aws_rows(out)

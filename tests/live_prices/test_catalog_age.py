@@ -86,3 +86,38 @@ def test_gpufleet_catalog_names_the_catalog_plan_prices_from(
     assert failed.exit_code == 2
     assert str(tmp_path / "missing.csv") in failed.stderr
     assert "Traceback" not in failed.output
+
+
+def test_a_row_without_a_date_is_a_bad_catalog(tmp_path: Path) -> None:
+    """Its age could not be told (and an empty as_of would be the oldest, silencing the
+    warning)."""
+    rows = load_catalog().offers
+    path = tmp_path / "undated.csv"
+    path.write_text(write_catalog_csv([*rows[:3], replace(rows[3], as_of="")]))
+    result = CliRunner().invoke(main, ["plan", str(EXAMPLE), "--catalog", str(path)])
+    assert result.exit_code == 2
+    assert f"{path}:5: as_of: '' is not a date" in result.stderr
+
+
+def test_a_bad_gpufleet_catalog_is_one_line_in_every_command_that_prices(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GPUFLEET_CATALOG", str(tmp_path / "missing.csv"))
+    for command in ("cost", "preflight", "runs", "commitments", "check"):
+        result = CliRunner().invoke(main, [command, "--env", "dev"])
+        assert result.exit_code == 2, (command, result.output)
+        assert result.stderr.startswith(f"{tmp_path / 'missing.csv'}:1: file: cannot read")
+        assert "Traceback" not in result.output
+
+
+def test_the_first_refresh_into_gpufleet_catalog_builds_on_the_shipped_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's first run: GPUFLEET_CATALOG names a file not there yet."""
+    target = tmp_path / "catalog.csv"
+    monkeypatch.setenv("GPUFLEET_CATALOG", str(target))
+    monkeypatch.delenv("AZURE_SUBSCRIPTION_ID", raising=False)
+    result = CliRunner().invoke(main, ["catalog", "refresh", "--cloud", "azure"])
+    # It reaches the cloud (which says what to set) instead of failing on its base.
+    assert result.exit_code == 1
+    assert "azure: set AZURE_SUBSCRIPTION_ID" in result.output and not target.exists()

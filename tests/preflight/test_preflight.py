@@ -301,3 +301,32 @@ def test_a_saved_preflight_steers_the_plan_off_each_short_quota(
     shape = load_catalog().shape("azure", azure["instance_type"])
     assert shape is not None
     assert azure["region"] != AZURE_REGION or azure["instances"] * shape.vcpus <= 100
+
+
+def test_plan_refuses_a_preflight_that_could_not_read_a_cloud(tmp_path: Path) -> None:
+    """Its unread clouds would be planned as if they had no quotas."""
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(spec_text(PLAN_SPEC))
+    saved = tmp_path / "preflight.json"
+    saved.write_text(
+        json.dumps({"problems": ["gcp: quotas not read: no credentials"], "quotas": []})
+    )
+    result = CliRunner().invoke(main, ["plan", str(spec), "--respect-quotas", str(saved)])
+    assert result.exit_code == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert f"{saved}:1: problems: the preflight could not read every cloud" in line
+
+
+def test_a_machine_the_catalog_does_not_size_is_unchecked(
+    clouds: tuple[ComputeApi, ArmApi], tmp_path: Path
+) -> None:
+    """A stack generated from another catalog: its vCPUs are not known, so it is not known to
+    fit (fail closed)."""
+    from tests.runs.stack_files import part, workload
+
+    odd = workload("odd", "aws", [part("aws:SpotFleet", 2, "on_request")])
+    odd["instanceType"] = "g6.99xlarge"
+    result = preflight(write_stack_config(tmp_path, [odd]), "--format", "json")
+    assert result.exit_code == 1
+    (line,) = json.loads(result.output)["unchecked"]
+    assert "odd: g6.99xlarge is not in the catalog in use" in line
