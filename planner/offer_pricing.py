@@ -235,11 +235,14 @@ def offer_pricer(
     rates: RateCard,
     size_on: Callable[[Offer], Sizing],
     position: dict[int, int],
+    every_burst: bool = False,
 ) -> Callable[[Offer], list[Candidate] | None]:
     """A function giving, for one offer, a candidate per pricing model its base capacity may
-    use (each with the cheapest burst); [] if all are over ``max_price_per_hour``; None if
-    the environment allows none. ``size_on`` is the workload's size on an offer (``sizer``);
-    ``position`` is each offer's place in the catalog, by id."""
+    use (each with the cheapest burst; with ``every_burst``, one per burst pricing too, for a
+    search that may have to pass over the cheapest: quotas); [] if all are over
+    ``max_price_per_hour``; None if the environment allows none. ``size_on`` is the
+    workload's size on an offer (``sizer``); ``position`` is each offer's place in the
+    catalog, by id."""
     sagemaker = workload.managed == "sagemaker"
     allow_on_demand = limits.allow_on_demand
     factors = _SpotFactors(workload, rates.assumptions)
@@ -307,15 +310,23 @@ def offer_pricer(
             burst = [b for b in burst if b[2] <= cap]
             if not base or (burst_instances and not burst):
                 return []
-        best_burst: Burst | None = None
-        burst_monthly = 0.0
+        bursts: list[tuple[float, Burst | None]] = [(0.0, None)]
         if burst_instances:
-            index, per_instance, _ = min(burst, key=lambda b: (b[1], b[0]))
-            hourly = per_instance * burst_instances
-            burst_monthly = hourly * burst_hours
-            best_burst = Burst(
-                burst_instances, PRICING_ORDER[index], hourly, burst_hours, burst_monthly
-            )
+            ranked = sorted(burst, key=lambda b: (b[1], b[0]))
+            bursts = []
+            for index, per_instance, _ in ranked if every_burst else ranked[:1]:
+                hourly = per_instance * burst_instances
+                monthly = hourly * burst_hours
+                if any(monthly == m for m, _ in bursts):
+                    # Two candidates of one offer and base must differ in cost: past the
+                    # catalog position, a tuple would compare the Offer and Burst objects.
+                    continue
+                bursts.append(
+                    (
+                        monthly,
+                        Burst(burst_instances, PRICING_ORDER[index], hourly, burst_hours, monthly),
+                    )
+                )
         instance_type = f"ml.{offer.instance_type}" if sagemaker else offer.instance_type
         return [
             (
@@ -332,6 +343,7 @@ def offer_pricer(
                 best_burst,
             )
             for index, per_instance, _ in base
+            for burst_monthly, best_burst in bursts
         ]
 
     return price

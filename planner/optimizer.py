@@ -90,6 +90,10 @@ class Planner:
         for workload in workloads_in(self.spec, environment):
             over: list[Quota] = []
             best = self.best_placement(workload, environment, book, over)
+            if best is None and over and self._mirrored(workload, environment) is not None:
+                # The mirrored environment's choice (made without this one's quotas) does not
+                # fit here: plan freely within them, as where the environment cannot use it.
+                best = self.best_placement(workload, environment, book, over, pinned=False)
             if best is None:
                 reason = self.evaluate(workload, environment).reason or ""
                 if over:
@@ -114,6 +118,7 @@ class Planner:
         environment: str,
         quotas: QuotaBook | None = None,
         over: list[Quota] | None = None,
+        pinned: bool = True,
     ) -> Placement | None:
         """The cheapest placement, or None when nothing qualifies (``evaluate`` says why).
         With ``quotas``, only candidates that fit in what is left of them (a managed service's
@@ -125,7 +130,8 @@ class Planner:
         """
         if workload.managed is not None:
             quotas = None
-        c = self._criteria(workload, environment)
+        # Under quotas the cheapest burst may not fit where a dearer one does: price them all.
+        c = self._criteria(workload, environment, every_burst=quotas is not None, pinned=pinned)
         bounded: list[tuple[float, int, OfferBucket]] = []
         for option in c.need.options:
             for cloud in c.clouds:
@@ -181,7 +187,9 @@ class Planner:
                         self._pins[key] = None
         return self._pins[key]
 
-    def _criteria(self, workload: Workload, environment: str) -> Criteria:
+    def _criteria(
+        self, workload: Workload, environment: str, every_burst: bool = False, pinned: bool = True
+    ) -> Criteria:
         return criteria_for(
             workload,
             environment,
@@ -189,7 +197,8 @@ class Planner:
             rates=self.rates,
             position=self._position,
             allowed_regions=lambda cloud: self.allowed_regions(workload, cloud),
-            mirrored=self._mirrored(workload, environment),
+            mirrored=self._mirrored(workload, environment) if pinned else None,
+            every_burst=every_burst,
         )
 
 

@@ -71,8 +71,10 @@ def criteria_for(
     position: dict[int, int],
     allowed_regions: Callable[[Cloud], frozenset[str]],
     mirrored: Offer | None,
+    every_burst: bool = False,
 ) -> Criteria:
-    """``mirrored``: the offer the environment this one mirrors chose, if it applies here."""
+    """``mirrored``: the offer the environment this one mirrors chose, if it applies here;
+    ``every_burst``: price each offer with every burst pricing, not only the cheapest."""
     limits = spec.environments[environment]
     need = resolve_gpu_need(workload, limits)
     size = sizing(workload, limits)
@@ -93,7 +95,7 @@ def criteria_for(
         regions={cloud: allowed_regions(cloud) for cloud in clouds},
         filters=tuple(_filters(workload, environment, limits, need, size, size_on, mirrored)),
         rates=rates,
-        price=offer_pricer(workload, limits, rates, size_on, position),
+        price=offer_pricer(workload, limits, rates, size_on, position, every_burst),
         lower_bound=bucket_lower_bound(workload, limits, rates, size_on),
     )
 

@@ -25,6 +25,7 @@ from gpufleet.planner.quotas import (
     market_of,
 )
 from gpufleet.planner.spec_loader import SpecError, parse_spec
+from tests.helpers import spec_text
 from tests.random_specs import AUTO_GPUS, workload_yaml
 
 CATALOG = load_catalog()
@@ -178,3 +179,84 @@ def test_a_plan_within_quotas_never_overruns_one(
         for p in env.placements:
             before = next(f for f in free_env.placements if f.name == p.name)
             assert p.monthly_usd >= before.monthly_usd - 1e-6
+
+
+def _aws_quotas(spot: float, on_demand: float) -> QuotaBook:
+    return QuotaBook(
+        tuple(
+            Quota("aws", region, "q", market, "vcpus", frozenset({"g", "vt"}), limit, None)
+            for region in ("us-east-1", "us-west-2")
+            for market, limit in (("spot", spot), ("on_demand", on_demand))
+        )
+    )
+
+
+SERVING = """
+defaults:
+  clouds: [aws]
+  regions: {aws: [us-east-1, us-west-2]}
+workloads:
+  - name: chat
+    kind: inference
+    gpu: {name: L4, count: 1}
+    always_on: true
+    replicas: {min: 2, max: 6}
+    hours_per_month: 120
+    interruptible: true
+"""
+
+
+def test_a_burst_that_does_not_fit_on_spot_bursts_on_demand() -> None:
+    """Under quotas the cheapest burst is not the only one tried: with no spot vCPUs, the same
+    base bursts on-demand, as it would were the work not interruptible."""
+    spec = parse_spec(spec_text(SERVING), "s.yaml", CATALOG)
+    (free,) = Planner(spec, CATALOG).plan().environments[0].placements
+    assert free.burst is not None and free.burst.pricing == "spot"
+    (within,) = Planner(spec, CATALOG, _aws_quotas(0, 10_000)).plan().environments[0].placements
+    steady = parse_spec(
+        spec_text(SERVING.replace("interruptible: true", "interruptible: false")), "s.yaml", CATALOG
+    )
+    (expected,) = Planner(steady, CATALOG).plan().environments[0].placements
+    assert within.burst is not None and within.burst.pricing == "on_demand"
+    assert (within.instance_type, within.monthly_usd) == (
+        expected.instance_type,
+        pytest.approx(expected.monthly_usd),
+    )
+
+
+def test_a_mirrored_choice_that_does_not_fit_is_planned_again_within_the_quotas() -> None:
+    text = spec_text(
+        """
+defaults:
+  clouds: [aws, gcp]
+workloads:
+  - {name: batch, kind: batch, gpu: {name: L4}, interruptible: true, hours_per_month: 50}
+""",
+        "environments:\n  prod: {}\n  dev: {mirror: prod}\n",
+    )
+    spec = parse_spec(text, "s.yaml", CATALOG)
+    free = Planner(spec, CATALOG).plan()
+    chosen = free.environments[0].placements[0]
+    # No quota for that machine in any region: prod goes elsewhere, and dev, whose mirror
+    # pin (chosen without quotas) is that machine, is planned again rather than unplaced.
+    covered = machine_covers(chosen.cloud, chosen.offer.instance_type, chosen.offer.gpu_name)
+    book = QuotaBook(
+        tuple(
+            Quota(
+                chosen.cloud,
+                region,
+                "none",
+                None,
+                "gpus" if chosen.cloud == "gcp" else "vcpus",
+                frozenset({covered or ANY_MACHINE}),
+                0,
+                0,
+            )
+            for region in CATALOG.regions(chosen.cloud)
+        )
+    )
+    plan = Planner(spec, CATALOG, book).plan()
+    for env in plan.environments:
+        assert not env.unplaced, (env.environment, env.unplaced)
+        (placed,) = env.placements
+        assert placed.offer.instance_type != chosen.offer.instance_type
