@@ -182,11 +182,12 @@ def test_a_plan_within_quotas_never_overruns_one(
 
 
 def _aws_quotas(spot: float, on_demand: float) -> QuotaBook:
+    limits: dict[Market, float] = {"spot": spot, "on_demand": on_demand}
     return QuotaBook(
         tuple(
             Quota("aws", region, "q", market, "vcpus", frozenset({"g", "vt"}), limit, None)
             for region in ("us-east-1", "us-west-2")
-            for market, limit in (("spot", spot), ("on_demand", on_demand))
+            for market, limit in limits.items()
         )
     )
 
