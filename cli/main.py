@@ -336,6 +336,7 @@ def plan(
             messages.echo(f"{explain} runs in none of: {', '.join(envs)}", err=True)
             sys.exit(1)
         render.explanations(evaluations, top, fmt)
+        _warn_if_old(catalog.as_of)
         if any(evaluation.best is None for _, evaluation in evaluations):
             sys.exit(1)
         return

@@ -83,7 +83,11 @@ def read_azure(request: RefreshRequest) -> SourceResult:
     skipped: list[str] = []
     rows = 0
     for region in request.regions:
-        sizes = _sizes(compute, region)
+        restricted: list[str] = []
+        sizes = _sizes(compute, region, restricted)
+        skipped += [
+            f"azure {region} {name}: not available to the subscription" for name in restricted
+        ]
         meters, read = _meters(prices, endpoint, region)
         rows += read
         for name, (gpus, vcpus, memory) in sorted(sizes.items()):
@@ -115,13 +119,20 @@ def read_azure(request: RefreshRequest) -> SourceResult:
     return SourceResult("azure", offers, rows, skipped)
 
 
-def _sizes(compute: Any, region: str) -> dict[str, tuple[int | None, float, float]]:
-    """GPU size name -> (GPUs, vCPUs, GiB) the subscription may run in ``region``."""
+def _sizes(
+    compute: Any, region: str, restricted_sizes: list[str]
+) -> dict[str, tuple[int | None, float, float]]:
+    """GPU size name -> (GPUs, vCPUs, GiB) the subscription may run in ``region``; the sizes
+    it may not are added to ``restricted_sizes``."""
     call = "Microsoft.Compute/skus"
     sizes: dict[str, tuple[int | None, float, float]] = {}
     with _calling(call):
         for sku in compute.resource_skus.list(filter=f"location eq '{region}'"):
             if getattr(sku, "resource_type", None) != "virtualMachines":
+                continue
+            caps = {c.name: c.value for c in getattr(sku, "capabilities", None) or []}
+            gpus = _whole(caps.get("GPUs"))
+            if not gpus:
                 continue
             restricted = [
                 r
@@ -130,10 +141,7 @@ def _sizes(compute: Any, region: str) -> dict[str, tuple[int | None, float, floa
                 and getattr(r, "type", None) == "Location"
             ]
             if restricted:
-                continue
-            caps = {c.name: c.value for c in getattr(sku, "capabilities", None) or []}
-            gpus = _whole(caps.get("GPUs"))
-            if not gpus:
+                restricted_sizes.append(str(getattr(sku, "name", "?")))
                 continue
             name = getattr(sku, "name", None)
             vcpus, memory = _positive(caps.get("vCPUs")), _positive(caps.get("MemoryGB"))
@@ -214,5 +222,7 @@ def _meter(item: Any, found: dict[str, list[float | None]], call: str) -> None:
         return
     slot = 1 if sku.endswith(" Spot") else 0
     entry = found.setdefault(size.lower(), [None, None])
-    # Several meters of one size (a newer effective date): the latest listed wins.
-    entry[slot] = float(price) if price > 0 else None
+    # Several meters of one size (a newer effective date): the latest listed with a price wins;
+    # a zero price (a meter not sold) never replaces one.
+    if price > 0:
+        entry[slot] = float(price)

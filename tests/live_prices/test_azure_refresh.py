@@ -59,6 +59,8 @@ def retail() -> RetailPricesApi:
         if spot is not None:
             items.append(meter(name, REGION, spot, spot=True))
     items.append(meter("Standard_NC24ads_A100_v4", "westus3", 9.99))
+    # A meter not sold (price 0) listed after the real one: it replaces nothing.
+    items.append(meter("Standard_NC24ads_A100_v4", REGION, 0))
     items.append(meter("Standard_D2s_v5", REGION, 0.096))
     items.append(meter("Standard_NC999_X9_v9", REGION, 1.0))
     return RetailPricesApi(items, page_size=2)
@@ -129,11 +131,13 @@ def test_a_refresh_writes_the_catalog_the_apis_describe(
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     (cloud,) = report["clouds"]
-    # Price items of this region: three sizes' Linux and Windows meters, two spot, two others.
-    assert cloud["price_rows"] == 3 * 2 + 2 + 2
-    assert len(retail.calls) == 5  # pages of two
+    # Price items of this region: three sizes' Linux and Windows meters, two spot, two others,
+    # one not sold.
+    assert cloud["price_rows"] == 3 * 2 + 2 + 2 + 1
+    assert len(retail.calls) == 6  # pages of two
     assert cloud["skipped"] == [
-        f"azure {REGION} Standard_NC999_X9_v9: GPU model not known (catalog-overrides/)"
+        f"azure {REGION} Standard_NC8as_T4_v3: not available to the subscription",
+        f"azure {REGION} Standard_NC999_X9_v9: GPU model not known (catalog-overrides/)",
     ]
     shipped = load_catalog()
     written = azure_rows(out)
