@@ -136,3 +136,15 @@ def _apply(env: LocalEnv, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
     for name, value in env.set.items():
         monkeypatch.setenv(name, value)
+
+
+@pytest.fixture(scope="module")
+def moto_url() -> Iterator[str]:
+    """A real moto server on 127.0.0.1 (its AWS APIs: EC2, Auto Scaling, CloudWatch, ...)."""
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    yield f"http://{host}:{port}"
+    server.stop()

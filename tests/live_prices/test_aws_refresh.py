@@ -16,7 +16,6 @@ import moto
 import pytest
 import requests
 from click.testing import CliRunner, Result
-from moto.server import ThreadedMotoServer
 
 from gpufleet.cli.main import main
 from gpufleet.planner.catalog import COLUMNS, Offer, format_number, load_catalog
@@ -29,15 +28,6 @@ PRICES = {"p5.48xlarge": 98.32, "p4d.24xlarge": 21.96, "g5.xlarge": 1.006, "g6.x
 # moto answers every spot price history query with this price.
 MOTO_SPOT = 0.00001
 MOTO_RESOURCES = Path(moto.__file__).parent / "ec2" / "resources"
-
-
-@pytest.fixture(scope="module")
-def moto_url() -> Iterator[str]:
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    yield f"http://{host}:{port}"
-    server.stop()
 
 
 @pytest.fixture

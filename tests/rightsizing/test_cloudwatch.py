@@ -18,7 +18,7 @@ from gpufleet.cli.main import main
 from gpufleet.rightsizing.cloudwatch_gpu import MEMORY_USED, NAMESPACE, UTILIZATION
 from gpufleet.tag_keys import WORKLOAD
 from tests.rightsizing.test_rightsize import ONE_EACH
-from tests.runs.test_aws_groups import FAKE_KEYS, aws_env, moto_url  # noqa: F401  (fixtures)
+from tests.runs.test_aws_groups import FAKE_KEYS, aws_env  # noqa: F401  (fixtures)
 
 REGION = "us-east-1"
 

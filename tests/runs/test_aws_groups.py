@@ -6,7 +6,6 @@ the group's size, no credentials, a permission missing."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,6 @@ import pytest
 import requests
 from click.testing import CliRunner, Result
 from moto.core.authorization import enable_iam_authentication
-from moto.server import ThreadedMotoServer
 
 from gpufleet import tag_keys
 from gpufleet.cli.main import main
@@ -26,15 +24,6 @@ from tests.helpers import ROOT
 from tests.runs.stack_files import AWS_REGION, ENVIRONMENT, PROJECT, write_stack_config
 
 FAKE_KEYS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
-
-
-@pytest.fixture(scope="module")
-def moto_url() -> Iterator[str]:
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    yield f"http://{host}:{port}"
-    server.stop()
 
 
 @pytest.fixture
