@@ -619,8 +619,8 @@ def _cloud_regions(
     type=FiniteFloatRange(min=1.0, min_open=True, max=1000.0),
     default=2.0,
     show_default=True,
-    help="A price that moves more than this factor either way, or a region that had offers "
-    "and has none, stops the refresh unless --accept-moves.",
+    help="A price that moves more than this factor either way, or a region losing all or "
+    "most of its offers or spot prices, stops the refresh unless --accept-moves.",
 )
 @click.option("--accept-moves", is_flag=True, help="Take the moves past --max-move.")
 @click.option(
@@ -642,7 +642,7 @@ def catalog_refresh(
     fmt: str,
     catalog_path: Path | None,
 ) -> None:
-    """Rebuild the catalog from the clouds' own price APIs.
+    """Rebuild the catalog from the clouds' own price APIs (on the one in use, or --catalog).
 
     \b
     AWS: the Price List (on-demand), EC2 instance types, offerings per zone and spot price
