@@ -608,6 +608,8 @@ def _cloud_regions(
     "--output",
     "output",
     type=click.Path(path_type=Path, dir_okay=False),
+    # planner.catalog.CATALOG_ENV: spelled here, since --help must not import the planner
+    # (tests/live_prices/test_catalog_age.py holds the two together).
     envvar="GPUFLEET_CATALOG",
     show_envvar=True,
     help="Where to write the refreshed catalog (replaced in one step; nothing is written when "
@@ -669,13 +671,10 @@ def catalog_refresh(
     unknown = sorted(set(regions) - set(clouds or CLOUDS))
     if unknown:
         _fail_input([f"--region names {', '.join(unknown)}, which this refresh does not read"])
-    from gpufleet.planner.catalog import DEFAULT_CATALOG_PATH
+    from gpufleet.planner.catalog import CATALOG_ENV, DEFAULT_CATALOG_PATH
 
-    if (
-        catalog_path is None
-        and output == Path(os.environ.get("GPUFLEET_CATALOG") or "/")
-        and not output.exists()
-    ):
+    in_use = os.environ.get(CATALOG_ENV)
+    if catalog_path is None and in_use and Path(in_use) == output and not output.exists():
         # The first refresh into GPUFLEET_CATALOG: it builds on the shipped catalog.
         catalog_path = DEFAULT_CATALOG_PATH
     base = _load_catalog(catalog_path)

@@ -22,23 +22,21 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 import boto3.session
-from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 
-from gpufleet.live_prices.price_source import RefreshError, SourceResult
+from gpufleet.live_prices.price_source import RefreshError, SourceResult, read_at, shape_error
 from gpufleet.live_prices.refresh import RefreshRequest
 from gpufleet.planner.catalog import Offer
 from gpufleet.planner.gpus import GPUS, gpu_by_name_and_memory
-from gpufleet.runs.aws_access import NO_CREDENTIALS
+from gpufleet.runs.aws_access import NO_CREDENTIALS, RETRIES
 
 # The Price List API answers in us-east-1 (and two others) for every region.
 PRICING_REGION = "us-east-1"
 SOURCE = "aws:pricing.get_products+ec2.describe_spot_price_history"
-# Botocore's standard mode retries throttling and 5xx with backoff; a refresh makes many calls.
-RETRIES = Config(retries={"mode": "standard", "max_attempts": 8})
 _PRODUCT_FILTERS = {
     "productFamily": "Compute Instance",
     "operatingSystem": "Linux",
@@ -66,8 +64,7 @@ def _calling(call: str) -> Iterator[None]:
         raise RefreshError([f"aws: {call}: {exc}"]) from None
 
 
-def _shape_error(call: str, what: str) -> RefreshError:
-    return RefreshError([f"aws: {call}: an answer not in the documented shape: {what}"])
+_shape_error = partial(shape_error, "aws")
 
 
 def read_aws(request: RefreshRequest) -> SourceResult:
@@ -76,7 +73,7 @@ def read_aws(request: RefreshRequest) -> SourceResult:
     offers: list[Offer] = []
     skipped: list[str] = []
     rows = 0
-    as_of = request.now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    as_of = read_at(request.now)
     for region in request.regions:
         ec2 = session.client("ec2", region_name=region, config=RETRIES)
         machines, unknown = _gpu_machines(ec2)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
 from azure.core import PipelineClient
@@ -31,7 +32,7 @@ from azure.core.rest import HttpRequest
 from azure.identity import DefaultAzureCredential
 from azure.mgmt.compute import ComputeManagementClient
 
-from gpufleet.live_prices.price_source import RefreshError, SourceResult
+from gpufleet.live_prices.price_source import RefreshError, SourceResult, read_at, shape_error
 from gpufleet.live_prices.refresh import RefreshRequest
 from gpufleet.planner.catalog import Offer
 from gpufleet.runs.azure_access import NO_CREDENTIALS, client_options
@@ -63,8 +64,7 @@ def _first_line(error: Exception) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-def _shape_error(call: str, what: str) -> RefreshError:
-    return RefreshError([f"azure: {call}: an answer not in the documented shape: {what}"])
+_shape_error = partial(shape_error, "azure")
 
 
 def read_azure(request: RefreshRequest) -> SourceResult:
@@ -78,7 +78,7 @@ def read_azure(request: RefreshRequest) -> SourceResult:
     prices = PipelineClient(
         endpoint, policies=[RetryPolicy(retry_total=8, retry_backoff_factor=0.5)]
     )
-    as_of = request.now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    as_of = read_at(request.now)
     offers: list[Offer] = []
     skipped: list[str] = []
     rows = 0

@@ -24,9 +24,10 @@ import re
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
-from gpufleet.live_prices.price_source import RefreshError, SourceResult
+from gpufleet.live_prices.price_source import RefreshError, SourceResult, read_at, shape_error
 from gpufleet.live_prices.refresh import RefreshRequest
 from gpufleet.planner.catalog import Offer
 from gpufleet.planner.catalog_build import N1_MEMORY_GIB_PER_VCPU, N1_VCPUS_PER_GPU
@@ -77,8 +78,7 @@ def _calling(call: str) -> Iterator[None]:
         raise RefreshError([f"gcp: {call}: credentials rejected: {exc}"]) from None
 
 
-def _shape_error(call: str, what: str) -> RefreshError:
-    return RefreshError([f"gcp: {call}: an answer not in the documented shape: {what}"])
+_shape_error = partial(shape_error, "gcp")
 
 
 def gpu_token(name: str) -> frozenset[str]:
@@ -111,7 +111,7 @@ def read_gcp(request: RefreshRequest) -> SourceResult:
     wanted = set(request.regions)
     machines, accelerators = _machines(access, wanted)
     prices, rows = _prices(access, billing_options)
-    as_of = request.now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    as_of = read_at(request.now)
     offers: list[Offer] = []
     skipped: list[str] = []
 

@@ -4,6 +4,7 @@ records it read to make them, and what it left out and why."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from gpufleet.clouds import Cloud
 from gpufleet.planner.catalog import Offer
@@ -26,3 +27,13 @@ class RefreshError(Exception):
     def __init__(self, problems: list[str]) -> None:
         super().__init__("\n".join(problems))
         self.problems = problems
+
+
+def shape_error(cloud: Cloud, call: str, what: str) -> RefreshError:
+    """An API answer that is not the shape its documentation gives: nothing is written."""
+    return RefreshError([f"{cloud}: {call}: an answer not in the documented shape: {what}"])
+
+
+def read_at(now: datetime) -> str:
+    """A row's ``as_of``: the UTC time it was read, to the second."""
+    return now.strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -13,9 +13,8 @@ from collections.abc import Iterable
 
 import boto3.session
 
-from gpufleet.live_prices.aws_prices import RETRIES
 from gpufleet.planner.quotas import Quota, aws_quota_families
-from gpufleet.runs.aws_access import aws_errors
+from gpufleet.runs.aws_access import RETRIES, aws_errors
 
 
 def aws_quotas(regions: Iterable[str]) -> list[Quota]:

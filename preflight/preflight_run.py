@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from gpufleet.clouds import CLOUDS, Cloud
+from gpufleet.live_prices.price_source import read_at
 from gpufleet.planner.catalog import load_catalog
 from gpufleet.planner.quotas import Quota
 from gpufleet.preflight.needs import QuotaNeed, stack_needs
@@ -135,7 +136,7 @@ def preflight(program: Path, stack: str, config_file: Path | None) -> Preflight:
         scores = spot_scores(needs.needs)
     return Preflight(
         stack,
-        datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        read_at(datetime.now(UTC)),
         quotas,
         [checks[i] for i in sorted(checks)],
         unchecked,

@@ -9,9 +9,8 @@ from dataclasses import dataclass
 
 import boto3.session
 
-from gpufleet.live_prices.aws_prices import RETRIES
 from gpufleet.preflight.needs import QuotaNeed
-from gpufleet.runs.aws_access import aws_errors
+from gpufleet.runs.aws_access import RETRIES, aws_errors
 from gpufleet.runs.cloud_error import CloudError
 
 # AWS: a score of 1-3 means a request is unlikely to succeed.

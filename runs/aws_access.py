@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import boto3.session
+from botocore.config import Config
 from botocore.exceptions import (
     BotoCoreError,
     ClientError,
@@ -22,6 +23,9 @@ from botocore.exceptions import (
 
 from gpufleet.runs.cloud_error import CloudError
 
+# Botocore's standard mode retries throttling and 5xx with backoff: for callers that make many
+# calls (a catalog refresh, a preflight).
+RETRIES = Config(retries={"mode": "standard", "max_attempts": 8})
 NO_CREDENTIALS = (
     "no credentials found (AWS_PROFILE, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, ~/.aws/"
     "credentials or config, SSO, an instance or container role)"

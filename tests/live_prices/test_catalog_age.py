@@ -8,6 +8,7 @@ from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -121,3 +122,11 @@ def test_the_first_refresh_into_gpufleet_catalog_builds_on_the_shipped_one(
     # It reaches the cloud (which says what to set) instead of failing on its base.
     assert result.exit_code == 1
     assert "azure: set AZURE_SUBSCRIPTION_ID" in result.output and not target.exists()
+
+
+def test_refresh_writes_where_the_catalog_in_use_is_named() -> None:
+    from gpufleet.cli.main import catalog_refresh
+    from gpufleet.planner.catalog import CATALOG_ENV
+
+    (output,) = [p for p in catalog_refresh.params if p.name == "output"]
+    assert isinstance(output, click.Option) and output.envvar == CATALOG_ENV
