@@ -148,3 +148,25 @@ def moto_url() -> Iterator[str]:
     host, port = server.get_host_and_port()
     yield f"http://{host}:{port}"
     server.stop()
+
+
+@pytest.fixture
+def aws_env(moto_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """AWS's SDK pointed at the moto server with fake keys: no profile, no files, no instance
+    metadata. Its URL; a test adds service endpoints moto lacks (AWS_ENDPOINT_URL_<SERVICE>)."""
+    import requests
+
+    from tests.local_clouds import FAKE_KEYS
+
+    requests.post(f"{moto_url}/moto-api/reset", timeout=10)
+    for name in ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_SESSION_TOKEN", "AWS_ROLE_ARN"):
+        monkeypatch.delenv(name, raising=False)
+    empty = tmp_path / "empty"
+    empty.write_text("")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(empty))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(empty))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    monkeypatch.setenv("AWS_ENDPOINT_URL", moto_url)
+    for name, value in FAKE_KEYS.items():
+        monkeypatch.setenv(name, value)
+    return moto_url

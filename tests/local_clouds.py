@@ -21,6 +21,9 @@ from tests.runs.gcp_compute_server import ComputeApi
 from tests.runs.local_https import LocalServer
 from tests.runs.stack_files import AZURE_GROUP, AZURE_REGION, AZURE_SUBSCRIPTION, GCP_PROJECT
 
+# AWS keys the local AWS APIs (moto, the fakes) take.
+FAKE_KEYS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
+
 
 @dataclass
 class LocalEnv:

@@ -14,7 +14,6 @@ from pathlib import Path
 import boto3
 import moto
 import pytest
-import requests
 from click.testing import CliRunner, Result
 
 from gpufleet.cli.main import main
@@ -41,27 +40,15 @@ def price_list() -> PriceListApi:
 
 @pytest.fixture
 def aws(
-    moto_url: str,
+    aws_env: str,
     price_list: PriceListApi,
     certificate: tuple[Path, Path],
-    tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> Iterator[PriceListApi]:
-    """moto for EC2, the fake for the Price List, fake keys; no profile, no files."""
-    requests.post(f"{moto_url}/moto-api/reset", timeout=10)
+    """moto for EC2 (``aws_env``), the fake for the Price List."""
     server = LocalServer(price_list.route, certificate)
-    for name in ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_SESSION_TOKEN", "AWS_ROLE_ARN"):
-        monkeypatch.delenv(name, raising=False)
-    empty = tmp_path / "empty"
-    empty.write_text("")
-    monkeypatch.setenv("AWS_CONFIG_FILE", str(empty))
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(empty))
-    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
-    monkeypatch.setenv("AWS_ENDPOINT_URL", moto_url)
     monkeypatch.setenv("AWS_ENDPOINT_URL_PRICING", server.url)
     monkeypatch.setenv("AWS_CA_BUNDLE", str(certificate[0]))
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
     monkeypatch.delenv("GPUFLEET_CATALOG", raising=False)
     yield price_list
     server.close()

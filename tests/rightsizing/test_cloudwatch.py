@@ -17,8 +17,8 @@ from click.testing import CliRunner
 from gpufleet.cli.main import main
 from gpufleet.rightsizing.cloudwatch_gpu import MEMORY_USED, NAMESPACE, UTILIZATION
 from gpufleet.tag_keys import WORKLOAD
+from tests.local_clouds import FAKE_KEYS
 from tests.rightsizing.test_rightsize import ONE_EACH
-from tests.runs.test_aws_groups import FAKE_KEYS, aws_env  # noqa: F401  (fixtures)
 
 REGION = "us-east-1"
 
@@ -73,7 +73,7 @@ def _publish(instance: str, mean: float) -> None:
 
 
 def test_cloudwatch_samples_of_a_tagged_fleet_are_judged(
-    aws_env: str,  # noqa: F811
+    aws_env: str,
     tmp_path: Path,
 ) -> None:
     ec2 = boto3.client("ec2", region_name=REGION)
@@ -95,7 +95,7 @@ def test_cloudwatch_samples_of_a_tagged_fleet_are_judged(
 
 
 def test_no_credentials_is_one_line(
-    aws_env: str,  # noqa: F811
+    aws_env: str,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -12,7 +12,6 @@ from typing import Any
 
 import boto3
 import pytest
-import requests
 from click.testing import CliRunner, Result
 from moto.core.authorization import enable_iam_authentication
 
@@ -21,26 +20,8 @@ from gpufleet.cli.main import main
 from gpufleet.planner.rates import shipped_rate_card
 from gpufleet.runs.aws_groups import GUARD_ACTION
 from tests.helpers import ROOT
+from tests.local_clouds import FAKE_KEYS
 from tests.runs.stack_files import AWS_REGION, ENVIRONMENT, PROJECT, write_stack_config
-
-FAKE_KEYS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
-
-
-@pytest.fixture
-def aws_env(moto_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Only the moto server and fake keys: no profile, no files, no instance metadata."""
-    requests.post(f"{moto_url}/moto-api/reset", timeout=10)
-    for name in ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_SESSION_TOKEN", "AWS_ROLE_ARN"):
-        monkeypatch.delenv(name, raising=False)
-    empty = tmp_path / "empty"
-    empty.write_text("")
-    monkeypatch.setenv("AWS_CONFIG_FILE", str(empty))
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(empty))
-    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
-    monkeypatch.setenv("AWS_ENDPOINT_URL", moto_url)
-    for name, value in FAKE_KEYS.items():
-        monkeypatch.setenv(name, value)
-    return moto_url
 
 
 @pytest.fixture
