@@ -81,8 +81,14 @@ def evaluate(
     c: Criteria,
     offers_by_gpu: Mapping[str, list[Offer]],
     all_regions: Mapping[Cloud, frozenset[str]],
+    unplaceable: bool = False,
 ) -> Evaluation:
-    """Every priced candidate for the criteria's workload, with the narrowing stages."""
+    """Every priced candidate for the criteria's workload, with the narrowing stages.
+
+    ``unplaceable``: the search found no candidate, only the reason is wanted. Then no offer
+    prices (each gives None, or [] over ``max_price_per_hour``), so pricing stops at the first
+    offer over the cap, and without a cap is not needed: the stages' counts after the filters
+    are then not all counted, the reason is the same."""
     workload, need = c.workload, c.need
     if not need.options:
         return Evaluation(workload, need, (), (), need.reason, c.size_on, c.rates)
@@ -124,12 +130,18 @@ def evaluate(
         offers = narrow(offers, f.label, f.keep, f.what, f.empty_reason)
     candidates: list[Candidate] = []
     no_pricing = over_cap = 0
+    cap = workload.max_price_per_hour
     for offer in offers:
+        if unplaceable and cap is None:
+            no_pricing += 1
+            continue
         priced = c.price(offer)
         if priced is None:
             no_pricing += 1
         elif not priced:
             over_cap += 1
+            if unplaceable:
+                break
         else:
             candidates.extend(priced)
     stages.append(
@@ -140,7 +152,6 @@ def evaluate(
             _no_pricing_reason(workload, c.limits, c.environment),
         )
     )
-    cap = workload.max_price_per_hour
     if cap is not None:
         stages.append(
             Stage(

@@ -163,10 +163,14 @@ class OfferBucket:
     offers: list[Offer]
     min_on_demand: float = math.inf
     min_spot: float = math.inf
+    # What a workload's size on the bucket's offers depends on: GPU type, count and cloud.
+    shape: tuple[str, int, Cloud] = ("", 0, "aws")
 
     def add(self, offer: Offer, rates: RateCard) -> None:
         """Add ``offer``: its spot rate in either scope (its zone's, its region's mean) is at
         least the bucket's cheapest, whichever a workload pays."""
+        if not self.offers:
+            self.shape = (offer.gpu_name, offer.gpu_count, offer.cloud)
         self.offers.append(offer)
         self.min_on_demand = min(self.min_on_demand, offer.on_demand_hourly)
         for scope in get_args(SpotScope):
@@ -349,6 +353,11 @@ def offer_pricer(
     return price
 
 
+# What multiplies a bucket's cheapest spot and on-demand rates for base and burst, and their
+# instance-hours (``bucket_lower_bound``).
+_Coefficients = tuple[float, float, float, float, float, float]
+
+
 def bucket_lower_bound(
     workload: Workload,
     limits: EnvironmentLimits,
@@ -370,33 +379,41 @@ def bucket_lower_bound(
         for cloud in CLOUDS
     }
 
-    def bound(bucket: OfferBucket) -> float | None:
-        first = bucket.offers[0]
+    # Per GPU type, count and cloud, what multiplies the bucket's cheapest spot and on-demand
+    # rates (inf where that pricing is not allowed), and the instance-hours of base and burst:
+    # a bound is then a few products, for the ~80 buckets each workload's search sorts.
+    coefficients: dict[tuple[str, int, Cloud], _Coefficients] = {}
+
+    def coefficients_for(first: Offer) -> _Coefficients:
         size = size_on(first)
-        instances, burst_instances = size.instances, size.burst_instances
-        spot_base = workload.interruptible and not size.always_on_base
-        spot_burst = workload.interruptible and burst_instances > 0
         cloud = first.cloud
-        od = bucket.min_on_demand
-        base = min(
-            bucket.min_spot * factors(size, size.base_hours)[cloud] if spot_base else math.inf,
-            od if allow_on_demand else math.inf,
-            od * commitment[cloud] if size.always_on_base else math.inf,
+        spot_base = workload.interruptible and not size.always_on_base
+        spot_burst = workload.interruptible and size.burst_instances > 0
+        on_demand = 1.0 if allow_on_demand else math.inf
+        return (
+            factors(size, size.base_hours)[cloud] if spot_base else math.inf,
+            min(on_demand, commitment[cloud] if size.always_on_base else math.inf),
+            size.instances * size.base_hours,
+            factors(size, size.burst_hours)[cloud] if spot_burst else math.inf,
+            on_demand,
+            size.burst_instances * size.burst_hours if size.burst_instances else 0.0,
         )
+
+    def bound(bucket: OfferBucket) -> float | None:
+        found = coefficients.get(bucket.shape)
+        if found is None:
+            found = coefficients[bucket.shape] = coefficients_for(bucket.offers[0])
+        spot_base, od_base, base_hours, spot_burst, od_burst, burst_hours = found
+        spot, od = bucket.min_spot, bucket.min_on_demand
+        base = min(spot * spot_base, od * od_base)
         if base == math.inf:
             return None
-        cost = base * instances * size.base_hours
-        if burst_instances:
-            burst = min(
-                bucket.min_spot * factors(size, size.burst_hours)[cloud]
-                if spot_burst
-                else math.inf,
-                od if allow_on_demand else math.inf,
-            )
-            if burst == math.inf:
-                return None
-            cost += burst * burst_instances * size.burst_hours
-        return cost
+        if not burst_hours:
+            return base * base_hours
+        burst = min(spot * spot_burst, od * od_burst)
+        if burst == math.inf:
+            return None
+        return base * base_hours + burst * burst_hours
 
     return bound
 

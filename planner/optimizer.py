@@ -26,7 +26,7 @@ from gpufleet.planner.plan import Burst, EnvironmentPlan, Placement, Plan, Unpla
 from gpufleet.planner.pricing import resolve_assumptions
 from gpufleet.planner.quotas import Market, Quota, QuotaBook, demand, machine_covers, market_of
 from gpufleet.planner.rates import RateCard
-from gpufleet.planner.spec import Workload, WorkloadSpec
+from gpufleet.planner.spec import EnvironmentLimits, Workload, WorkloadSpec
 from gpufleet.pricing_models import PRICING_ORDER, Pricing
 
 
@@ -72,6 +72,10 @@ class Planner:
         # (workload, environment) -> the offer a mirrored environment chose; None when the
         # environment mirrors nothing or cannot use it.
         self._pins: dict[tuple[str, str], Offer | None] = {}
+        # Environments alike in what decides a placement (most specs repeat their limits over
+        # many environments) choose alike: one search per workload and distinct settings.
+        self._chosen: dict[tuple[object, ...], Placement | None] = {}
+        self._eligible_buckets: dict[tuple[object, ...], list[OfferBucket]] = {}
 
     def plan(self, environments: Iterable[str] | None = None) -> Plan:
         names = list(environments) if environments is not None else list(self.spec.environments)
@@ -95,9 +99,11 @@ class Planner:
                 # fit here: plan freely within them, as where the environment cannot use it.
                 best = self.best_placement(workload, environment, book, over, pinned=False)
             if best is None:
-                reason = self.evaluate(workload, environment).reason or ""
-                if over:
-                    reason = _over_quota(over)
+                reason = (
+                    _over_quota(over)
+                    if over
+                    else self.evaluate(workload, environment, unplaceable=True).reason or ""
+                )
                 unplaced.append(Unplaced(workload.name, workload.kind, reason))
             else:
                 placements.append(best)
@@ -130,19 +136,21 @@ class Planner:
         """
         if workload.managed is not None:
             quotas = None
+        pin = self._mirrored(workload, environment) if pinned else None
+        key: tuple[object, ...] | None = None
+        if quotas is None:
+            limits = self.spec.environments[environment]
+            key = (id(workload), _deciding(limits), id(pin) if pin is not None else None)
+            if key in self._chosen:
+                return self._chosen[key]
         # Under quotas the cheapest burst may not fit where a dearer one does: price them all.
-        c = self._criteria(workload, environment, every_burst=quotas is not None, pinned=pinned)
+        c = self._criteria(workload, environment, every_burst=quotas is not None, pin=pin)
         bounded: list[tuple[float, int, OfferBucket]] = []
-        for option in c.need.options:
-            for cloud in c.clouds:
-                for region in c.regions[cloud]:
-                    for count, bucket in self._buckets.get(
-                        (option.gpu_name, cloud, region), {}
-                    ).items():
-                        if count >= option.min_per_node:
-                            bound = c.lower_bound(bucket)
-                            if bound is not None:
-                                bounded.append((bound, len(bounded), bucket))
+        lower_bound = c.lower_bound
+        for bucket in self._eligible(c):
+            bound = lower_bound(bucket)
+            if bound is not None:
+                bounded.append((bound, len(bounded), bucket))
         bounded.sort()
         filters = [f.keep for f in c.filters]
         best: Candidate | None = None
@@ -163,13 +171,37 @@ class Planner:
                                     over.append(short)
                                 continue
                         best = candidate
-        if best is None:
-            return None
-        return to_placement(workload, best, c.size_on, self.rates)
+        placement = None if best is None else to_placement(workload, best, c.size_on, self.rates)
+        if key is not None:
+            self._chosen[key] = placement
+        return placement
 
-    def evaluate(self, workload: Workload, environment: str) -> Evaluation:
-        """Every priced candidate for ``workload`` in ``environment``, with the narrowing stages."""
-        return evaluate(self._criteria(workload, environment), self._by_gpu, self._all_regions)
+    def _eligible(self, c: Criteria) -> list[OfferBucket]:
+        """The buckets of the GPU types and counts, clouds and regions ``c`` allows, in a fixed
+        order; the same for every environment where those are (kept, for many environments)."""
+        key = (
+            tuple((option.gpu_name, option.min_per_node) for option in c.need.options),
+            tuple((cloud, c.regions[cloud]) for cloud in c.clouds),
+        )
+        found = self._eligible_buckets.get(key)
+        if found is None:
+            found = self._eligible_buckets[key] = [
+                bucket
+                for option in c.need.options
+                for cloud in c.clouds
+                for region in c.regions[cloud]
+                for count, bucket in self._buckets.get((option.gpu_name, cloud, region), {}).items()
+                if count >= option.min_per_node
+            ]
+        return found
+
+    def evaluate(
+        self, workload: Workload, environment: str, unplaceable: bool = False
+    ) -> Evaluation:
+        """Every priced candidate for ``workload`` in ``environment``, with the narrowing stages
+        (``unplaceable``: the search placed nothing, only the reason is wanted)."""
+        criteria = self._criteria(workload, environment, pin=self._mirrored(workload, environment))
+        return evaluate(criteria, self._by_gpu, self._all_regions, unplaceable)
 
     def _mirrored(self, workload: Workload, environment: str) -> Offer | None:
         """The offer the mirrored environment chose for ``workload``, if this environment
@@ -188,7 +220,7 @@ class Planner:
         return self._pins[key]
 
     def _criteria(
-        self, workload: Workload, environment: str, every_burst: bool = False, pinned: bool = True
+        self, workload: Workload, environment: str, pin: Offer | None, every_burst: bool = False
     ) -> Criteria:
         return criteria_for(
             workload,
@@ -197,9 +229,20 @@ class Planner:
             rates=self.rates,
             position=self._position,
             allowed_regions=lambda cloud: self.allowed_regions(workload, cloud),
-            mirrored=self._mirrored(workload, environment) if pinned else None,
+            mirrored=pin,
             every_burst=every_burst,
         )
+
+
+def _deciding(limits: EnvironmentLimits) -> tuple[tuple[str, object], ...]:
+    """The environment settings a placement depends on, hashable. The budget only judges a
+    plan, and the mirror acts through the offer it pins; every other field counts, including
+    one added later."""
+    return tuple(
+        (field, tuple(value) if isinstance(value, list) else value)
+        for field, value in limits
+        if field not in ("monthly_budget_usd", "mirror")
+    )
 
 
 QuotaUse = tuple[Cloud, str, str | None, list[tuple[Market, float]]]

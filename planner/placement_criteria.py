@@ -138,9 +138,15 @@ def _filters(
         scale = size.instances + size.burst_instances
         smallest = min((o.min_per_node for o in need.options), default=0)
 
+        within: dict[tuple[str, int], bool] = {}
+
         def within_cap(o: Offer) -> bool:
-            on = size_on(o)
-            return o.gpu_count * (on.instances + on.burst_instances) <= cap
+            shape = (o.gpu_name, o.gpu_count)
+            found = within.get(shape)
+            if found is None:
+                on = size_on(o)
+                found = within[shape] = o.gpu_count * (on.instances + on.burst_instances) <= cap
+            return found
 
         filters.append(
             OfferFilter(
