@@ -17,25 +17,49 @@ import sys
 
 from gpufleet.cli.main import main
 from gpufleet.process_signals import exit_on_terminating_signals
+from gpufleet.standard_streams import (
+    BROKEN_PIPE_STATUS,
+    OUTPUT_FAILED_STATUS,
+    OutputFailed,
+    discard_pending_output,
+    guard_standard_streams,
+)
 
 
 def run() -> None:
     # Stopped by a CI runner (SIGTERM) or a closed terminal (SIGHUP): unwind as on an error,
     # so a program's process group is killed and no temporary file stays behind.
     exit_on_terminating_signals()
+    closed = guard_standard_streams()
+    if closed is not None:
+        print(closed, file=sys.stderr, flush=True)
+        os._exit(OUTPUT_FAILED_STATUS)
     try:
         main()
         code = 0
     except SystemExit as exc:
         code = _exit_status(exc.code)
+    except OutputFailed as exc:
+        code = _output_failed(exc)
     # Private, but the one way to run the handlers (the runtime loop's close among them)
     # without the rest of interpreter shutdown; os._exit would skip them.
     atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        # A reader that went away (| head): nothing more to tell it.
-        with contextlib.suppress(OSError):
-            stream.flush()
+    try:
+        sys.stdout.flush()
+    except OutputFailed as exc:
+        code = _output_failed(exc)
+    with contextlib.suppress(OSError):
+        sys.stderr.flush()
     os._exit(code)
+
+
+def _output_failed(exc: OutputFailed) -> int:
+    """One line, unless the reader went away (``| head``): nothing more to tell it."""
+    discard_pending_output()
+    if exc.reader_gone:
+        return BROKEN_PIPE_STATUS
+    print(exc, file=sys.stderr, flush=True)
+    return OUTPUT_FAILED_STATUS
 
 
 def _exit_status(code: object) -> int:

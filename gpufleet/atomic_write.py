@@ -2,9 +2,10 @@
 half of either, and a command writing several files writes all of them or none.
 
 What a user names as the destination is honoured as the shell would: a symlink is written
-through to its target (the link stays a link), a device or FIFO is streamed to (a FIFO waits for
-its reader, as ``>`` does), ``-`` is standard output. A name for one of the process's own open
-descriptors (``/dev/stdout``, ``/dev/stderr``, ``/dev/stdin``, ``/dev/fd/N``,
+through to its target (the link stays a link), a device or FIFO is streamed to (a FIFO waits
+for its reader, as ``>`` does, but for ``FIFO_WAIT_SECONDS`` at most), ``-`` is standard
+output. A name for one of the process's own open descriptors (``/dev/stdout``,
+``/dev/stderr``, ``/dev/stdin``, ``/dev/fd/N``,
 ``/proc/self/fd/N``, or a symlink to one) is written through that descriptor, at its offset
 and honouring ``O_APPEND``: ``--export /dev/stdout >> out.txt`` appends to ``out.txt`` after
 what the command printed, in order, and never replaces it. Only a regular file is replaced,
@@ -44,6 +45,7 @@ import stat
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -151,10 +153,42 @@ class _Destination:
             if self.descriptor is not None:
                 _write_to_descriptor(self.descriptor, text.encode("utf-8"))
                 return
-            with self.given.open("w", encoding="utf-8", newline="") as handle:
-                handle.write(text)
+            fd = _open_stream(self.given)
+            try:
+                _write_all(fd, text.encode("utf-8"))
+            finally:
+                os.close(fd)
         except OSError as exc:
             raise _naming(exc, self.given) from None
+
+
+# How long a FIFO may go without a reader: ``>`` would wait for ever; a CI job blocked on a
+# FIFO nobody reads is a hang, so gpufleet gives up after this and says why.
+FIFO_WAIT_SECONDS = 30.0
+_FIFO_POLL_SECONDS = 0.05
+
+
+def _open_stream(path: Path) -> int:
+    """A device, FIFO or socket opened for writing without blocking on the open: a FIFO with
+    no reader is retried until ``FIFO_WAIT_SECONDS``, then an error naming it. The descriptor
+    is then made blocking again, so writes wait for a slow reader as a pipe's do."""
+    deadline = time.monotonic() + FIFO_WAIT_SECONDS
+    while True:
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+            break
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:  # ENXIO: a FIFO no process has open for reading
+                raise
+            if time.monotonic() >= deadline:
+                raise OSError(
+                    errno.ENXIO,
+                    f"no process read the FIFO within {FIFO_WAIT_SECONDS:g} s",
+                    str(path),
+                ) from None
+            time.sleep(_FIFO_POLL_SECONDS)
+    os.set_blocking(fd, True)
+    return fd
 
 
 def _own_descriptor(path: Path) -> int | None:

@@ -5,7 +5,9 @@ file and the line, never a traceback or unbounded memory."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Self
@@ -22,9 +24,41 @@ MAX_PROBLEMS_SHOWN = 100
 MAX_PROBLEM_CHARS = 1_000
 
 
+# What makes a file name or a field key unsafe to print as it is in a problem line: a ":"
+# that would split ``file:line: field:`` elsewhere, white space (a newline would start a forged
+# line), a quote or backslash (a quoted name's own characters). These, an unprintable character
+# or nothing at all, and the name is quoted.
+_UNSAFE_IN_NAME = re.compile(r"[\s:\"'\\]")
+# In a key of a field path, also what joins the path (``workloads[0].tags``).
+_UNSAFE_IN_KEY = re.compile(r"[\s:\"'\\.\[\]]")
+
+
+def quoted_name(name: str) -> str:
+    """``name`` as it is when safe, else in double quotes with JSON's escapes (``"a:b"``,
+    ``"x\\ny"``): a file name can never read as another part of a line."""
+    if name and name.isprintable() and not _UNSAFE_IN_NAME.search(name):
+        return name
+    return json.dumps(name)
+
+
+def quoted_key(key: str) -> str:
+    """A key in a field path (``tags."team: a"``), quoted as ``quoted_name`` quotes."""
+    if key and key.isprintable() and not _UNSAFE_IN_KEY.search(key):
+        return key
+    return json.dumps(key)
+
+
+def problem_line(file: str, line: int, field: str, message: str) -> str:
+    """``file:line: field: message``, the one shape of a problem in an input file: the file
+    name quoted when it is not plain (``quoted_name``), the message on one line."""
+    message = " ".join(message.split())
+    return f"{quoted_name(file)}:{line}: {field}: {message}"
+
+
 class InputFileError(Exception):
-    """One line: ``file:line: field: message``. A problem with the whole file (it cannot be
-    read, it is too large, not UTF-8) is at line 1 (or the first bad line), field ``file``."""
+    """One line: ``file:line: field: message`` (``problem_line``). A problem with the whole
+    file (it cannot be read, it is too large, not UTF-8) is at line 1 (or the first bad line),
+    field ``file``."""
 
     def __init__(self, file: str, message: str, *, line: int = 1, field: str = "file") -> None:
         # One line, whatever a parser's message holds (PyYAML's span several).
@@ -33,7 +67,7 @@ class InputFileError(Exception):
         self.line = line
         self.field = field
         self.message = message
-        super().__init__(f"{file}:{line}: {field}: {message}")
+        super().__init__(problem_line(file, line, field, message))
 
     @classmethod
     def of(cls, problem: InputFileError) -> Self:

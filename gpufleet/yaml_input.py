@@ -33,7 +33,7 @@ from typing import Any, NoReturn
 
 import yaml
 
-from gpufleet.text_input import MAX_NESTING, InputFileError, read_text_file
+from gpufleet.text_input import MAX_NESTING, InputFileError, quoted_key, read_text_file
 
 try:
     from yaml import CSafeLoader as _Loader
@@ -322,12 +322,13 @@ class _Builder:
         try:
             # The tag's constructor itself: construct_object would keep every node alive.
             value = self.scalars.yaml_constructors[tag](self.scalars, node)
-        except (yaml.YAMLError, ValueError, TypeError, AttributeError, OverflowError) as exc:
-            reason = getattr(exc, "problem", None) or str(exc)
-            if "integer string conversion" in reason:
-                reason = "a number too long to read"
+        except Exception as exc:  # any failure of a core tag's constructor
+            # is the value's: PyYAML's raise IndexError ('!!float ""'), KeyError ('!!bool
+            # maybe'), ValueError ('!!int 0x'), OverflowError, YAMLError...
             short = tag.replace(_TAG, "!!")
-            self._fail(event, f"{event.value[:40]!r} is not a valid {short}: {reason}")
+            too_long = "integer string conversion" in str(exc)
+            why = ": a number too long to read" if too_long else ""
+            self._fail(event, f"{event.value[:40]!r} is not a valid {short}{why}")
         if isinstance(value, float) and not math.isfinite(value):
             self._fail(event, f"{event.value!r} is not a finite number")
         return value
@@ -347,5 +348,8 @@ def field_name(path: Path_) -> str:
     """``workloads[2].gpu`` for a path; a very deep one shortened."""
     text = ""
     for part in path:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{quoted_key(part)}" if text else quoted_key(part)
     return text if len(text) <= _MAX_FIELD_CHARS else text[: _MAX_FIELD_CHARS - 3] + "..."

@@ -14,9 +14,10 @@ Daylight-saving shifts are not counted (a window keeps its local start and lengt
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Literal, get_args
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from gpufleet.pricing_models import HOURS_PER_MONTH
 
@@ -92,13 +93,35 @@ def from_runs(zone: str, runs: list[Run]) -> WeeklySchedule:
     return WeeklySchedule(zone, _merged(runs))
 
 
+# Names the time zone database holds that are not zones a cloud's scheduler takes: the
+# machine's own zone, a POSIX default rule, the "Factory" placeholder and the leap-second and
+# POSIX copies of the database.
+_NOT_ZONES = frozenset({"localtime", "posixrules", "Factory"})
+_NOT_ZONE_PREFIXES = ("posix/", "right/")
+_MAX_ZONE_CHARS = 64
+
+
+@functools.cache
+def _zone_names() -> frozenset[str]:
+    return frozenset(
+        name
+        for name in available_timezones()
+        if name not in _NOT_ZONES and not name.startswith(_NOT_ZONE_PREFIXES)
+    )
+
+
 def check_time_zone(name: str) -> str:
-    """``name`` if it is an IANA time zone; ScheduleError otherwise."""
+    """``name`` if it is an IANA time zone; ScheduleError otherwise. Only a name the time
+    zone database lists is looked up: ZoneInfo reads a file of the name it is given (a
+    directory, "America", or a name too long for the file system fail with OSError)."""
     try:
+        if name not in _zone_names():
+            raise ValueError(name)
         ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        shown = name if len(name) <= _MAX_ZONE_CHARS else name[:_MAX_ZONE_CHARS] + "..."
         raise ScheduleError(
-            f"unknown time zone {name!r}; use an IANA name such as UTC, Europe/Berlin or "
+            f"unknown time zone {shown!r}; use an IANA name such as UTC, Europe/Berlin or "
             "America/New_York"
         ) from None
     return name

@@ -39,7 +39,7 @@ from gpufleet.planner.spec import (
 )
 from gpufleet.planner.vram import TRAINING_PRECISIONS
 from gpufleet.tag_keys import set_by_gpufleet
-from gpufleet.text_input import InputFileError, read_text_file
+from gpufleet.text_input import InputFileError, problem_line, quoted_key, read_text_file
 from gpufleet.yaml_input import MAX_YAML_BYTES, LocatedDocument, parse_yaml
 
 _FORBIDDEN_TAG_CHARS = set("<>%&\\?")
@@ -67,7 +67,7 @@ class SpecProblem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.field}: {self.message}"
+        return problem_line(self.file, self.line, self.field, self.message)
 
 
 class SpecError(Exception):
@@ -87,7 +87,7 @@ def field_path(loc: Loc) -> str:
         elif part in GPU_FORM_TAGS or part == "[key]":
             continue
         else:
-            text += f".{part}" if text else str(part)
+            text += f".{quoted_key(part)}" if text else quoted_key(part)
     return text or "spec"
 
 

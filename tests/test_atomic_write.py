@@ -15,7 +15,9 @@ import threading
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from gpufleet import atomic_write
 from gpufleet.atomic_write import atomic_write_text, write_files
 from tests.helpers import ROOT
 
@@ -419,3 +421,29 @@ def test_dev_fd_of_a_closed_descriptor_is_an_error_naming_it() -> None:
     with pytest.raises(OSError) as raised:
         atomic_write_text(Path(f"/dev/fd/{fd}"), "x")
     assert raised.value.filename == f"/dev/fd/{fd}"
+
+
+def test_a_fifo_nobody_reads_is_an_error_after_a_bounded_wait(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fifo = tmp_path / "nobody.fifo"
+    os.mkfifo(fifo)
+    monkeypatch.setattr(atomic_write, "FIFO_WAIT_SECONDS", 0.2)
+    with pytest.raises(OSError, match="no process read the FIFO") as raised:
+        atomic_write_text(fifo, "lost\n")
+    assert raised.value.filename == str(fifo)
+
+
+def test_a_command_writing_to_a_fifo_nobody_reads_says_so_and_exits_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gpufleet.cli.main import main
+
+    fifo = tmp_path / "report.fifo"
+    os.mkfifo(fifo)
+    monkeypatch.setattr(atomic_write, "FIFO_WAIT_SECONDS", 0.2)
+    monkeypatch.chdir(ROOT)
+    result = CliRunner().invoke(main, ["commitments", "--env", "prod", "--output", str(fifo)])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip().endswith("no process read the FIFO within 0.2 s")
+    assert result.stderr.count("\n") == 1

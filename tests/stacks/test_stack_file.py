@@ -112,7 +112,7 @@ def test_a_secret_on_a_generated_key_is_an_error_naming_it(tmp_path: Path) -> No
     code, err = regenerate(path)
     assert code == 2
     line = text.splitlines().index("  gpufleet:owner:") + 1
-    assert err.startswith(f"{path}:{line}: config.gpufleet:owner: holds a secure: value")
+    assert err.startswith(f'{path}:{line}: config."gpufleet:owner": holds a secure: value')
     assert path.read_text() == text  # never overwritten
     # Nested inside a generated value: the path of the secret is named.
     nested = (
@@ -121,7 +121,7 @@ def test_a_secret_on_a_generated_key_is_an_error_naming_it(tmp_path: Path) -> No
     )
     with pytest.raises(StackFileError) as raised:
         render(nested)
-    assert (raised.value.line, raised.value.field) == (4, "config.gpufleet:limits.allowOnDemand")
+    assert (raised.value.line, raised.value.field) == (4, 'config."gpufleet:limits".allowOnDemand')
 
 
 def test_foreign_keys_block_scalars_and_their_place_are_kept() -> None:
