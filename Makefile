@@ -28,6 +28,9 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/pyright --threads $(JOBS)
+	# The workflow users copy: supply-chain audit (offline: no GitHub API) and syntax/types.
+	$(BIN)/zizmor --offline --pedantic --no-progress .github/
+	$(BIN)/actionlint
 
 # Rebuild the shipped catalog from catalog-snapshot/ (after a new snapshot arrives).
 catalog: $(STAMP)

@@ -53,7 +53,7 @@ from gpufleet.engine.stack_source import StackSource, load_stack
 from gpufleet.json_input import JsonInputError, read_json_file
 from gpufleet.planner.catalog import load_catalog
 from gpufleet.planner.rates import RateCard, shipped_rate_card
-from gpufleet.policies.pack import PACK_NAME, SDK_VERSION
+from gpufleet.policies.pack import PACK_NAME, PACK_VERSION
 from gpufleet.policies.rules import all_policies
 from gpufleet.policies.rules.gpu_budget import WORST_CASE_KEY, budget_of
 from gpufleet.policies.rules.plan_drift import TOLERANCE_KEY
@@ -205,7 +205,7 @@ def _pack_info() -> PackInfo:
     """gpufleet's pack as the engine would describe it, without starting it."""
     return PackInfo(
         PACK_NAME,
-        SDK_VERSION,
+        PACK_VERSION,
         tuple(
             PolicyInfo(
                 p.name,

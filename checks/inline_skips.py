@@ -4,13 +4,14 @@ as Checkov's skip comments do::
     # gpufleet:skip=gpu-size-undetermined: the pods' GPUs are the gke pool's, read there
     k8s.apps.v1.Deployment("inference", ...)
 
-A comment ``gpufleet:skip=<policy>[,<policy>...]: <reason>`` (the reason at least 10
-characters, as the policy config's suppressions ask) applies to the resources the statement
-it is in, or the comment lines right above, registers — the statement holding the line the
-engine records as the resource's source position — and to their children (a component
-acknowledged covers what it builds). The finding is listed as suppressed, with the reason and
-where the comment is, in every report format; it no longer fails the check. A skip without a
-reason suppresses nothing and says so on stderr.
+A comment ``gpufleet:skip=<policy>[,<policy>...] <reason>`` (the reason after white space
+or a colon, at least 10 characters, as the policy config's suppressions ask) applies to the
+resources the statement it is in, or the comment lines right above, registers — the
+statement holding the line the engine records as the resource's source position — and to
+their children (a component acknowledged covers what it builds). The finding is listed as
+suppressed, with the reason and where the comment is, in every report format; it no longer
+fails the check. A skip without a reason, or one not written so, suppresses nothing and says
+so on stderr.
 
 The comments are read from the files as they were before the program ran (``snapshot``: the
 Python files of the program's repository, within limits): the program is untrusted and could
@@ -33,7 +34,11 @@ from gpufleet.checks.check_run import CheckReport, Finding, SourceLocation, Sour
 from gpufleet.engine.analyzer_resources import AnalyzerResource
 from gpufleet.text_input import InputFileError, read_text_file
 
-SKIP = re.compile(r"gpufleet:skip=([a-z0-9][a-z0-9,\s-]*?)\s*(?::\s*(.*))?$")
+# ``gpufleet:skip=<policy>[,<policy>...] <reason>``, the reason after white space or a colon
+# (Checkov's ``checkov:skip=<id>:<reason>`` habit).
+_POLICY = r"[a-z0-9][a-z0-9-]*"
+SKIP = re.compile(rf"gpufleet:skip=({_POLICY}(?:\s*,\s*{_POLICY})*)(?:\s*:\s*|\s+|$)(.*)$")
+SKIP_MARK = "gpufleet:skip"
 MIN_REASON = 10
 # What a snapshot reads at most: the program's tree, not a monorepo's history of vendored code.
 MAX_FILES = 5_000
@@ -160,13 +165,18 @@ def skips_at(
     for number, comment in source.comments(path, *span):
         match = SKIP.search(comment)
         if match is None:
+            if SKIP_MARK in comment:
+                problems.append(
+                    f"{shown}:{number}: not a skip gpufleet reads (write "
+                    "gpufleet:skip=<policy>[,<policy>...] <reason>): not applied"
+                )
             continue
         policies = frozenset(p.strip() for p in match[1].split(",") if p.strip())
         reason = (match[2] or "").strip()
         if len(reason) < MIN_REASON:
             problems.append(
                 f"{shown}:{number}: gpufleet:skip needs a reason of at least {MIN_REASON} "
-                "characters after a colon: not applied"
+                "characters after the policy: not applied"
             )
             continue
         found.append(Skip(policies, reason, shown, number))

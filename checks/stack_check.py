@@ -25,6 +25,7 @@ from gpufleet.checks.check_run import CheckReport, run_check
 from gpufleet.checks.inline_skips import apply_inline_skips, snapshot
 from gpufleet.checks.policy_config import PolicyConfigError, load_policy_config
 from gpufleet.checks.policy_pack_process import PolicyPackError, PolicyPackProcess
+from gpufleet.checks.skipped_policies import apply_skipped_policies, unknown_policies
 from gpufleet.checks.source_locations import make_locator, relative_path, source_root
 from gpufleet.engine.analyzer_resources import DeploymentError
 from gpufleet.engine.program_dir import ProgramError, program_setup
@@ -60,6 +61,7 @@ class CheckRequest:
     timeout: float = DEFAULT_TIMEOUT_SECONDS  # how long the program may run
     stack_references: tuple[tuple[str, Path], ...] = ()  # (stack name, its outputs' file)
     commitments_file: Path | None = None  # --commitments: held beside site:commitments
+    skip_checks: tuple[str, ...] = ()  # --skip-check: policies whose findings are suppressed
 
 
 @dataclass(frozen=True)
@@ -151,6 +153,13 @@ def _check(request: CheckRequest) -> CheckOutcome:
     if loaded.run is not None and not loaded.run.ending.finished:
         report.program_unfinished = loaded.run.ending.summary
     notices = apply_inline_skips(report, resources, sources, root)
+    unknown = unknown_policies(report, request.skip_checks)
+    if unknown:
+        known = ", ".join(sorted(report.levels))
+        raise CheckInputError(
+            [f"--skip-check: the pack has no policy {name!r}; it has {known}" for name in unknown]
+        )
+    apply_skipped_policies(report, request.skip_checks)
     recorded = baseline_file = None
     if request.write_baseline is not None:
         baseline_file = (request.write_baseline, baseline_text(report))

@@ -22,6 +22,8 @@ from gpufleet import __version__
 # program, which must not get to rewrite the module that writes it.
 from gpufleet.atomic_write import STDOUT, write_files
 from gpufleet.cli import messages
+from gpufleet.cli.progress import activity
+from gpufleet.cli.report_targets import ReportTarget, ReportTargetType, report_targets
 from gpufleet.clouds import CLOUDS, Cloud, is_cloud
 from gpufleet.engine.run_limits import DEFAULT_TIMEOUT_SECONDS
 
@@ -140,11 +142,22 @@ def _emit_report(
     job_summary: str | None = None,
     also: Sequence[tuple[Path, str]] = (),
 ) -> None:
-    """A report to ``--output`` or standard output, with the command's other files (``also``:
-    a baseline) written all or none; with ``--format github`` its markdown appended to
-    GitHub's job summary (``$GITHUB_STEP_SUMMARY``) when the job has one. A file that cannot
-    be written is one line, exit 2; the summary's path is checked before anything is written,
-    so a bad one leaves nothing half-done."""
+    """A report to ``--output`` or standard output (``_emit_reports``)."""
+    _emit_reports([(text, output)], job_summary=job_summary, also=also)
+
+
+def _emit_reports(
+    reports: Sequence[tuple[str, Path | None]],
+    *,
+    job_summary: str | None = None,
+    also: Sequence[tuple[Path, str]] = (),
+) -> None:
+    """Reports to their files or standard output (a path of None or ``-``; at most one), with
+    the command's other files (``also``: a baseline), the files written all or none, then
+    standard output; with a ``github`` report its markdown appended to GitHub's job summary
+    (``$GITHUB_STEP_SUMMARY``) when the job has one. A file that cannot be written is one
+    line, exit 2; the summary's path is checked before anything is written, so a bad one
+    leaves nothing half-done."""
     summary = _step_summary() if job_summary is not None else None
     where = f"{summary} ($GITHUB_STEP_SUMMARY)"
     if summary is not None:
@@ -153,12 +166,11 @@ def _emit_report(
             _fail_input([f"{where}: cannot write: not a regular file"])
         if not summary.parent.is_dir():
             _fail_input([f"{where}: cannot write: {summary.parent} is not a folder"])
-    files = list(also)
-    if output is None or output == STDOUT:
+    files = [(path, text) for text, path in reports if path is not None and path != STDOUT]
+    printed = [text for text, path in reports if path is None or path == STDOUT]
+    _write_files([*files, *also])
+    for text in printed:
         click.echo(text, nl=False)
-    else:
-        files.insert(0, (output, text))
-    _write_files(files)
     if summary is not None and job_summary:
         try:
             with summary.open("a", encoding="utf-8") as handle:
@@ -180,6 +192,15 @@ def _summary_used() -> int | None:
     if summary is None:
         return None
     return summary.stat().st_size if summary.is_file() else 0
+
+
+def _relative_to_here(path: Path) -> str:
+    """``path`` as a command run from here gives it: an absolute path written into a committed
+    file would name one machine's checkout."""
+    try:
+        return Path(os.path.relpath(path.absolute(), Path.cwd())).as_posix()
+    except ValueError:  # another drive
+        return path.as_posix()
 
 
 def _write_files(files: Sequence[tuple[Path, str]]) -> None:
@@ -238,7 +259,15 @@ def _spec_environments(path: Path, spec: WorkloadSpec, environments: Sequence[st
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="gpufleet")
-def main() -> None:
+@click.option(
+    "-C",
+    "--cwd",
+    "cwd",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="Run as if started in this directory (as pulumi -C and git -C do): every relative "
+    "path, the default --program and stacks/ among them, is read from there.",
+)
+def main(cwd: Path | None) -> None:
     """Plan cost-optimal GPU capacity on AWS, GCP and Azure from a workload spec.
 
     \b
@@ -254,7 +283,16 @@ def main() -> None:
       gpufleet scale eval-harness --env prod --to 1 --for 8h
       gpufleet runs --env prod
       gpufleet rightsize examples/workloads.yaml --usage chat-serving=gpu.csv
+
+    \b
+    Shell completion (bash, zsh, fish), once per shell:
+      eval "$(_GPUFLEET_COMPLETE=bash_source gpufleet)"   # in ~/.bashrc
     """
+    if cwd is not None:
+        try:
+            os.chdir(cwd)
+        except OSError as exc:
+            _fail_input([f"-C {cwd}: cannot enter: {exc.strerror or exc}"])
 
 
 @main.command()
@@ -776,7 +814,12 @@ def generate(
         try:
             changes.append(
                 plan_stack_file(
-                    workload_spec, catalog, env, path, spec_label=spec.as_posix(), planner=planner
+                    workload_spec,
+                    catalog,
+                    env,
+                    path,
+                    spec_label=_relative_to_here(spec),
+                    planner=planner,
                 )
             )
         except StackFileError as exc:
@@ -834,7 +877,9 @@ def _program_options(command: Callable[..., None]) -> Callable[..., None]:
             metavar="ENV",
             help="The stack (environment) to run: stacks/Pulumi.<ENV>.yaml.",
         ),
-        click.option("--stack", "stack", metavar="NAME", help="Same as --env, Pulumi's word."),
+        click.option(
+            "-s", "--stack", "stack", metavar="NAME", help="Same as --env, Pulumi's word."
+        ),
         click.option(
             "--program",
             type=click.Path(path_type=Path, file_okay=False, exists=True),
@@ -865,7 +910,18 @@ def _program_options(command: Callable[..., None]) -> Callable[..., None]:
     "--export",
     "export_path",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="Also write the capture as a `pulumi stack export` file (deployment version 3).",
+    help="Also write the capture as a `pulumi stack export` file (deployment version 3). "
+    "One holding secrets names the passphrase secrets provider (the stack file's "
+    "encryptionsalt, or one made from PULUMI_CONFIG_PASSPHRASE), so pulumi stack import "
+    "can read it; with neither it is refused, as is one of --preview (unknown ids).",
+)
+@click.option(
+    "--analysis-only",
+    "analysis_only",
+    is_flag=True,
+    help="Write --export even where pulumi stack import would refuse it (a --preview "
+    "capture; secrets without a provider): for gpufleet check --from-export and pulumi "
+    "policy analyze only.",
 )
 @click.option(
     "--live",
@@ -881,6 +937,7 @@ def preview(
     stack_references: tuple[tuple[str, Path], ...],
     fmt: str,
     export_path: Path | None,
+    analysis_only: bool,
     live: bool,
 ) -> None:
     """Run a Pulumi program offline and show every resource it would register.
@@ -897,21 +954,41 @@ def preview(
     """
     if stack is None:
         _fail_input(["give --env ENV (or --stack NAME): which stack to run"])
+    if export_path is not None and as_preview and not analysis_only:
+        _fail_input(
+            [
+                f"--export {export_path}: a --preview capture has unknown ids and provider "
+                "references, which pulumi stack import refuses: export without --preview, or "
+                "add --analysis-only for an export only gpufleet check and pulumi policy "
+                "analyze read"
+            ]
+        )
     if live:
         _run_live("preview", program, stack)
         return
     from gpufleet.cli import preview_render
-    from gpufleet.engine.program_dir import ProgramError, ProgramRunError, run_program
-    from gpufleet.engine.stack_export import deployment_text
+    from gpufleet.engine.export_secrets import (
+        ExportSecretsError,
+        export_secrets_provider,
+        holds_secrets,
+    )
+    from gpufleet.engine.program_dir import (
+        ProgramError,
+        ProgramRunError,
+        program_setup,
+        run_program,
+    )
+    from gpufleet.engine.stack_export import deployment, deployment_json
 
     try:
-        run = run_program(
-            program,
-            stack,
-            config_file=config_file,
-            preview=as_preview,
-            stack_references=stack_references,
-        )
+        with activity(f"running the {stack} stack's program"):
+            run = run_program(
+                program,
+                stack,
+                config_file=config_file,
+                preview=as_preview,
+                stack_references=stack_references,
+            )
     except ProgramError as exc:
         _fail_input([str(exc)])
     _echo_program_output(run)
@@ -921,9 +998,23 @@ def preview(
     capture = run.capture
     preview_render.preview(capture, fmt)
     if export_path is not None:
-        export = deployment_text(capture, project_root=program.resolve())
-        _write_files([(export_path, export)])
-        messages.echo(f"{export_path}: written ({len(capture.registrations)} resources)", err=True)
+        export = deployment(capture, project_root=program.resolve())
+        note = ""
+        if holds_secrets(export):
+            try:
+                stack_file = program_setup(program, stack, config_file).config_file
+                provider = export_secrets_provider(stack_file)
+            except ExportSecretsError as exc:
+                if not analysis_only:
+                    _fail_input([f"--export {export_path}: {exc}"])
+                note = "; secrets without a provider: for analysis only"
+            else:
+                export["deployment"]["secrets_providers"] = provider
+                note = "; its secrets for the passphrase provider"
+        _write_files([(export_path, deployment_json(export))])
+        messages.echo(
+            f"{export_path}: written ({len(capture.registrations)} resources{note})", err=True
+        )
 
 
 @main.command()
@@ -954,7 +1045,17 @@ def preview(
     help="table for people; json for scripts; sarif for code scanning; junit for CI test "
     "reports; github for workflow annotations (+ job summary in $GITHUB_STEP_SUMMARY).",
 )
-@report_output_option
+@click.option(
+    "--output",
+    "outputs",
+    type=ReportTargetType(CHECK_FORMATS),
+    multiple=True,
+    help="Write a report to FILE (- is standard output): the --format one, or FORMAT's "
+    "(sarif=gpufleet.sarif). Repeatable, so one run writes every format: --output github=- "
+    "--output sarif=F --output junit=F --output json=F. When every --output names a format "
+    "and none is -, standard output still gets the --format report. A symlink is written "
+    "through, a FIFO or device streamed to, a file replaced atomically; all files or none.",
+)
 @click.option(
     "--baseline",
     "baseline",
@@ -966,6 +1067,22 @@ def preview(
     "write_baseline_to",
     type=click.Path(path_type=Path, dir_okay=False),
     help="Record every current finding in this baseline file.",
+)
+@click.option(
+    "--skip-check",
+    "skip_checks",
+    multiple=True,
+    metavar="POLICY[,POLICY...]",
+    help="Acknowledge these policies for this run: their findings are listed as suppressed "
+    '("skipped by --skip-check") in every format and fail nothing. Repeatable; a name the '
+    "pack has no policy of is bad input.",
+)
+@click.option(
+    "--soft-fail",
+    "soft_fail",
+    is_flag=True,
+    help="Exit 0 even with mandatory violations or an unfinished program (reported as "
+    "always); bad input still exits 2.",
 )
 @click.option(
     "--timeout",
@@ -988,9 +1105,11 @@ def check(
     pack_dir: Path | None,
     policy_config: Path | None,
     fmt: str,
-    output: Path | None,
+    outputs: tuple[ReportTarget, ...],
     baseline: Path | None,
     write_baseline_to: Path | None,
+    skip_checks: tuple[str, ...],
+    soft_fail: bool,
     timeout: float,
 ) -> None:
     """Check a stack against the CrossGuard policy pack, offline.
@@ -1008,12 +1127,16 @@ def check(
         # gpufleet:skip=gpu-size-undetermined: <why this is fine, 10+ characters>
 
     \b
-    Exit status: 0 no mandatory violations (advisories allowed); 1 mandatory violations (new
-    ones, with --baseline) or the program did not run to its end; 2 bad input (flags, config,
-    export, pack); 128+N stopped by signal N.
+    Exit status: 0 no mandatory violations (advisories allowed), or --soft-fail; 1 mandatory
+    violations (new ones, with --baseline) or the program did not run to its end; 2 bad input
+    (flags, config, export, pack) or an output that cannot be written; 128+N stopped by
+    signal N.
     """
     if stack is None:
         _fail_input(["give --env ENV (or --stack NAME): which stack to check"])
+    targets = report_targets(fmt, outputs)
+    from gpufleet.checks.skipped_policies import skipped_policy_names
+
     # The catalog it prices from (GPUFLEET_CATALOG's), read now: a bad one is one line.
     _load_catalog(None)
     from gpufleet.checks.stack_check import CheckInputError, CheckRequest, check_stack
@@ -1033,17 +1156,27 @@ def check(
         timeout=timeout,
         stack_references=stack_references,
         commitments_file=commitments_file,
+        skip_checks=tuple(skipped_policy_names(skip_checks)),
     )
     try:
-        outcome = check_stack(request)
+        with activity(f"checking the {stack} stack"):
+            outcome = check_stack(request)
     except CheckInputError as exc:
         _fail_input(exc.problems)
     if outcome.program is not None:
         _echo_program_output(outcome.program)
-    rendered = check_render.render(outcome.report, fmt, summary_used=_summary_used())
+    reports: list[tuple[str, Path | None]] = []
+    summary: str | None = None
+    notes: list[str] = []
+    for target in targets:
+        assert target.fmt is not None  # report_targets gives each its format
+        rendered = check_render.render(outcome.report, target.fmt, summary_used=_summary_used())
+        reports.append((rendered.text, target.path))
+        summary = summary if rendered.summary is None else rendered.summary
+        notes += [note for note in rendered.notes if note not in notes]
     baseline_file = [outcome.baseline_file] if outcome.baseline_file else []
-    _emit_report(rendered.text, output, job_summary=rendered.summary, also=baseline_file)
-    for note in [*outcome.notices, *rendered.notes]:
+    _emit_reports(reports, job_summary=summary, also=baseline_file)
+    for note in [*outcome.notices, *notes]:
         messages.echo(note, err=True)
     if outcome.baseline_recorded is not None:
         messages.echo(
@@ -1057,7 +1190,15 @@ def check(
             f"{outcome.report.resource_count} resource(s) it registered until then",
             err=True,
         )
-    sys.exit(1 if outcome.report.mandatory or unfinished is not None else 0)
+    failed = bool(outcome.report.mandatory) or unfinished is not None
+    if failed and soft_fail:
+        messages.echo(
+            f"--soft-fail: {len(outcome.report.mandatory)} mandatory violation(s)"
+            + (" and an unfinished program" if unfinished is not None else "")
+            + " do not fail this run",
+            err=True,
+        )
+    sys.exit(1 if failed and not soft_fail else 0)
 
 
 def _echo_program_output(run: ProgramRun) -> None:
@@ -1180,7 +1321,8 @@ def cost(
         commitments_file=commitments_file,
     )
     try:
-        outcome = cost_stack(request)
+        with activity(f"pricing the {stack} stack"):
+            outcome = cost_stack(request)
     except CostInputError as exc:
         _fail_input(exc.problems)
     except ProgramRunError as exc:
@@ -1443,12 +1585,13 @@ def up(stack: str | None, program: Path, yes: bool) -> None:
     """
     if stack is None:
         _fail_input(["give --env ENV (or --stack NAME): which stack to deploy"])
+    _need_pulumi_cli(stack)  # said before asking: a yes would be for nothing
     if not yes:
         click.confirm(f"Deploy stack {stack!r} from {program}?", abort=True)
     _run_live("up", program, stack)
 
 
-def _run_live(operation: str, program: Path, stack: str) -> None:
+def _need_pulumi_cli(stack: str) -> None:
     import shutil
 
     if shutil.which("pulumi") is None:
@@ -1460,6 +1603,10 @@ def _run_live(operation: str, program: Path, stack: str) -> None:
                 f"gpufleet preview --env {stack}",
             ]
         )
+
+
+def _run_live(operation: str, program: Path, stack: str) -> None:
+    _need_pulumi_cli(stack)
     from pulumi import automation
 
     try:

@@ -6,7 +6,8 @@ would not know (``replaceWith``, resource hooks), as the CLI writes it. The root
 first, then every resource after its parent, provider and dependencies. Custom resources that
 used the default provider of their package point at a synthesized ``default_<version>``
 provider resource, as in a real state. Secrets are written in the ``--show-secrets`` form
-(``plaintext``), since nothing here can encrypt for the stack's secrets provider; in a preview
+(``plaintext``), since nothing here holds the stack's key; the caller names the secrets
+provider that ``pulumi stack import`` encrypts them with (``export_secrets``). In a preview
 capture unknown values keep the engine's unknown sentinel.
 
 ``pulumi policy analyze --file`` and ``pulumi stack import`` read this; ``STACK_EXPORT_SCHEMA``
@@ -82,7 +83,11 @@ def deployment(
 
 
 def deployment_text(capture: Capture, *, project_root: Path | None = None) -> str:
-    return json.dumps(deployment(capture, project_root=project_root), indent=2) + "\n"
+    return deployment_json(deployment(capture, project_root=project_root))
+
+
+def deployment_json(export: dict[str, Any]) -> str:
+    return json.dumps(export, indent=2) + "\n"
 
 
 def write_deployment(capture: Capture, path: Path, *, project_root: Path | None = None) -> None:

@@ -9,6 +9,7 @@ environment's ``config/<env>.json`` holds only what differs from each policy's d
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from pulumi_policy import EnforcementLevel
@@ -19,16 +20,27 @@ from gpufleet.policies.serving.serve import serve_analyzer
 
 PACK_NAME = "gpufleet"
 DESCRIPTION = "GPU capacity that is tagged, right-sized, within budget and private."
-# PulumiPolicy.yaml's version is what the engine reports; the SDK's packs answer this one.
-SDK_VERSION = "0.0.1"
 PACK_DIR = Path(__file__).parent
 CONFIG_DIR = PACK_DIR / "config"
+
+
+def _manifest_version() -> str:
+    """The version in PulumiPolicy.yaml (its one home): what the engine reports for the pack,
+    and what the pack answers when asked (GetAnalyzerInfo), so the two cannot differ."""
+    text = (PACK_DIR / "PulumiPolicy.yaml").read_text(encoding="utf-8")
+    found = re.search(r"^version:\s*([^\s#]+)", text, re.MULTILINE)
+    if found is None:
+        raise RuntimeError("policies/PulumiPolicy.yaml has no version")
+    return found[1]
+
+
+PACK_VERSION = _manifest_version()
 
 
 def analyzer() -> PackAnalyzer:
     return PackAnalyzer(
         PACK_NAME,
-        SDK_VERSION,
+        PACK_VERSION,
         all_policies(),
         EnforcementLevel.MANDATORY,
         description=DESCRIPTION,

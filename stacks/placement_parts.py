@@ -99,12 +99,17 @@ def _part(
         instances=instances,
         pricing=pricing,
         scaling=scaling,
-        # Expected use beyond the month (a spot job's overhead on top of 730 h) is a month.
-        expected_hours=min(hours, HOURS_PER_MONTH)
+        # Expected use beyond the month (a spot job's overhead on top of 730 h) is a month;
+        # rounded so a committed stack file reads 103.5, not 103.49999999999999.
+        expected_hours=round(min(hours, HOURS_PER_MONTH), HOURS_DECIMALS)
         if scaling in ("on_request", "on_load")
         else None,
         expected_runs=runs if runs and scaling == "on_request" else None,
     )
+
+
+# A millionth of an hour: far below a cent a month at any GPU price.
+HOURS_DECIMALS = 6
 
 
 _SCALING: dict[HoursModel, ScalingMode] = {

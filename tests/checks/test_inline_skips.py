@@ -148,3 +148,76 @@ def test_skips_show_in_sarif_as_suppressed_results(tmp_path: Path) -> None:
     skipped = [r for r in results if r["ruleId"] == "gpu-size-undetermined"]
     assert skipped and all(r.get("suppressions") for r in skipped), skipped
     assert done.returncode == 0
+
+
+def test_a_skip_with_its_reason_after_a_space_as_the_issue_writes_it(tmp_path: Path) -> None:
+    body = (
+        "# gpufleet:skip=gpu-size-undetermined GPUs sized in the gke pool, reviewed by infra\n"
+        + DEPLOYMENT.format(name="spaced")
+        + "# gpufleet:skip=Not-A-Policy!\n"
+        + DEPLOYMENT.format(name="garbled")
+    )
+    code, report, stderr = check(project(tmp_path, body))
+    reasons = [s["reason"] for s in report["suppressed"] if s["name"] == "spaced"]
+    assert reasons and reasons[0].startswith("GPUs sized in the gke pool, reviewed by infra")
+    assert ("gpu-size-undetermined", "garbled") in {
+        (f["policy"], f["name"]) for f in report["findings"]
+    }
+    assert "not a skip gpufleet reads" in stderr
+    assert code == 1
+
+
+def test_skip_check_suppresses_a_policy_for_the_run_and_says_so(tmp_path: Path) -> None:
+    directory = project(tmp_path, DEPLOYMENT.format(name="pods"))
+    code, report, _ = check(directory, "--skip-check", "gpu-size-undetermined,gpu-budget")
+    assert code == 0
+    assert not [f for f in report["findings"] if f["policy"] == "gpu-size-undetermined"]
+    skipped = [s for s in report["suppressed"] if s["policy"] == "gpu-size-undetermined"]
+    assert skipped and {s["reason"] for s in skipped} == {"skipped by --skip-check"}
+    done = gpufleet(
+        "check", "--program", str(directory), "--env", "dev", "--skip-check", "no-such-policy"
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert "--skip-check: the pack has no policy 'no-such-policy'" in done.stderr
+
+
+def test_soft_fail_reports_violations_and_exits_0(tmp_path: Path) -> None:
+    directory = project(tmp_path, DEPLOYMENT.format(name="pods"))
+    code, report, stderr = check(directory, "--soft-fail")
+    assert code == 0
+    assert any(f["level"] == "mandatory" for f in report["findings"])
+    assert "--soft-fail:" in stderr and "do not fail this run" in stderr
+
+
+def test_one_run_writes_every_report_format(tmp_path: Path) -> None:
+    (tmp_path / "p").mkdir()
+    directory = project(tmp_path / "p", DEPLOYMENT.format(name="pods"))
+    out = tmp_path / "out"
+    out.mkdir()
+    summary = out / "summary.md"
+    summary.write_text("")
+    done = gpufleet(
+        "check",
+        "--program",
+        str(directory),
+        "--env",
+        "dev",
+        "--output",
+        "github=-",
+        "--output",
+        f"sarif={out / 'r.sarif'}",
+        "--output",
+        f"junit={out / 'r.xml'}",
+        "--output",
+        f"json={out / 'r.json'}",
+        env={"GITHUB_STEP_SUMMARY": str(summary)},
+    )
+    assert done.returncode == 1
+    assert done.stdout.startswith("::error ")
+    sarif = json.loads((out / "r.sarif").read_text())
+    report = json.loads((out / "r.json").read_text())
+    junit = (out / "r.xml").read_text()
+    assert {r["ruleId"] for r in sarif["runs"][0]["results"]} >= {"gpu-size-undetermined"}
+    assert [f["policy"] for f in report["findings"]].count("gpu-size-undetermined") >= 1
+    assert "<testsuites" in junit and "gpu-size-undetermined" in junit
+    assert "gpu-size-undetermined" in summary.read_text()

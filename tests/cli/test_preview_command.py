@@ -38,6 +38,7 @@ def test_preview_cli_on_a_plain_program_json_and_export(tmp_path: Path) -> None:
             "--preview",
             "--export",
             str(out),
+            "--analysis-only",
         ],
     )
     assert result.exit_code == 0, result.output
@@ -54,6 +55,10 @@ def test_live_commands_say_what_is_missing(monkeypatch: pytest.MonkeyPatch) -> N
     assert result.exit_code == 2 and "need the Pulumi CLI" in result.stderr
     result = CliRunner().invoke(main, ["up", "--env", "prod", "--yes"])
     assert result.exit_code == 2 and "gpufleet preview --env prod" in result.stderr
+    # Said before asking for a confirmation it could not use.
+    result = CliRunner().invoke(main, ["up", "--env", "prod"], input="")
+    assert result.exit_code == 2 and "need the Pulumi CLI" in result.stderr
+    assert "Deploy stack" not in result.output
 
 
 @pytest.mark.parametrize("run", range(3))  # shutdown noise, when it came, was intermittent

@@ -52,11 +52,12 @@ def test_preview_shows_every_secret_as_secret(program: Path, fmt: str) -> None:
 
 def test_the_export_marks_every_secret(program: Path, tmp_path: Path) -> None:
     export = tmp_path / "export.json"
-    result = CliRunner().invoke(
+    result = CliRunner(env={"PULUMI_CONFIG_PASSPHRASE": "correct horse"}).invoke(
         main, ["preview", "--program", str(program), "--stack", "dev", "--export", str(export)]
     )
     assert result.exit_code == 0, result.output
     document = json.loads(export.read_text())
+    assert document["deployment"]["secrets_providers"]["type"] == "passphrase"
     stack, bucket = document["deployment"]["resources"][0], document["deployment"]["resources"][-1]
 
     def marked(value: object) -> bool:

@@ -17,3 +17,17 @@ def test_the_pack_imports_no_pydantic_and_no_cloud_sdk() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_the_pack_answers_the_version_its_manifest_declares() -> None:
+    """One home: PulumiPolicy.yaml's version is what the engine reports and what the pack
+    answers GetAnalyzerInfo with (the SDK's packs answer 0.0.1 whatever the manifest says)."""
+    import re
+
+    from gpufleet.policies import pack
+
+    manifest = (pack.PACK_DIR / "PulumiPolicy.yaml").read_text()
+    declared = re.search(r"^version: (\S+)", manifest, re.MULTILINE)
+    assert declared is not None
+    info = pack.analyzer().GetAnalyzerInfo(None, None)
+    assert info.version == declared[1] == pack.PACK_VERSION
