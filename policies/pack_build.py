@@ -13,6 +13,7 @@ pack runs.
 
 from __future__ import annotations
 
+import errno
 import modulefinder
 import pkgutil
 import re
@@ -45,6 +46,10 @@ class BuiltPack:
     requirements: tuple[str, ...]
 
 
+# Errors of the disk written to, whichever file of a copy they name.
+_DESTINATION_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
+
+
 def build_pack(out: Path) -> BuiltPack:
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise PackBuildError(f"{out}: exists and is not an empty directory")
@@ -58,7 +63,9 @@ def build_pack(out: Path) -> BuiltPack:
         with staged_folder(out) as staging:
             requirements = _write_pack(staging, finder, modules)
     except OSError as exc:
-        where = exc.filename or out
+        # A copy's error names its source first (shutil puts the destination in filename2):
+        # a full or read-only disk is the destination's, which the user named as ``out``.
+        where = out if exc.errno in _DESTINATION_ERRORS else exc.filename or out
         raise PackBuildError(f"{where}: cannot write: {exc.strerror or exc}") from None
     return BuiltPack(out, tuple(modules), tuple(requirements))
 

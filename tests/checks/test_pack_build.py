@@ -94,3 +94,24 @@ def test_a_pack_that_cannot_be_finished_leaves_nothing(
     with pytest.raises(pack_build.PackBuildError, match="No space left on device"):
         pack_build.build_pack(out)
     assert list(tmp_path.iterdir()) == []  # neither the pack nor its staging folder
+
+
+def test_a_full_disk_names_the_pack_not_the_file_copied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """shutil's copy errors name the source file first; a full disk is the destination's."""
+    import errno
+    import shutil
+
+    from gpufleet.policies import pack_build
+
+    def full_disk(source: object, target: object, **_: object) -> None:
+        error = OSError(errno.ENOSPC, "No space left on device")
+        error.filename, error.filename2 = str(source), str(target)
+        raise error
+
+    monkeypatch.setattr(shutil, "copyfile", full_disk)
+    out = tmp_path / "pack"
+    with pytest.raises(pack_build.PackBuildError) as raised:
+        pack_build.build_pack(out)
+    assert str(raised.value) == f"{out}: cannot write: No space left on device"

@@ -47,7 +47,9 @@ def test_error_lines_show_a_hostile_path_escaped(tmp_path: Path) -> None:
     spec = tmp_path / f"{HOSTILE}.yaml"
     result = CliRunner().invoke(main, ["validate", str(spec)])
     assert result.exit_code == 2
-    assert "x\\x1b]0;pwned\\x07\\x1b[2J\\x0dy.yaml:1: file: cannot read" in result.stderr
+    # Quoted, with JSON's escapes: the name can neither drive the terminal nor pass for
+    # another part of the line.
+    assert 'x\\u001b]0;pwned\\u0007\\u001b[2J\\ry.yaml":1: file: cannot read' in result.stderr
     assert not CONTROL.search(result.stderr.replace("\t", ""))
 
 
