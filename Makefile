@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # Type checking on every core: pyright binds thousands of SDK modules.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: demo test lint catalog bench clean
+.PHONY: demo test lint catalog bench clean docs
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,11 @@ lint: $(STAMP)
 # Rebuild the shipped catalog from catalog-snapshot/ (after a new snapshot arrives).
 catalog: $(STAMP)
 	$(BIN)/python scripts/build_catalog.py
+
+# Rewrite the command samples of README.md and docs/ from what the commands print (review the
+# diff); `make test` fails on a sample that no longer matches.
+docs: $(STAMP)
+	$(BIN)/python tests/docs_commands.py --write
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/plan_bench.py

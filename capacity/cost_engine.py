@@ -917,7 +917,7 @@ def _not_priced(
             NotPriced(
                 f"{count} other resource{'s' if count > 1 else ''} ({listed})",
                 "not read as GPU capacity: storage, networking, identity and the like, or GPU "
-                "capacity of a type gpufleet does not read yet (see README, Limitations)",
+                "capacity of a type gpufleet does not read yet (see docs/gpu-coverage.md)",
             )
         )
     return tuple(out)

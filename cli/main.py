@@ -310,7 +310,7 @@ def main(cwd: Path | None) -> None:
     type=click.Choice(["table", "json"]),
     default="table",
     show_default=True,
-    help="table for people; json (documented in the README) for scripts.",
+    help="table for people; json (documented in docs/) for scripts.",
 )
 @click.option(
     "--explain",
@@ -461,7 +461,7 @@ def _usage_files(
     type=click.Choice(["table", "json"]),
     default="table",
     show_default=True,
-    help="table for people; json (documented in the README) for scripts.",
+    help="table for people; json (documented in docs/) for scripts.",
 )
 @click.option(
     "--write",
@@ -844,7 +844,7 @@ def generate(
         for need in change.missing_site:
             messages.echo(
                 f"{change.path}: set {need.key} (needed by {', '.join(need.workloads)}) "
-                "before pulumi up; see README, Deploying",
+                "before pulumi up; see docs/deploying.md",
                 err=True,
             )
         if not change.changed:
@@ -1262,7 +1262,7 @@ def pack_command(output: Path) -> None:
     type=click.Choice(COST_FORMATS),
     default="table",
     show_default=True,
-    help="table for people; json (documented in the README) for scripts and --compare-to; "
+    help="table for people; json (documented in docs/cost.md) for scripts and --compare-to; "
     "markdown for a pull-request comment; github for workflow annotations (+ the markdown as "
     "the job summary in $GITHUB_STEP_SUMMARY).",
 )
@@ -1538,8 +1538,7 @@ def scale(
     and leaves a guard in the cloud that returns them to zero when the time is up, even if
     nobody comes back: a scheduled action (AWS), a Cloud Tasks task that resizes the group to
     0, a one-off scaling schedule beside a group's weekly ones or the VMs' own max run
-    duration (GCP), an autoscale profile (Azure). See the README, "Running on
-    request: gpufleet scale".
+    duration (GCP), an autoscale profile (Azure). See docs/runs.md.
 
     Each run is booked against the hours the plan gives the workload this calendar month
     (its stack config's expected hours at full size), kept in tags on the group: a run past
@@ -1581,7 +1580,7 @@ def up(stack: str | None, program: Path, yes: bool) -> None:
     first (pulumi up --refresh), so a run in progress keeps its size and its end.
 
     Needs the Pulumi CLI, a backend login (pulumi login) and cloud credentials; see the
-    README's "Deploying". Preview first: gpufleet preview --env ENV.
+    docs/deploying.md. Preview first: gpufleet preview --env ENV.
     """
     if stack is None:
         _fail_input(["give --env ENV (or --stack NAME): which stack to deploy"])

@@ -24,7 +24,7 @@ def _pair(low: float | None, high: float | None, digits: int, unit: str) -> str:
 
 
 def as_dict(recommendations: Sequence[Recommendation]) -> dict[str, object]:
-    """The documented JSON shape (README, "Right-sizing from measured use")."""
+    """The documented JSON shape (docs/rightsize.md)."""
     rows = []
     for r in recommendations:
         m = r.measured

@@ -13,10 +13,12 @@ file gpufleet opens later takes its number (a report or a child's pipe would oth
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
 import os
 import sys
+from pathlib import Path
 from typing import TextIO
 
 # The shell's status for a process ended by SIGPIPE (128 + 13).
@@ -79,10 +81,8 @@ def guard_standard_streams() -> str | None:
 def discard_pending_output() -> None:
     """Drop what standard output still buffers, after it failed: flushing it again at exit
     would only fail again."""
-    try:
-        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - to the end
-    except OSError:
-        pass
+    with contextlib.suppress(OSError):
+        sys.stdout = Path(os.devnull).open("w", encoding="utf-8")  # noqa: SIM115 - to the end
 
 
 def _is_open(fd: int) -> bool:

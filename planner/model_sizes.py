@@ -1,9 +1,9 @@
-"""Serving memory of a few open models, from the VRAM estimator: the README's model-size table.
+"""Serving memory of a few open models, from the VRAM estimator: docs/spec.md's model-size table.
 
 Each model is given with the shape its ``config.json`` on Hugging Face states (parameters,
 layers, hidden size, key/value heads), so the table shows what ``gpu: {params_billions: ...,
 layers: ..., hidden_size: ..., kv_heads: ...}`` plans with; ``tests/planner/test_vram.py`` checks
-the figures against published ones and the README against ``model_size_table``.
+the figures against published ones and docs/spec.md against ``model_size_table``.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def kv_gib(model: OpenModel, tokens: int, kv_precision: str = "bf16") -> float:
 
 
 def model_size_table() -> str:
-    """The README's table, in Markdown."""
+    """docs/spec.md's table, in Markdown."""
     lines = [
         "| model | parameters | layers / hidden / KV heads | weights bf16 | fp8 or int8 | int4 "
         f"| KV cache per {TABLE_TOKENS:,}-token sequence (16-bit) |",

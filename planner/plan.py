@@ -101,7 +101,7 @@ class Placement:
         )
 
     def as_dict(self) -> dict[str, object]:
-        """The documented, stable JSON shape of one placement (see README, "Plan JSON")."""
+        """The documented, stable JSON shape of one placement (see docs/planner.md, "Plan JSON")."""
         o = self.offer
         return {
             "name": self.name,

@@ -22,16 +22,22 @@ PACK_NAME = "gpufleet"
 DESCRIPTION = "GPU capacity that is tagged, right-sized, within budget and private."
 PACK_DIR = Path(__file__).parent
 CONFIG_DIR = PACK_DIR / "config"
+MANIFEST = "PulumiPolicy.yaml"
 
 
 def _manifest_version() -> str:
     """The version in PulumiPolicy.yaml (its one home): what the engine reports for the pack,
-    and what the pack answers when asked (GetAnalyzerInfo), so the two cannot differ."""
-    text = (PACK_DIR / "PulumiPolicy.yaml").read_text(encoding="utf-8")
-    found = re.search(r"^version:\s*([^\s#]+)", text, re.MULTILINE)
-    if found is None:
-        raise RuntimeError("policies/PulumiPolicy.yaml has no version")
-    return found[1]
+    and what the pack answers when asked (GetAnalyzerInfo), so the two cannot differ. The
+    manifest is beside this module in the source, and at the root of a pack ``gpufleet pack``
+    built (``<pack>/gpufleet/policies/`` holds this module)."""
+    for manifest in (PACK_DIR / MANIFEST, PACK_DIR.parent.parent / MANIFEST):
+        if manifest.is_file():
+            found = re.search(
+                r"^version:\s*([^\s#]+)", manifest.read_text(encoding="utf-8"), re.MULTILINE
+            )
+            if found is not None:
+                return found[1]
+    raise RuntimeError(f"no {MANIFEST} with a version beside {PACK_DIR} or at its pack's root")
 
 
 PACK_VERSION = _manifest_version()

@@ -23,8 +23,8 @@ every rule needs the same way:
 - what reports say of a policy, served with it (``GetAnalyzerInfo``) so the Pulumi CLI and
   ``gpufleet check`` read the same: a short title (``display_name``), what it is about
   (``tags``: ``security`` or ``cost``; a security policy also has a ``severity``, which SARIF
-  turns into code scanning's security severity) and its help page, the policy's row in the
-  README's table (``help_url``).
+  turns into code scanning's security severity) and its help page, the policy's row in
+  docs/policies.md's table (``help_url``).
 """
 
 from __future__ import annotations
@@ -97,8 +97,8 @@ ADVISORY_SCHEMA: dict[str, Any] = {
 
 
 def help_url(name: str) -> str:
-    """A policy's help: its row of the README's policy table (anchored ``policy-<name>``)."""
-    return f"{PROJECT_URL}#policy-{name}"
+    """A policy's help: its row of docs/policies.md's table (anchored ``policy-<name>``)."""
+    return f"{PROJECT_URL}/blob/main/docs/policies.md#policy-{name}"
 
 
 def _about(

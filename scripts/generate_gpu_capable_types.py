@@ -20,12 +20,12 @@ own: an autoscaler, a scheduled action, a resize request, a managed scaling poli
 classified in ``coverage.py`` too: a scaler gpufleet reads, one that holds or sizes no GPUs
 (with the reason), or one not read, whose GPU target is then undetermined.
 
-Last, it writes the README's table of every way to a GPU (``coverage.readme_table``, between
-its markers in "Every way to a GPU"): each type of both tables with how gpufleet treats it.
+Last, it writes docs/gpu-coverage.md's table of every way to a GPU (``coverage.readme_table``,
+between its markers): each type of both tables with how gpufleet treats it.
 
 Re-run it after upgrading a provider, and after classifying a type:
 
-    .venv/bin/python scripts/generate_gpu_capable_types.py          # write the tables, README
+    .venv/bin/python scripts/generate_gpu_capable_types.py          # write the tables and page
     .venv/bin/python scripts/generate_gpu_capable_types.py --check  # exit 1 if one is out of date
 """
 
@@ -199,12 +199,12 @@ def sizing_types() -> dict[str, object]:
     }
 
 
-README = ROOT / "README.md"
+README = ROOT / "docs" / "gpu-coverage.md"
 
 
 def readme_section(check: bool) -> int:
-    """Write the README's table of every way to a GPU from the classification (read after the
-    tables are written), or with ``check`` exit 1 when it differs."""
+    """Write docs/gpu-coverage.md's table of every way to a GPU from the classification (read
+    after the tables are written), or with ``check`` exit 1 when it differs."""
     from gpufleet.capacity.footprints.coverage import README_END, README_START, readme_table
 
     text = README.read_text(encoding="utf-8")

@@ -1,7 +1,7 @@
 """Which components build a planned placement.
 
 One rule, used by ``gpufleet generate`` (it writes the parts into the stack config) and
-documented in the README's placement table (a test keeps the two together). A placement's base
+documented in docs/stacks.md's placement table (a test keeps the two together). A placement's base
 needs one kind of capacity, and is built by the component of its cloud that realizes it with
 the placement's pricing (``planner.capabilities``: the preferred one):
 

@@ -38,7 +38,7 @@ the components plug into (networks, subnets, resource groups, images, keys):
         eastus2: {resourceGroupName: rg-ml, subnetId: /subscriptions/.../subnets/gpu,
                   workspaceName: mlw-prod}   # workspaceName optional: created if absent
 
-The optional settings loosen or tighten a component's secure defaults (the README's "Secure
+The optional settings loosen or tighten a component's secure defaults (docs/components.md, "Secure
 defaults against Checkov"); unset, the component's own default holds.
 
 Config keys are camelCase, as Pulumi's own are. This module imports no pulumi: ``generate``
@@ -354,7 +354,7 @@ def _required(value: SiteT | None, cloud: Cloud) -> SiteT:
     if value is None:
         raise StackConfigError(
             f"site:{cloud} is not set in this stack's config; the plan uses {cloud} "
-            "(see the README, Deploying: site settings)"
+            "(see docs/stacks.md, Site settings)"
         )
     return value
 

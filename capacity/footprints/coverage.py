@@ -453,7 +453,7 @@ def unread_sizing_types() -> frozenset[str]:
     return frozenset(t for t in sizing_table() if t not in read)
 
 
-# --- every way to a GPU, in words (the README's table) -------------------------------------
+# --- every way to a GPU, in words (docs/gpu-coverage.md's table) ---------------------------
 
 README_START = "<!-- ways-to-a-gpu:start (scripts/generate_gpu_capable_types.py writes it) -->"
 README_END = "<!-- ways-to-a-gpu:end -->"
@@ -511,7 +511,7 @@ def ways_to_a_gpu() -> list[Way]:
 
 
 def readme_table() -> str:
-    """The README's table of ``ways_to_a_gpu``, between its markers."""
+    """docs/gpu-coverage.md's table of ``ways_to_a_gpu``, between its markers."""
     rows = [f"| `{w.type}` | {w.verdict} | {w.how.replace('|', '/')} |" for w in ways_to_a_gpu()]
     return "\n".join(
         [

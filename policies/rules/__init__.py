@@ -1,6 +1,6 @@
 """The pack's rules: one module per policy, named after it (``gpu-budget`` -> ``gpu_budget``),
 each defining ``POLICY``. ``all_policies`` collects every module here, so a new rule is a new
-module (plus its test and its README row), with no edit elsewhere.
+module (plus its test and its row in docs/policies.md), with no edit elsewhere.
 
 The pack lists its policies by name, the order in which the Pulumi engine itself sorts a pack's
 policies (``GetAnalyzerInfo``), so ``gpufleet check`` reports match the CLI's.

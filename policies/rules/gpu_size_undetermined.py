@@ -35,7 +35,7 @@ def check_undetermined(resources: list[StackResource], settings: Settings) -> Fi
 
 # What lets gpufleet decide, said once per finding that blocks.
 _WHAT_DECIDES = (
-    "size it with a type gpufleet reads (README: Every way to a GPU), or acknowledge it: "
+    "size it with a type gpufleet reads (docs/gpu-coverage.md), or acknowledge it: "
     "a suppression with its reason, or 'advisory' for its type in the policy config"
 )
 

@@ -469,10 +469,11 @@ def test_an_override_the_rules_drop_stops_the_build(snapshot: Snapshot, tmp_path
         build_catalog(root, overrides)
 
 
-def test_the_readme_counts_the_shipped_offers() -> None:
-    text = " ".join((ROOT / "README.md").read_text().split())
+def test_the_docs_count_the_shipped_offers() -> None:
+    text = " ".join((ROOT / "docs" / "catalog.md").read_text().split())
     stated = text.split("(`planner/data/catalog.csv`, ", 1)[1].split(" offers)", 1)[0]
     count = len(load_catalog().offers)
-    assert stated == f"{count:,}", f"README.md says {stated} offers, the catalog has {count:,}"
+    assert stated == f"{count:,}", f"docs/catalog.md says {stated} offers, not {count:,}"
+    text = " ".join((ROOT / "docs" / "limits.md").read_text().split())
     limits = text.split("catalog rows — the shipped one has ", 1)[1].split(" offers", 1)[0]
-    assert limits == f"{count:,}", f"README.md's input limits say {limits}, not {count:,}"
+    assert limits == f"{count:,}", f"docs/limits.md's input limits say {limits}, not {count:,}"

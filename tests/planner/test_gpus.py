@@ -55,13 +55,13 @@ def test_known_names_sorted() -> None:
     assert names == sorted(names) and "H100" in names
 
 
-def test_the_readme_lists_the_general_purpose_gpus() -> None:
-    text = " ".join((ROOT / "README.md").read_text().split())
+def test_the_docs_list_the_general_purpose_gpus() -> None:
+    text = " ".join((ROOT / "docs" / "spec.md").read_text().split())
     listed = text.split("General-purpose GPUs are the NVIDIA data-centre parts current CUDA ")[1]
     names = listed.split("supports (", 1)[1].split(")", 1)[0].split(", ")
     auto = [name for name, spec in GPUS.items() if spec.auto]
     assert names == auto, (
-        "README.md's list of general-purpose GPUs differs from planner/gpus.py's auto GPUs: "
+        "docs/spec.md's list of general-purpose GPUs differs from planner/gpus.py's auto GPUs: "
         f"not listed {[n for n in auto if n not in names]}, listed but not auto "
         f"{[n for n in names if n not in auto]} (list them in planner/gpus.py's order)"
     )

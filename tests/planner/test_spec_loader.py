@@ -554,15 +554,14 @@ def test_always_on_serving_at_zero_needs_a_schedule_and_managed_work_takes_none(
     ]
 
 
-def test_the_readmes_spec_example_is_a_valid_spec_with_every_hours_model() -> None:
-    """The README's annotated example is what users copy: it must parse and plan as it says."""
+def test_the_docs_spec_example_is_a_valid_spec_with_every_hours_model() -> None:
+    """docs/spec.md's annotated example is what users copy: it must parse and plan as it says."""
     from gpufleet.planner.catalog import load_catalog
     from gpufleet.planner.optimizer import plan_spec
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## The workload spec") :]
+    section = (ROOT / "docs" / "spec.md").read_text(encoding="utf-8")
     start = section.index("```yaml") + len("```yaml")
-    spec = parse_spec(section[start : section.index("```", start)], "README.md")
+    spec = parse_spec(section[start : section.index("```", start)], "docs/spec.md")
     (prod,) = plan_spec(spec, load_catalog(), ["prod"]).environments
     models = {p.name: p.hours_model for p in prod.placements}
     assert set(models.values()) == {"always_on", "schedule", "on_request"}

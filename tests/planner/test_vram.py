@@ -162,10 +162,10 @@ def test_quantized_weights_and_grouped_query_attention_shrink_serving() -> None:
     assert WEIGHT_BYTES["int4"] == pytest.approx(4.125 / 8)
 
 
-def test_the_readme_table_is_the_estimators() -> None:
-    readme = (ROOT / "README.md").read_text()
-    assert model_size_table() in readme, (
-        "README.md's model-size table differs from planner/model_sizes.py: paste "
+def test_the_docs_table_is_the_estimators() -> None:
+    page = (ROOT / "docs" / "spec.md").read_text()
+    assert model_size_table() in page, (
+        "docs/spec.md's model-size table differs from planner/model_sizes.py: paste "
         "model_size_table()'s output"
     )
 

@@ -1,5 +1,6 @@
 """The pack's rules are collected from policies/rules/: one module per policy, named after it,
-each with its test module and its README row; a new module is picked up with no other edit."""
+each with its test module and its row in docs/policies.md; a new module is picked up with no
+other edit."""
 
 from __future__ import annotations
 
@@ -17,8 +18,10 @@ from gpufleet.policy_tags import COST, SECURITY
 from tests.helpers import ROOT
 
 # Each row anchored for its policy's help link (help_url): `| <a id="policy-NAME"></a>`NAME` |`.
-README_POLICIES = re.findall(
-    r'^\| <a id="policy-([a-z0-9-]+)"></a>`\1` \|', (ROOT / "README.md").read_text(), re.M
+DOCS_POLICIES = re.findall(
+    r'^\| <a id="policy-([a-z0-9-]+)"></a>`\1` \|',
+    (ROOT / "docs" / "policies.md").read_text(),
+    re.M,
 )
 
 
@@ -28,11 +31,11 @@ def test_every_rule_module_defines_its_policy_under_its_own_name() -> None:
 
 
 @pytest.mark.parametrize("module", rule_modules())
-def test_every_rule_has_its_test_module_and_its_readme_row(module: str) -> None:
+def test_every_rule_has_its_test_module_and_its_docs_row(module: str) -> None:
     tests = ROOT / "tests" / "policies" / "rules" / f"test_{module}.py"
     assert tests.is_file(), f"policies/rules/{module}.py has no tests: {tests.relative_to(ROOT)}"
-    assert module.replace("_", "-") in README_POLICIES, (
-        f"README.md's policy table has no row for {module.replace('_', '-')}"
+    assert module.replace("_", "-") in DOCS_POLICIES, (
+        f"docs/policies.md's policy table has no row for {module.replace('_', '-')}"
     )
 
 
@@ -66,7 +69,7 @@ def test_a_rule_module_without_a_policy_is_an_error(
 
 def test_every_policy_says_what_it_is_about() -> None:
     """Its title, security or cost, a severity exactly when it is about security, and its
-    help: its README row, whose anchor the table test above requires."""
+    help: its row in docs/policies.md, whose anchor the table test above requires."""
     for policy in all_policies():
         assert policy.display_name and policy.display_name != policy.description, policy.name
         assert policy.tags in ([SECURITY], [COST]), policy.name
@@ -94,8 +97,8 @@ def test_a_policy_must_say_what_it_is_about(
         )  # fmt: skip
 
 
-def test_the_readme_names_the_security_policies_with_their_severity() -> None:
-    text = " ".join((ROOT / "README.md").read_text().split())
+def test_the_docs_name_the_security_policies_with_their_severity() -> None:
+    text = " ".join((ROOT / "docs" / "policies.md").read_text().split())
     named = text.split("`security`, each with a severity (", 1)[1].split("), or `cost`", 1)[0]
     stated = dict(re.findall(r"`([a-z0-9-]+)`: `([a-z]+)`", named))
     security = {
@@ -105,6 +108,6 @@ def test_the_readme_names_the_security_policies_with_their_severity() -> None:
     }
     pairs = ", ".join(f"`{name}`: `{severity}`" for name, severity in security.items())
     assert stated == security, (
-        "README.md's sentence above the policy table lists each security policy with its "
+        "docs/policies.md's sentence above the policy table lists each security policy with its "
         f"severity, as `name`: `severity` pairs: {pairs}"
     )

@@ -1,6 +1,6 @@
 """Which components build a placement: by the capacity its base needs (managed service,
 multi-node job, reserved base, anything else) and a fleet for its burst, each the preferred
-component that realizes it with the placement's pricing; the README's table says the same."""
+component that realizes it with the placement's pricing; docs/stacks.md's table says the same."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ def test_a_managed_service_builds_its_own_capacity(service: Managed) -> None:
     assert parts(managed) == [(component_for(cloud, service, "spot").name, 2, "spot")]
 
 
-ROLES_IN_README: dict[str, PlacementKind | None] = {
+ROLES_IN_DOCS: dict[str, PlacementKind | None] = {
     "managed service": None,
     "multi-node job": "multi_node",
     "reserved (always-on base)": "reserved",
@@ -82,13 +82,13 @@ ROLES_IN_README: dict[str, PlacementKind | None] = {
 }
 
 
-def test_the_readme_placement_table_is_the_registry() -> None:
-    readme = (ROOT / "README.md").read_text()
-    table = readme.split("| placement | AWS | GCP | Azure |", 1)[1].split("\n\n", 1)[0]
+def test_the_docs_placement_table_is_the_registry() -> None:
+    page = (ROOT / "docs" / "stacks.md").read_text()
+    table = page.split("| placement | AWS | GCP | Azure |", 1)[1].split("\n\n", 1)[0]
     rows = [line.split("|")[1:-1] for line in table.strip().splitlines()[1:]]
-    assert [cells[0].strip() for cells in rows] == list(ROLES_IN_README)
+    assert [cells[0].strip() for cells in rows] == list(ROLES_IN_DOCS)
     for cells in rows:
-        role = ROLES_IN_README[cells[0].strip()]
+        role = ROLES_IN_DOCS[cells[0].strip()]
         for cloud, cell in zip(CLOUDS, cells[1:], strict=True):
             named = re.findall(r"`(\w+)`", cell)
             if role is None:
@@ -123,10 +123,10 @@ def test_several_components_may_serve_a_placement_the_preferred_one_builds_it(
         placement_parts(replace(placement("gcp"), runs_on="gcp:DirectOnly"))
 
 
-def test_the_readmes_spec_reference_names_every_managed_service() -> None:
-    """The spec reference's ``managed:`` line lists each service with the kinds it runs."""
-    readme = (ROOT / "README.md").read_text()
-    (line,) = [x for x in readme.splitlines() if x.strip().startswith("managed: sagemaker")]
+def test_the_spec_example_names_every_managed_service() -> None:
+    """docs/spec.md's ``managed:`` line lists each service with the kinds it runs."""
+    page = (ROOT / "docs" / "spec.md").read_text()
+    (line,) = [x for x in page.splitlines() if x.strip().startswith("managed: sagemaker")]
     for name, service in MANAGED_SERVICES.items():
         said = re.search(rf"\b{name} \(([^)]*)\)", line)
         assert said is not None, f"the spec reference's managed: line does not name {name}"

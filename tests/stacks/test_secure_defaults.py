@@ -1,9 +1,10 @@
-"""Every registered component, built from a stack config, against the Checkov rules the README's
-"Secure defaults against Checkov" table names: each rule reads what Checkov's check reads
-(checkov/terraform/checks/resource/<cloud>/ and graph_checks/, the Terraform names mapped to the
-Pulumi inputs), so a default that stops meeting a rule fails here. With the defaults only the
-documented exceptions fail; with the site settings that make them strict, nothing does; and the
-settings that loosen a default reach the component through the stack config.
+"""Every registered component, built from a stack config, against the Checkov rules that
+docs/components.md's "Secure defaults against Checkov" table names: each rule reads what
+Checkov's check reads (checkov/terraform/checks/resource/<cloud>/ and graph_checks/, the
+Terraform names mapped to the Pulumi inputs), so a default that stops meeting a rule fails here.
+With the defaults only the documented exceptions fail; with the site settings that make them
+strict, nothing does; and the settings that loosen a default reach the component through the
+stack config.
 """
 
 from __future__ import annotations
@@ -312,14 +313,14 @@ def test_further_security_groups_from_the_site_reach_every_aws_launch_template()
 
 
 def _readme_rows() -> dict[str, str]:
-    """The README's Checkov table: rule id -> its exception cell."""
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("### Secure defaults against Checkov", 1)[1].split("\n#", 1)[0]
+    """docs/components.md's Checkov table: rule id -> its exception cell."""
+    page = (ROOT / "docs" / "components.md").read_text()
+    section = page.split("## Secure defaults against Checkov", 1)[1].split("\n#", 1)[0]
     rows = re.findall(r"^\| `(CKV2?_\w+)` \|(.*)\|\s*$", section, flags=re.MULTILINE)
     return {rule_id: cells.split("|")[-1].strip() for rule_id, cells in rows}
 
 
-def test_the_readme_table_lists_these_rules_and_these_exceptions() -> None:
+def test_the_docs_table_lists_these_rules_and_these_exceptions() -> None:
     rows = _readme_rows()
     assert list(rows) == list(RULES)
     exceptions = {rule_id for rule_id, cell in rows.items() if cell.startswith("**exception**")}

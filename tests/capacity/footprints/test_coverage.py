@@ -162,12 +162,12 @@ def test_the_sizing_table_finds_the_actuators_the_issue_names() -> None:
     assert "aws:sqs/queue:Queue" not in table and "azure-native:servicebus:Queue" not in table
 
 
-def test_the_readme_lists_every_way_to_a_gpu_with_its_reader_or_why_it_fails_closed() -> None:
-    """The README's table is the classification, type for type: a GPU-capable or sizing type
-    with neither a reader nor a verdict could not be listed (the classification tests fail
-    first), and one listed otherwise than classified is a stale README."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert readme_table() in readme, "run scripts/generate_gpu_capable_types.py"
+def test_the_docs_list_every_way_to_a_gpu_with_its_reader_or_why_it_fails_closed() -> None:
+    """docs/gpu-coverage.md's table is the classification, type for type: a GPU-capable or
+    sizing type with neither a reader nor a verdict could not be listed (the classification
+    tests fail first), and one listed otherwise than classified is a stale page."""
+    page = (ROOT / "docs" / "gpu-coverage.md").read_text(encoding="utf-8")
+    assert readme_table() in page, "run scripts/generate_gpu_capable_types.py"
     ways = {w.type: w for w in ways_to_a_gpu()}
     assert set(gpu_capable_table()) | set(sizing_table()) <= set(ways)
     for way in ways.values():
@@ -178,11 +178,14 @@ def test_the_readme_lists_every_way_to_a_gpu_with_its_reader_or_why_it_fails_clo
     assert all(w.type in READERS for w in read)
 
 
-def test_the_readmes_type_counts_are_the_tables() -> None:
-    """The README says how many types each generated table holds; those figures are the
-    tables' own, so an SDK upgrade that regenerates a table fails here until the README says
+def test_the_docs_type_counts_are_the_tables() -> None:
+    """The docs say how many types each generated table holds; those figures are the
+    tables' own, so an SDK upgrade that regenerates a table fails here until the docs say
     the new count."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = " ".join(
+        (ROOT / "docs" / page).read_text(encoding="utf-8")
+        for page in ("gpu-coverage.md", "policies.md")
+    )
     said = {
         "gpu-capable": r"instance requirements \(([\d,]+) types for\s+the pinned SDKs\)",
         "sizing": r"a scalable dimension \(([\d,]+) types:",
@@ -195,5 +198,5 @@ def test_the_readmes_type_counts_are_the_tables() -> None:
     }
     for table, pattern in said.items():
         found = re.search(pattern, readme)
-        assert found is not None, f"the README no longer says how many {table} types there are"
+        assert found is not None, f"the docs no longer say how many {table} types there are"
         assert int(found[1].replace(",", "")) == counts[table], (table, found[1], counts[table])
