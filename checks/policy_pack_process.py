@@ -33,6 +33,7 @@ import grpc
 from pulumi.runtime.proto import analyzer_pb2_grpc
 
 from gpufleet.engine import parent_death
+from gpufleet.engine.helper_environment import helper_environment
 
 START_TIMEOUT_SECONDS = 60.0
 # The longest gpufleet waits for the pack to answer a call (a stopped pack never does): far
@@ -70,8 +71,10 @@ class PolicyPackProcess:
             "PULUMI_PROJECT": project,
             "PULUMI_STACK": stack,
             "PULUMI_DRY_RUN": "true" if dry_run else "false",
-            "PULUMI_CONFIG": json.dumps(config),
         }
+        # Handed over in a file: a large stack's config is too long for a variable.
+        self._large_env = {"PULUMI_CONFIG": json.dumps(config)}
+        self._env_file: contextlib.ExitStack | None = None
         self._process: subprocess.Popen[bytes] | None = None
         self._channel: grpc.Channel | None = None
         self.stub: Any = None
@@ -83,7 +86,17 @@ class PolicyPackProcess:
             return self
         if not (self.pack_dir / "PulumiPolicy.yaml").is_file():
             raise PolicyPackError(f"{self.pack_dir}: no PulumiPolicy.yaml (not a policy pack)")
-        self._process = subprocess.Popen(
+        env_file = contextlib.ExitStack()
+        env = env_file.enter_context(helper_environment(self._env, self._large_env))
+        with contextlib.ExitStack() as on_error:
+            on_error.callback(env_file.close)
+            self._process = self._popen(env)
+            on_error.pop_all()
+        self._env_file = env_file
+        return self
+
+    def _popen(self, env: dict[str, str]) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
             # ``-m pulumi.policy``, through a script that has it die with this process. No
             # engine to call back: policy packs only use the address for logging.
             [
@@ -96,10 +109,9 @@ class PolicyPackProcess:
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=self._env,
+            env=env,
             cwd=self.pack_dir,
         )
-        return self
 
     def __enter__(self) -> PolicyPackProcess:
         if self.stub is not None:  # already waited for (``ready``)
@@ -195,6 +207,9 @@ class PolicyPackProcess:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.communicate()
+        if self._env_file is not None:
+            self._env_file.close()
+            self._env_file = None
 
 
 # Calls in flight at once in ``call_many``: enough that the pack always has the next request

@@ -12,11 +12,13 @@ for each helper in the same thread.
 
 Standard library only, and runnable as a script by any Python 3 interpreter (a policy pack may
 run where gpufleet is not installed): ``python parent_death.py PARENT_PID MODULE [ARGS...]``
-makes the request, then runs MODULE as ``python -m MODULE ARGS...`` would.
+makes the request, sets the variables the parent left in a file (``load_environment_file``),
+then runs MODULE as ``python -m MODULE ARGS...`` would.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import runpy
@@ -46,9 +48,31 @@ def die_with_parent(parent_pid: int) -> bool:
     return True
 
 
+# The file of environment variables too large for ``execve``: Linux caps one variable at
+# 128 KiB (MAX_ARG_STRLEN), and a 400-workload stack's config in PULUMI_CONFIG is larger.
+# The parent writes them to a file only it can read and names it here; a helper sets them
+# first thing, then removes the file.
+ENVIRONMENT_FILE = "GPUFLEET_ENVIRONMENT_FILE"
+
+
+def load_environment_file() -> None:
+    """Set the variables of the file ``ENVIRONMENT_FILE`` names (a JSON object), if any."""
+    import json
+
+    path = os.environ.pop(ENVIRONMENT_FILE, None)
+    if not path:
+        return
+    file = Path(path)
+    values = json.loads(file.read_text(encoding="utf-8"))
+    with contextlib.suppress(OSError):
+        file.unlink()
+    os.environ.update({str(k): str(v) for k, v in values.items()})
+
+
 def _run_module(argv: list[str]) -> None:
     parent_pid, module, *arguments = argv
     die_with_parent(int(parent_pid))
+    load_environment_file()
     # As ``python -m`` sets them: the module's arguments, and the working directory first on
     # the path instead of this file's directory (unless -P or -I asked for neither).
     sys.argv = [module, *arguments]

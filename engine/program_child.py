@@ -36,7 +36,7 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any
 
-from gpufleet.engine.parent_death import die_with_parent
+from gpufleet.engine.parent_death import die_with_parent, load_environment_file
 from gpufleet.engine.run_limits import MAX_PROGRAM_MEMORY_BYTES
 
 
@@ -173,6 +173,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("program")
     args = parser.parse_args(argv)
     die_with_parent(args.parent_pid)
+    load_environment_file()  # PULUMI_CONFIG, which may be too large to pass as a variable
     _collect_old_objects_rarely()
     report = os.fdopen(args.report_fd, "w", encoding="utf-8")
     program_dir = Path(args.pwd).resolve()

@@ -35,6 +35,7 @@ from pulumi.runtime.mocks import MockEngine, MockSettings
 from pulumi.runtime.settings import ROOT, configure
 
 from gpufleet.engine.capture import Capture, CaptureMonitor, RealisticMocks
+from gpufleet.engine.helper_environment import helper_environment
 from gpufleet.engine.monitor_server import MonitorServer
 from gpufleet.engine.run_limits import (
     DEFAULT_TIMEOUT_SECONDS,
@@ -140,15 +141,14 @@ def run_program_process(
     )
     report_read, report_write = os.pipe()
     start_read, start_write = os.pipe()
-    env = {
-        **os.environ,
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    config_env = {
         "PULUMI_CONFIG": json.dumps(config),
         "PULUMI_CONFIG_SECRET_KEYS": json.dumps(secret_keys),
-        "PYTHONUNBUFFERED": "1",
     }
     timed_out = False
     try:
-        with MonitorServer(monitor) as server:
+        with MonitorServer(monitor) as server, helper_environment(env, config_env) as child_env:
             command = [
                 sys.executable,
                 # Not the working directory (the program's) first on the path, as -m would put
@@ -172,7 +172,7 @@ def run_program_process(
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 pass_fds=(report_write, start_read),
-                env=env,
+                env=child_env,
                 cwd=run_dir,
                 # Its own process group: a timeout stops whatever it started too.
                 start_new_session=True,
