@@ -70,3 +70,27 @@ def test_an_unplaced_reason_is_the_full_evaluations(seed: int) -> None:
             assert unplaced.reason == full.reason
             seen += 1
     assert seen  # the specs leave some workloads unplaced
+
+
+def test_environments_planned_in_forked_processes_plan_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from gpufleet.planner import optimizer
+
+    catalog = load_catalog()
+    spec = parse_spec(_spec_text(60, 6), "spec.yaml", catalog)
+    monkeypatch.setattr(optimizer, "_cores", lambda: 2)
+    monkeypatch.setattr(optimizer, "PARALLEL_FROM_SEARCHES", 1)
+    contexts: list[str] = []
+    real = optimizer.multiprocessing.get_context
+
+    def recorded(method: str) -> object:
+        contexts.append(method)
+        return real(method)
+
+    monkeypatch.setattr(optimizer.multiprocessing, "get_context", recorded)
+    forked = Planner(spec, catalog).plan()
+    assert contexts == ["fork"]  # the forked path ran
+    monkeypatch.setattr(optimizer, "PARALLEL_FROM_SEARCHES", 10**12)
+    assert forked == Planner(spec, catalog).plan()
+    assert [e.environment for e in forked.environments] == list(spec.environments)
