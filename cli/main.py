@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -549,8 +550,10 @@ def validate(spec: Path) -> None:
     """
     catalog = _load_catalog(None)
     workload_spec = _load_spec(spec, catalog)
+    from gpufleet.text_input import quoted_name
+
     messages.echo(
-        f"{spec}: ok ({len(workload_spec.workloads)} workloads, "
+        f"{quoted_name(str(spec))}: ok ({len(workload_spec.workloads)} workloads, "
         f"{len(workload_spec.environments)} environments)"
     )
 
@@ -869,16 +872,38 @@ def generate(
         sys.exit(1)
 
 
+# Pulumi's stack names (sdk/go/common/tokens: ValidateStackName): letters, digits, "-", "_"
+# and "." — so a name cannot reach outside stacks/ ("../x") or break a message line.
+_STACK_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
+
+
+def _stack_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is not None and (not _STACK_NAME.fullmatch(value) or value in (".", "..")):
+        raise click.BadParameter(
+            f"{json.dumps(value)} is not a stack name: letters, digits, '-', '_' and '.' only, "
+            "as Pulumi's",
+            ctx=ctx,
+            param=param,
+        )
+    return value
+
+
 def _program_options(command: Callable[..., None]) -> Callable[..., None]:
     options = [
         click.option(
             "--env",
             "stack",
             metavar="ENV",
+            callback=_stack_name,
             help="The stack (environment) to run: stacks/Pulumi.<ENV>.yaml.",
         ),
         click.option(
-            "-s", "--stack", "stack", metavar="NAME", help="Same as --env, Pulumi's word."
+            "-s",
+            "--stack",
+            "stack",
+            metavar="NAME",
+            callback=_stack_name,
+            help="Same as --env, Pulumi's word.",
         ),
         click.option(
             "--program",

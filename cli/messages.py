@@ -13,7 +13,17 @@ from gpufleet.terminal_text import escape_controls
 
 
 def echo(message: str, *, err: bool = False, nl: bool = True) -> None:
-    click.echo(escape_controls(message), err=err, nl=nl)
+    """``message`` on stdout, or on stderr as one line: a line break inside it (a file name or
+    an --env value holding one) shows as ``\\n``, so it cannot start a line of its own that
+    would read as another problem (``file:1: field: ...``)."""
+    text = escape_controls(message)
+    if err:
+        text = one_line(text)
+    click.echo(text, err=err, nl=nl)
+
+
+def one_line(text: str) -> str:
+    return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
 def echo_document(text: str) -> None:

@@ -41,8 +41,12 @@ def quoted_name(name: str) -> str:
     return json.dumps(name)
 
 
-def quoted_key(key: str) -> str:
-    """A key in a field path (``tags."team: a"``), quoted as ``quoted_name`` quotes."""
+def quoted_key(key: object) -> str:
+    """A key in a field path (``tags."team: a"``), quoted as ``quoted_name`` quotes; a key
+    that is not a string (YAML's ``1.5:``, ``~:``, ``true:``) as YAML writes it, quoted."""
+    if not isinstance(key, str):
+        text = "null" if key is None else str(key).lower() if isinstance(key, bool) else str(key)
+        return json.dumps(text)
     if key and key.isprintable() and not _UNSAFE_IN_KEY.search(key):
         return key
     return json.dumps(key)

@@ -227,9 +227,11 @@ def _is_secure(value: Any) -> bool:
     return isinstance(value, dict) and set(value) == {"secure"}
 
 
-def _owned(key: str, old_config: dict[str, Any], generated: dict[str, Any]) -> bool:
+def _owned(key: object, old_config: dict[Any, Any], generated: dict[str, Any]) -> bool:
     """True for keys gpufleet writes (replaced) and stale gpufleet:* keys (dropped); a stale
-    key holding a secret is the user's."""
+    key holding a secret is the user's, as is a key that is not a string (``1:``)."""
+    if not isinstance(key, str):
+        return False
     if key in generated:
         return True
     return key.startswith(GPUFLEET_PREFIX) and not _secure_paths(old_config.get(key), ())
