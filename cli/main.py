@@ -888,6 +888,30 @@ def _stack_name(ctx: click.Context, param: click.Parameter, value: str | None) -
     return value
 
 
+def _check_own_stack_config(program: Path, stack: str, config_file: Path | None) -> None:
+    """For gpufleet's own stacks program, its stack config read as `gpufleet generate` writes
+    it before the program runs: a bad one is bad input (one line naming the file, exit 2), not
+    a program that failed (exit 1). Other programs' configs are theirs to judge."""
+    from gpufleet.engine.program_dir import ProgramError, load_project
+    from gpufleet.stacks import __file__ as stacks_package
+
+    try:
+        project = load_project(program)
+    except ProgramError:
+        return  # the run says so
+    if project.main.resolve() != Path(stacks_package).parent.resolve():
+        return
+    if config_file is None and not project.has_stack_config(stack):
+        return  # the run names the missing file and the stacks there are
+    from gpufleet.runs.run_parts import ScaleInputError
+    from gpufleet.runs.stack_target import read_stack
+
+    try:
+        read_stack(program, stack, config_file)
+    except ScaleInputError as exc:
+        _fail_input(exc.problems)
+
+
 def _program_options(command: Callable[..., None]) -> Callable[..., None]:
     options = [
         click.option(
@@ -991,6 +1015,7 @@ def preview(
     if live:
         _run_live("preview", program, stack)
         return
+    _check_own_stack_config(program, stack, config_file)
     from gpufleet.cli import preview_render
     from gpufleet.engine.export_secrets import (
         ExportSecretsError,
@@ -1160,6 +1185,8 @@ def check(
     if stack is None:
         _fail_input(["give --env ENV (or --stack NAME): which stack to check"])
     targets = report_targets(fmt, outputs)
+    if export_file is None:
+        _check_own_stack_config(program, stack, config_file)
     from gpufleet.checks.skipped_policies import skipped_policy_names
 
     # The catalog it prices from (GPUFLEET_CATALOG's), read now: a bad one is one line.
@@ -1323,6 +1350,8 @@ def cost(
     """
     if stack is None:
         _fail_input(["give --env ENV (or --stack NAME): which stack to price"])
+    if export_file is None:
+        _check_own_stack_config(program, stack, config_file)
     # The catalog it prices from (GPUFLEET_CATALOG's), read now: a bad one is one line.
     _load_catalog(None)
     from gpufleet.capacity.stack_cost import CostInputError, CostRequest, cost_stack

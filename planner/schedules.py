@@ -127,6 +127,17 @@ def check_time_zone(name: str) -> str:
     return name
 
 
+def windows_time_zone(iana: str) -> str:
+    """The Windows name Azure autoscale takes for an IANA time zone (CLDR's table, as tzlocal
+    ships it); ValueError if it has none (``GMT``, ``EST5EDT``, a zone renamed since)."""
+    from tzlocal.windows_tz import tz_win
+
+    found = tz_win.get(iana)
+    if found is None:
+        raise ValueError(f"Azure autoscale has no time zone for {iana!r}")
+    return found
+
+
 def clock_minutes(text: str) -> int:
     """Minutes after midnight of ``HH:MM`` (``24:00`` is the end of the day)."""
     hours, _, minutes = text.partition(":")

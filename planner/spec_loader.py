@@ -25,6 +25,7 @@ from gpufleet.planner.hours import HOURS_TOLERANCE, has_base
 from gpufleet.planner.managed_services import MANAGED_SERVICES
 from gpufleet.planner.mig_profiles import MIG_PROFILES, mig_profile
 from gpufleet.planner.packing import NOT_PACKED, packs
+from gpufleet.planner.schedules import windows_time_zone
 from gpufleet.planner.spec import (
     GPU_FORM_TAGS,
     CommitmentDiscounts,
@@ -210,6 +211,7 @@ def cross_field_problems(spec: WorkloadSpec, catalog: Catalog) -> Iterable[tuple
         clouds = workload.clouds or spec.defaults.clouds
         if workload.regions is not None:
             yield from _region_problems(workload.regions, clouds, (*loc, "regions"), known_regions)
+        yield from _azure_time_zone_problems(workload, clouds, loc)
         yield from _shape_problems(workload, clouds, loc)
         yield from _tag_problems(workload.tags, (*loc, "tags"))
 
@@ -229,6 +231,23 @@ def _region_problems(
                     (*loc, cloud, j),
                     f"unknown {cloud} region {region!r}{did_you_mean(region, known[cloud])}",
                 )
+
+
+def _azure_time_zone_problems(
+    workload: Workload, clouds: Sequence[Cloud], loc: Loc
+) -> Iterable[tuple[Loc, str]]:
+    """A schedule Azure could run must have a time zone Azure autoscale knows."""
+    if workload.schedule is None or "azure" not in clouds:
+        return
+    try:
+        windows_time_zone(workload.schedule.time_zone)
+    except ValueError:
+        yield (
+            (*loc, "schedule", "time_zone"),
+            f"Azure autoscale has no time zone for {workload.schedule.time_zone!r} (no Windows "
+            "name): use the zone of a city (Europe/London, America/New_York, Etc/GMT+5), or "
+            "leave azure out of the workload's clouds",
+        )
 
 
 def _shape_problems(

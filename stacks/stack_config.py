@@ -57,6 +57,7 @@ from gpufleet.clouds import Cloud
 from gpufleet.planner.capabilities import CAPABILITIES, ScalingMode, known_component
 from gpufleet.planner.gpu_sharing import MAX_CLIENTS, ShareMode
 from gpufleet.planner.mig_profiles import placed
+from gpufleet.planner.schedules import check_time_zone
 from gpufleet.pricing_models import Commitment, Pricing
 from gpufleet.stacks import config_keys
 from gpufleet.workload_kinds import Kind
@@ -103,7 +104,7 @@ class ScheduledRun(ConfigModel):
 class ScheduleSetting(ConfigModel):
     """A workload's weekly schedule, as the components take it."""
 
-    time_zone: str
+    time_zone: Annotated[str, AfterValidator(check_time_zone)]
     runs: list[ScheduledRun] = Field(min_length=1)
 
 

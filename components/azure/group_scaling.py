@@ -19,10 +19,9 @@ from collections import defaultdict
 
 import pulumi
 import pulumi_azure_native as azure
-from tzlocal.windows_tz import tz_win
 
 from gpufleet.components.scaling import AZURE_MAX_PROFILES, Scaling
-from gpufleet.planner.schedules import MINUTES_PER_DAY, day_at
+from gpufleet.planner.schedules import MINUTES_PER_DAY, day_at, windows_time_zone
 
 # Azure's day names in a recurrence, by gpufleet's day names.
 _AZURE_DAYS = {
@@ -34,14 +33,6 @@ _AZURE_DAYS = {
     "sat": "Saturday",
     "sun": "Sunday",
 }
-
-
-def windows_time_zone(iana: str) -> str:
-    """The Windows name Azure autoscale takes for an IANA time zone; ValueError if none."""
-    found = tz_win.get(iana)
-    if found is None:
-        raise ValueError(f"Azure autoscale has no time zone for {iana!r}")
-    return found
 
 
 def autoscale_setting(

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from gpufleet.planner.catalog import load_catalog
 from gpufleet.planner.spec import EnvironmentLimits, GpuByMemory, GpuByModel, GpuByName
 from gpufleet.planner.spec_loader import SpecError, SpecProblem, load_spec, parse_spec
 from tests.helpers import ROOT, spec_text
@@ -566,3 +567,21 @@ def test_the_docs_spec_example_is_a_valid_spec_with_every_hours_model() -> None:
     models = {p.name: p.hours_model for p in prod.placements}
     assert set(models.values()) == {"always_on", "schedule", "on_request"}
     assert not prod.unplaced
+
+
+def test_a_schedule_azure_could_run_needs_a_zone_azure_knows() -> None:
+    spec = (
+        (ROOT / "examples" / "workloads.yaml")
+        .read_text()
+        .replace("time_zone: Europe/Berlin", "time_zone: EST5EDT")
+    )
+    with pytest.raises(SpecError) as raised:
+        parse_spec(spec, "spec.yaml", load_catalog())
+    (problem,) = raised.value.problems
+    assert problem.field == "workloads[7].schedule.time_zone"
+    assert "Azure autoscale has no time zone for 'EST5EDT'" in problem.message
+    # Without Azure among its clouds the zone is fine.
+    pinned = spec.replace(
+        "  - name: office-assistant\n", "  - name: office-assistant\n    clouds: [gcp]\n"
+    )
+    assert parse_spec(pinned, "spec.yaml", load_catalog())
