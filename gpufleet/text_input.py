@@ -128,7 +128,8 @@ def decode_utf8(raw: bytes, file: str) -> str:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
+        # Any line break counts (a CR-only file has no LF at all).
+        line = len(re.findall(rb"\r\n|\r|\n", raw[: exc.start])) + 1
         raise InputFileError(
             file, f"not UTF-8 text (byte 0x{raw[exc.start]:02x})", line=line
         ) from None

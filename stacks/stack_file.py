@@ -55,6 +55,15 @@ _BLOCK_SCALAR = re.compile(r"(?:^|\s)[|>][-+0-9]*\s*(?:#.*)?$")
 _BREAKS = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
 
 
+# Line breaks other than LF and CRLF (YAML 1.1 reads these as breaks too): a merge that keeps
+# the file's layout line by line cannot tell where such a line ends.
+_ODD_BREAK = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
+
+
+def _line_at(text: str, index: int) -> int:
+    return len(re.findall("\r\n|\r|\n|\x85|\u2028|\u2029", text[:index])) + 1
+
+
 class StackFileError(InputFileError):
     """The existing stack file cannot be read as a Pulumi stack config, or merged into."""
 
@@ -75,6 +84,16 @@ class ExistingStackFile:
         """``raw`` as read (a leading byte-order mark kept); StackFileError if it is not a
         stack config."""
         text = raw.removeprefix(BOM)
+        odd = _ODD_BREAK.search(text)
+        if odd is not None:
+            raise StackFileError(
+                file,
+                "ends a line with a lone carriage return or a Unicode line separator, which "
+                "YAML reads as a line break and gpufleet's merge does not: use LF or CRLF line "
+                "endings (e.g. dos2unix -c mac FILE), then regenerate",
+                line=_line_at(text, odd.start()),
+                field="file",
+            )
         first_break = text.find("\n")
         newline = "\r\n" if first_break > 0 and text[first_break - 1] == "\r" else "\n"
         try:
