@@ -30,10 +30,7 @@ def run() -> None:
     # Stopped by a CI runner (SIGTERM) or a closed terminal (SIGHUP): unwind as on an error,
     # so a program's process group is killed and no temporary file stays behind.
     exit_on_terminating_signals()
-    closed = guard_standard_streams()
-    if closed is not None:
-        print(closed, file=sys.stderr, flush=True)
-        os._exit(OUTPUT_FAILED_STATUS)
+    guard_standard_streams()
     try:
         main()
         code = 0

@@ -24,6 +24,7 @@ from typing import TextIO
 # The shell's status for a process ended by SIGPIPE (128 + 13).
 BROKEN_PIPE_STATUS = 141
 OUTPUT_FAILED_STATUS = 2
+CLOSED_REASON = "it is closed; send it somewhere (> FILE, or > /dev/null to discard it)"
 
 
 class OutputFailed(Exception):  # noqa: N818 - not an error of the program: of where it writes
@@ -60,22 +61,25 @@ class _QuietError(io.FileIO):
             return len(data)  # type: ignore[arg-type]
 
 
-def guard_standard_streams() -> str | None:
-    """Set up stdin, stdout and stderr for the console script; a one-line problem if
-    standard output is closed (the command's output would have nowhere to go)."""
+def guard_standard_streams() -> None:
+    """Set up stdin, stdout and stderr for the console script. A closed standard output fails
+    only when something is written to it (``check --output FILE`` needs none)."""
     closed = [fd for fd in (0, 1, 2) if not _is_open(fd)]
     for fd in closed:
         _open_on_null(fd)
     if 0 in closed or sys.stdin is None:
         sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115 - the process's own
-    sys.stdout = _text(_CheckedOutput(1, "w", closefd=False), sys.stdout)
+    output = _ClosedOutput if 1 in closed else _CheckedOutput
+    sys.stdout = _text(output(1, "w", closefd=False), sys.stdout)
     sys.stderr = _text(_QuietError(2, "w", closefd=False), sys.stderr, line_buffering=True)
-    if 1 in closed:
-        return (
-            "gpufleet: standard output is closed; send it somewhere (> FILE, or > /dev/null "
-            "to discard it)"
-        )
-    return None
+
+
+class _ClosedOutput(io.FileIO):
+    """File descriptor 1 when the caller closed it (now on /dev/null, so that no file takes
+    its number): any write is ``OutputFailed``."""
+
+    def write(self, data: object) -> int:  # type: ignore[override]
+        raise OutputFailed(CLOSED_REASON)
 
 
 def discard_pending_output() -> None:

@@ -13,7 +13,6 @@ pack runs.
 
 from __future__ import annotations
 
-import errno
 import modulefinder
 import pkgutil
 import re
@@ -46,10 +45,6 @@ class BuiltPack:
     requirements: tuple[str, ...]
 
 
-# Errors of the disk written to, whichever file of a copy they name.
-_DESTINATION_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
-
-
 def build_pack(out: Path) -> BuiltPack:
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise PackBuildError(f"{out}: exists and is not an empty directory")
@@ -63,10 +58,10 @@ def build_pack(out: Path) -> BuiltPack:
         with staged_folder(out) as staging:
             requirements = _write_pack(staging, finder, modules)
     except OSError as exc:
-        # A copy's error names its source first (shutil puts the destination in filename2):
-        # a full or read-only disk is the destination's, which the user named as ``out``.
-        where = out if exc.errno in _DESTINATION_ERRORS else exc.filename or out
-        raise PackBuildError(f"{where}: cannot write: {exc.strerror or exc}") from None
+        # Named as the user named it: the error's own file is a staging name beside ``out``,
+        # or the source of a copy (shutil names it first even when the destination's disk is
+        # full), neither of which the user wrote.
+        raise PackBuildError(f"{out}: cannot write: {exc.strerror or exc}") from None
     return BuiltPack(out, tuple(modules), tuple(requirements))
 
 
