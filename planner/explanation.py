@@ -10,7 +10,7 @@ in allowed regions".
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from gpufleet.clouds import Cloud
@@ -81,14 +81,8 @@ def evaluate(
     c: Criteria,
     offers_by_gpu: Mapping[str, list[Offer]],
     all_regions: Mapping[Cloud, frozenset[str]],
-    unplaceable: bool = False,
 ) -> Evaluation:
-    """Every priced candidate for the criteria's workload, with the narrowing stages.
-
-    ``unplaceable``: the search found no candidate, only the reason is wanted. Then no offer
-    prices (each gives None, or [] over ``max_price_per_hour``), so pricing stops at the first
-    offer over the cap, and without a cap is not needed: the stages' counts after the filters
-    are then not all counted, the reason is the same."""
+    """Every priced candidate for the criteria's workload, with the narrowing stages."""
     workload, need = c.workload, c.need
     if not need.options:
         return Evaluation(workload, need, (), (), need.reason, c.size_on, c.rates)
@@ -132,16 +126,11 @@ def evaluate(
     no_pricing = over_cap = 0
     cap = workload.max_price_per_hour
     for offer in offers:
-        if unplaceable and cap is None:
-            no_pricing += 1
-            continue
         priced = c.price(offer)
         if priced is None:
             no_pricing += 1
         elif not priced:
             over_cap += 1
-            if unplaceable:
-                break
         else:
             candidates.extend(priced)
     stages.append(
@@ -155,10 +144,7 @@ def evaluate(
     if cap is not None:
         stages.append(
             Stage(
-                "price",
-                over_cap,
-                f"over max_price_per_hour {cap:g}",
-                f"no {desc} offer under max_price_per_hour {cap:g} in allowed regions",
+                "price", over_cap, f"over max_price_per_hour {cap:g}", _over_cap_reason(desc, cap)
             )
         )
     reason = None
@@ -167,6 +153,31 @@ def evaluate(
             (s.empty_reason for s in reversed(stages) if s.excluded), stages[0].empty_reason
         )
     return Evaluation(workload, need, tuple(stages), tuple(candidates), reason, c.size_on, c.rates)
+
+
+def unplaced_reason(
+    c: Criteria,
+    eligible: Iterable[Offer],
+    offers_by_gpu: Mapping[str, list[Offer]],
+    all_regions: Mapping[Cloud, frozenset[str]],
+) -> str | None:
+    """Why the search placed nothing, as ``evaluate`` says it; ``eligible``: the offers of
+    the criteria's GPU types and counts, clouds and regions. When one of them passes every
+    filter, nothing could be priced and the pricing stages say why (over the price cap, else
+    no pricing model allowed): no stage-by-stage narrowing of every offer is needed."""
+    keep = [f.keep for f in c.filters]
+    survivors = (offer for offer in eligible if all(k(offer) for k in keep))
+    first = next(survivors, None)
+    if first is None:
+        return evaluate(c, offers_by_gpu, all_regions).reason  # no offer to price: quick
+    cap = c.workload.max_price_per_hour
+    if cap is not None and any(c.price(offer) == [] for offer in (first, *survivors)):
+        return _over_cap_reason(c.need.description, cap)
+    return _no_pricing_reason(c.workload, c.limits, c.environment)
+
+
+def _over_cap_reason(description: str, cap: float) -> str:
+    return f"no {description} offer under max_price_per_hour {cap:g} in allowed regions"
 
 
 def _no_offer_reason(need: GpuNeed, workload: Workload) -> str:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 
 from gpufleet.clouds import CLOUDS, Cloud
 from gpufleet.planner.catalog import Catalog, Offer
-from gpufleet.planner.explanation import Evaluation, evaluate
+from gpufleet.planner.explanation import Evaluation, evaluate, unplaced_reason
 from gpufleet.planner.offer_pricing import Candidate, OfferBucket, Sizing, to_placement
 from gpufleet.planner.placement_criteria import Criteria, criteria_for
 from gpufleet.planner.plan import Burst, EnvironmentPlan, Placement, Plan, Unplaced
@@ -150,11 +150,7 @@ class Planner:
                 # fit here: plan freely within them, as where the environment cannot use it.
                 best = self.best_placement(workload, environment, book, over, pinned=False)
             if best is None:
-                reason = (
-                    _over_quota(over)
-                    if over
-                    else self.evaluate(workload, environment, unplaceable=True).reason or ""
-                )
+                reason = _over_quota(over) if over else self.unplaced_reason(workload, environment)
                 unplaced.append(Unplaced(workload.name, workload.kind, reason))
             else:
                 placements.append(best)
@@ -246,13 +242,16 @@ class Planner:
             ]
         return found
 
-    def evaluate(
-        self, workload: Workload, environment: str, unplaceable: bool = False
-    ) -> Evaluation:
-        """Every priced candidate for ``workload`` in ``environment``, with the narrowing stages
-        (``unplaceable``: the search placed nothing, only the reason is wanted)."""
+    def evaluate(self, workload: Workload, environment: str) -> Evaluation:
+        """Every priced candidate for ``workload`` in ``environment``, with the narrowing stages."""
         criteria = self._criteria(workload, environment, pin=self._mirrored(workload, environment))
-        return evaluate(criteria, self._by_gpu, self._all_regions, unplaceable)
+        return evaluate(criteria, self._by_gpu, self._all_regions)
+
+    def unplaced_reason(self, workload: Workload, environment: str) -> str:
+        """Why ``workload`` has no placement in ``environment`` (``evaluate``'s reason)."""
+        c = self._criteria(workload, environment, pin=self._mirrored(workload, environment))
+        eligible = (offer for bucket in self._eligible(c) for offer in bucket.offers)
+        return unplaced_reason(c, eligible, self._by_gpu, self._all_regions) or ""
 
     def _mirrored(self, workload: Workload, environment: str) -> Offer | None:
         """The offer the mirrored environment chose for ``workload``, if this environment

@@ -25,6 +25,9 @@ def _spec_text(workloads: int, seed: int) -> str:
     module = importlib.util.module_from_spec(loaded)
     loaded.loader.exec_module(module)
     text: str = module.generate_spec(workloads, seed=seed)
+    # Some under a price cap, so that some are unplaced for it.
+    for i in range(0, workloads, 9):
+        text = text.replace(f"  - name: w{i}\n", f"  - name: w{i}\n    max_price_per_hour: 3\n")
     rng = random.Random(seed)
     lines = []
     previous: dict[str, object] = {}
@@ -61,7 +64,7 @@ def test_an_unplaced_reason_is_the_full_evaluations(seed: int) -> None:
     spec = parse_spec(_spec_text(120, seed), "spec.yaml", catalog)
     planner = Planner(spec, catalog)
     plan = planner.plan()
-    seen = 0
+    seen = capped = 0
     for env_plan in plan.environments:
         by_name = {w.name: w for w in workloads_in(spec, env_plan.environment)}
         for unplaced in env_plan.unplaced:
@@ -69,7 +72,8 @@ def test_an_unplaced_reason_is_the_full_evaluations(seed: int) -> None:
             assert not full.candidates
             assert unplaced.reason == full.reason
             seen += 1
-    assert seen  # the specs leave some workloads unplaced
+            capped += "max_price_per_hour" in unplaced.reason
+    assert seen and capped  # the specs leave some workloads unplaced, some for the cap
 
 
 def test_environments_planned_in_forked_processes_plan_the_same(
