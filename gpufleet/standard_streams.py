@@ -42,7 +42,7 @@ class _CheckedOutput(io.FileIO):
     code writing files may catch and take for its own (click takes a closed pipe for exit
     status 1, which means "violations found")."""
 
-    def write(self, data: object) -> int:  # type: ignore[override]
+    def write(self, data: object) -> int:
         try:
             return super().write(data)  # type: ignore[arg-type]
         except OSError as exc:
@@ -54,7 +54,7 @@ class _QuietError(io.FileIO):
     """File descriptor 2, dropping what cannot be written: there is nowhere else to say it,
     and the exit status still tells."""
 
-    def write(self, data: object) -> int:  # type: ignore[override]
+    def write(self, data: object) -> int:
         try:
             return super().write(data)  # type: ignore[arg-type]
         except OSError:
@@ -78,7 +78,7 @@ class _ClosedOutput(io.FileIO):
     """File descriptor 1 when the caller closed it (now on /dev/null, so that no file takes
     its number): any write is ``OutputFailed``."""
 
-    def write(self, data: object) -> int:  # type: ignore[override]
+    def write(self, data: object) -> int:
         raise OutputFailed(CLOSED_REASON)
 
 
