@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 
@@ -30,6 +31,7 @@ from gpufleet.planner.quotas import Market, Quota, QuotaBook, demand, machine_co
 from gpufleet.planner.rates import RateCard
 from gpufleet.planner.spec import EnvironmentLimits, Workload, WorkloadSpec
 from gpufleet.pricing_models import PRICING_ORDER, Pricing
+from gpufleet.process_signals import TERMINATING_SIGNALS
 
 # Planning environments in parallel pays once a spec has this many searches (workloads times
 # environments that differ in what decides a placement): a process costs ~0.1 s to start and
@@ -43,6 +45,14 @@ _FORKED_PLANNER: Planner | None = None
 def _plan_in_child(names: list[str]) -> list[EnvironmentPlan]:
     assert _FORKED_PLANNER is not None
     return [_FORKED_PLANNER.plan_environment(name) for name in names]
+
+
+def _default_signals() -> None:
+    """A worker dies of SIGTERM, SIGHUP and SIGINT as the default action has it: the handler
+    it inherits from gpufleet (a signal as an exception, for clean-up) would have it unwind
+    Python code while its parent waits on a lock it holds (a hang, seen)."""
+    for number in TERMINATING_SIGNALS:
+        signal.signal(number, signal.SIG_DFL)
 
 
 def _cores() -> int:
@@ -129,9 +139,16 @@ class Planner:
             min(shares, key=len).extend(group)
         global _FORKED_PLANNER
         _FORKED_PLANNER = self
+        pool = multiprocessing.get_context("fork").Pool(workers, initializer=_default_signals)
         try:
-            with multiprocessing.get_context("fork").Pool(workers) as pool:
-                planned = pool.map(_plan_in_child, shares)
+            planned = pool.map(_plan_in_child, shares)
+            # Ended by close and join, not terminate: terminate sends SIGTERM to workers
+            # while holding the pool's queue lock.
+            pool.close()
+            pool.join()
+        except BaseException:
+            pool.terminate()
+            raise
         finally:
             _FORKED_PLANNER = None
         by_name = {plan.environment: plan for share in planned for plan in share}
