@@ -49,6 +49,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/hostile_input_bench.py
 	$(BIN)/python benchmarks/rightsize_bench.py
 	$(BIN)/python benchmarks/refresh_bench.py
+	$(BIN)/python benchmarks/scale_bench.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis *.egg-info
