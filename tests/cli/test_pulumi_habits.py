@@ -36,3 +36,19 @@ def test_cwd_that_is_not_a_directory_is_a_usage_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["-C", str(tmp_path / "nowhere"), "schema"])
     assert result.exit_code == 2
     assert "does not exist" in result.stderr
+
+
+def test_shell_completion_completes_commands() -> None:
+    import os
+    import subprocess
+    import sys
+
+    script = Path(sys.executable).parent / "gpufleet"
+    env = {
+        **os.environ,
+        "COMP_WORDS": "gpufleet ch",
+        "COMP_CWORD": "1",
+        "_GPUFLEET_COMPLETE": "bash_complete",
+    }
+    done = subprocess.run([str(script)], env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and "plain,check" in done.stdout.splitlines()
