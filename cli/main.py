@@ -239,6 +239,12 @@ def _load_catalog(path: Path | None) -> Catalog:
         _fail_input([str(exc)])
 
 
+def _check_catalog_in_use() -> None:
+    """Read the catalog a command prices from (GPUFLEET_CATALOG's, or the shipped one) before
+    it starts: a bad one is one line and exit 2, not a failure deep in a program's run."""
+    _load_catalog(None)
+
+
 def _load_spec(path: Path, catalog: Catalog) -> WorkloadSpec:
     from gpufleet.planner.spec_loader import SpecError, load_spec
 
@@ -1022,12 +1028,7 @@ def preview(
         export_secrets_provider,
         holds_secrets,
     )
-    from gpufleet.engine.program_dir import (
-        ProgramError,
-        ProgramRunError,
-        program_setup,
-        run_program,
-    )
+    from gpufleet.engine.program_dir import ProgramError, ProgramRunError, load_project, run_program
     from gpufleet.engine.stack_export import deployment, deployment_json
 
     try:
@@ -1052,7 +1053,7 @@ def preview(
         note = ""
         if holds_secrets(export):
             try:
-                stack_file = program_setup(program, stack, config_file).config_file
+                stack_file = config_file or load_project(program).stack_config_file(stack)
                 provider = export_secrets_provider(stack_file)
             except ExportSecretsError as exc:
                 if not analysis_only:
@@ -1189,8 +1190,7 @@ def check(
         _check_own_stack_config(program, stack, config_file)
     from gpufleet.checks.skipped_policies import skipped_policy_names
 
-    # The catalog it prices from (GPUFLEET_CATALOG's), read now: a bad one is one line.
-    _load_catalog(None)
+    _check_catalog_in_use()
     from gpufleet.checks.stack_check import CheckInputError, CheckRequest, check_stack
     from gpufleet.cli import check_render
     from gpufleet.policies.pack import PACK_DIR
@@ -1220,9 +1220,10 @@ def check(
     reports: list[tuple[str, Path | None]] = []
     summary: str | None = None
     notes: list[str] = []
+    summary_used = _summary_used()
     for target in targets:
         assert target.fmt is not None  # report_targets gives each its format
-        rendered = check_render.render(outcome.report, target.fmt, summary_used=_summary_used())
+        rendered = check_render.render(outcome.report, target.fmt, summary_used=summary_used)
         reports.append((rendered.text, target.path))
         summary = summary if rendered.summary is None else rendered.summary
         notes += [note for note in rendered.notes if note not in notes]
@@ -1352,8 +1353,7 @@ def cost(
         _fail_input(["give --env ENV (or --stack NAME): which stack to price"])
     if export_file is None:
         _check_own_stack_config(program, stack, config_file)
-    # The catalog it prices from (GPUFLEET_CATALOG's), read now: a bad one is one line.
-    _load_catalog(None)
+    _check_catalog_in_use()
     from gpufleet.capacity.stack_cost import CostInputError, CostRequest, cost_stack
     from gpufleet.cli import cost_render
     from gpufleet.engine.program_dir import ProgramRunError
@@ -1419,8 +1419,7 @@ def runs(
     """
     if stack is None:
         _fail_input(["give --env ENV (or --stack NAME): which stack's runs to list"])
-    # The catalog it prices from (GPUFLEET_CATALOG's), read now: a bad one is one line.
-    _load_catalog(None)
+    _check_catalog_in_use()
     from gpufleet.cli import runs_render
     from gpufleet.runs.month_runs import month_runs
     from gpufleet.runs.run_parts import ScaleInputError
@@ -1473,8 +1472,7 @@ def commitments(
     """
     if stack is None:
         _fail_input(["give --env ENV (or --stack NAME): which stack's commitments to verify"])
-    # The catalog it prices from (GPUFLEET_CATALOG's), read now: a bad one is one line.
-    _load_catalog(None)
+    _check_catalog_in_use()
     from gpufleet.capacity.commitments_file import commitments_document
     from gpufleet.cli import commitments_render
     from gpufleet.commitments.account_commitments import account_commitments
@@ -1525,8 +1523,7 @@ def preflight(
     """
     if stack is None:
         _fail_input(["give --env ENV (or --stack NAME): which stack's plan to check"])
-    # The catalog it prices from (GPUFLEET_CATALOG's), read now: a bad one is one line.
-    _load_catalog(None)
+    _check_catalog_in_use()
     from gpufleet.cli import preflight_render
     from gpufleet.preflight.preflight_run import preflight as run_preflight
     from gpufleet.runs.run_parts import ScaleInputError
@@ -1606,8 +1603,7 @@ def scale(
     """
     if stack is None:
         _fail_input(["give --env ENV (or --stack NAME): which stack's workload to scale"])
-    # The catalog it prices from (GPUFLEET_CATALOG's), read now: a bad one is one line.
-    _load_catalog(None)
+    _check_catalog_in_use()
     from gpufleet.cli import scale_render
     from gpufleet.runs.cloud_error import CloudError
     from gpufleet.runs.run_parts import ScaleInputError
@@ -1633,7 +1629,7 @@ def up(stack: str | None, program: Path, yes: bool) -> None:
     """Deploy a stack with the real Pulumi CLI (through the Automation API), refreshed
     first (pulumi up --refresh), so a run in progress keeps its size and its end.
 
-    Needs the Pulumi CLI, a backend login (pulumi login) and cloud credentials; see the
+    Needs the Pulumi CLI, a backend login (pulumi login) and cloud credentials; see
     docs/deploying.md. Preview first: gpufleet preview --env ENV.
     """
     if stack is None:
