@@ -1023,13 +1023,10 @@ def preview(
         return
     _check_own_stack_config(program, stack, config_file)
     from gpufleet.cli import preview_render
-    from gpufleet.engine.export_secrets import (
-        ExportSecretsError,
-        export_secrets_provider,
-        holds_secrets,
-    )
+    from gpufleet.engine.export_secrets import ExportSecretsError, export_secrets_provider
     from gpufleet.engine.program_dir import ProgramError, ProgramRunError, load_project, run_program
     from gpufleet.engine.stack_export import deployment, deployment_json
+    from gpufleet.engine.wire import contains_secret
 
     try:
         with activity(f"running the {stack} stack's program"):
@@ -1051,7 +1048,7 @@ def preview(
     if export_path is not None:
         export = deployment(capture, project_root=program.resolve())
         note = ""
-        if holds_secrets(export):
+        if contains_secret(export):
             try:
                 stack_file = config_file or load_project(program).stack_config_file(stack)
                 provider = export_secrets_provider(stack_file)

@@ -32,6 +32,7 @@ def activity(message: str) -> Iterator[None]:
     )
     status = console.status(escape_controls(message), spinner="dots")
     lock = threading.Lock()
+    done = threading.Event()
     started = False
 
     def start() -> None:
@@ -41,7 +42,6 @@ def activity(message: str) -> Iterator[None]:
                 status.start()
                 started = True
 
-    done = threading.Event()
     timer = threading.Timer(_delay(), start)
     timer.daemon = True
     timer.start()

@@ -32,8 +32,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from gpufleet.engine.wire import SECRET_SIG, SIG_KEY
-
 PASSPHRASE_ENV = "PULUMI_CONFIG_PASSPHRASE"
 PASSPHRASE_FILE_ENV = "PULUMI_CONFIG_PASSPHRASE_FILE"
 PASSPHRASE_PROVIDER = "passphrase"
@@ -47,20 +45,6 @@ _KNOWN_PLAINTEXT = b"pulumi"
 
 class ExportSecretsError(Exception):
     """No secrets provider can be named for an export that holds secrets; one line."""
-
-
-def holds_secrets(value: Any) -> bool:
-    """Whether a checkpoint-form value (a whole deployment) holds a secret object."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            if item.get(SIG_KEY) == SECRET_SIG:
-                return True
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return False
 
 
 def passphrase_provider(salt_state: str) -> dict[str, Any]:

@@ -15,11 +15,9 @@ from gpufleet.cli.main import main
 from gpufleet.engine.export_secrets import (
     ExportSecretsError,
     export_secrets_provider,
-    holds_secrets,
     new_salt_state,
     passphrase_matches,
 )
-from gpufleet.engine.wire import SECRET_SIG, SIG_KEY
 from tests.engine.samples import validate_export
 
 # pulumi/pulumi pkg/secrets/passphrase/manager_test.go: this state is the passphrase
@@ -65,12 +63,6 @@ def test_the_provider_comes_from_the_stack_salt_then_the_passphrase(tmp_path: Pa
     assert passphrase_matches("from a file", made["state"]["salt"])
     with pytest.raises(ExportSecretsError, match="PULUMI_CONFIG_PASSPHRASE"):
         export_secrets_provider(bare, {})
-
-
-def test_holds_secrets_finds_a_secret_at_any_depth() -> None:
-    secret = {SIG_KEY: SECRET_SIG, "plaintext": '"x"'}
-    assert holds_secrets({"a": [{"b": {"c": [secret]}}]})
-    assert not holds_secrets({"a": [{"b": {"c": ["plain", {SIG_KEY: "other"}]}}]})
 
 
 @pytest.fixture(scope="module")
