@@ -36,9 +36,7 @@ _UNSAFE_IN_KEY = re.compile(r"[\s:\"'\\.\[\]]")
 def quoted_name(name: str) -> str:
     """``name`` as it is when safe, else in double quotes with JSON's escapes (``"a:b"``,
     ``"x\\ny"``): a file name can never read as another part of a line."""
-    if name and name.isprintable() and not _UNSAFE_IN_NAME.search(name):
-        return name
-    return json.dumps(name)
+    return _quoted(name, _UNSAFE_IN_NAME)
 
 
 def quoted_key(key: object) -> str:
@@ -47,9 +45,13 @@ def quoted_key(key: object) -> str:
     if not isinstance(key, str):
         text = "null" if key is None else str(key).lower() if isinstance(key, bool) else str(key)
         return json.dumps(text)
-    if key and key.isprintable() and not _UNSAFE_IN_KEY.search(key):
-        return key
-    return json.dumps(key)
+    return _quoted(key, _UNSAFE_IN_KEY)
+
+
+def _quoted(text: str, unsafe: re.Pattern[str]) -> str:
+    if text and text.isprintable() and not unsafe.search(text):
+        return text
+    return json.dumps(text)
 
 
 def problem_line(file: str, line: int, field: str, message: str) -> str:
