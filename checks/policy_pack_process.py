@@ -88,10 +88,11 @@ class PolicyPackProcess:
             raise PolicyPackError(f"{self.pack_dir}: no PulumiPolicy.yaml (not a policy pack)")
         env_file = contextlib.ExitStack()
         env = env_file.enter_context(helper_environment(self._env, self._large_env))
-        with contextlib.ExitStack() as on_error:
-            on_error.callback(env_file.close)
+        try:
             self._process = self._popen(env)
-            on_error.pop_all()
+        except BaseException:
+            env_file.close()
+            raise
         self._env_file = env_file
         return self
 
